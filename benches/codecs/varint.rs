@@ -1,0 +1,3 @@
+use criterion::Criterion;
+
+pub fn bench(_c: &mut Criterion) {}

@@ -1,0 +1,73 @@
+//! Choice of kernel tier, made once per run.
+//!
+//! `wide` selects its instructions at compile time (SSE2 is the x86-64
+//! baseline; AVX2 only with `-C target-cpu=native` or `-C target-feature`), so
+//! the SIMD tier cannot be switched up at run time. What can be chosen is
+//! whether to use it at all: [`Backend::Scalar`] forces the scalar tier, which
+//! is what benchmarks and differential tests compare against.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// Which tier the hot kernels use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// The reference implementation: simple, slow, obviously correct.
+    Oracle,
+    /// The fast scalar implementation.
+    Scalar,
+    /// The `wide` SIMD implementation where a kernel has one, else scalar.
+    #[default]
+    Simd,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 3] = [Backend::Oracle, Backend::Scalar, Backend::Simd];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Oracle => "oracle",
+            Backend::Scalar => "scalar",
+            Backend::Simd => "simd",
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Backend {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "oracle" => Ok(Backend::Oracle),
+            "scalar" => Ok(Backend::Scalar),
+            "simd" | "auto" => Ok(Backend::Simd),
+            other => Err(format!("unknown backend {other:?} (oracle, scalar, simd)")),
+        }
+    }
+}
+
+/// The SIMD-relevant target features this binary was compiled with.
+pub fn compiled_target_features() -> Vec<&'static str> {
+    let mut v = Vec::new();
+    macro_rules! feat {
+        ($($f:literal),*) => {$(
+            if cfg!(target_feature = $f) { v.push($f); }
+        )*};
+    }
+    feat!("sse2", "ssse3", "sse4.1", "sse4.2", "avx", "avx2", "bmi1", "bmi2", "popcnt", "lzcnt", "avx512f", "neon", "simd128");
+    v
+}
+
+/// One line for `--version`: architecture and compiled SIMD features.
+pub fn describe() -> String {
+    format!(
+        "{} (target features: {}; wide SIMD tier is the default, `--backend scalar` forces scalar)",
+        std::env::consts::ARCH,
+        compiled_target_features().join(",")
+    )
+}

@@ -1,0 +1,1 @@
+//! Teeworlds Huffman coding (see huffman.md).

@@ -1,0 +1,1 @@
+//! Snapshots and snapshot deltas (see snapshot.md).

@@ -1,0 +1,1 @@
+//! Variable-length ints (see int.md).

@@ -1,0 +1,1 @@
+//! The Teeworlds datafile container.

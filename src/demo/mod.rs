@@ -1,0 +1,1 @@
+//! The demo container (see demo.md).

@@ -1,0 +1,1 @@
+//! The high-level map view (see map.md).

@@ -1,0 +1,1 @@
+// Tests: codec_snapshot

@@ -1,0 +1,35 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The shared real-file datasets (`$TEEBATCH_DATASETS` or `../shared/datasets`).
+///
+/// Returns `None`, after saying so on stderr, where neither exists (a user's
+/// fresh clone). CI always has the folder; set `TEEBATCH_REQUIRE_DATASETS=1`
+/// to turn a missing folder into a failure.
+pub fn datasets() -> Option<PathBuf> {
+    match teebatch::batch::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) {
+        Some(p) => Some(p),
+        None => {
+            if std::env::var_os("TEEBATCH_REQUIRE_DATASETS").is_some() {
+                panic!("TEEBATCH_REQUIRE_DATASETS is set but ../shared/datasets is missing");
+            }
+            eprintln!("SKIPPED: ../shared/datasets not found (set TEEBATCH_DATASETS)");
+            None
+        }
+    }
+}
+
+/// Every file below `dir` whose name ends in `ext`, sorted.
+pub fn files_with_ext(dir: &std::path::Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| e.into_path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    v.sort();
+    v
+}

@@ -1,0 +1,10 @@
+//! One integration-test binary: faster to link, one place to look.
+
+mod common;
+
+mod codec_huffman;
+mod codec_snapshot;
+mod codec_varint;
+mod datafile;
+mod demo_chunks;
+mod maps;
