@@ -59,7 +59,10 @@ pub fn compiled_target_features() -> Vec<&'static str> {
             if cfg!(target_feature = $f) { v.push($f); }
         )*};
     }
-    feat!("sse2", "ssse3", "sse4.1", "sse4.2", "avx", "avx2", "bmi1", "bmi2", "popcnt", "lzcnt", "avx512f", "neon", "simd128");
+    feat!(
+        "sse2", "ssse3", "sse4.1", "sse4.2", "avx", "avx2", "bmi1", "bmi2", "popcnt", "lzcnt",
+        "avx512f", "neon", "simd128"
+    );
     v
 }
 

@@ -1,1 +1,299 @@
-// Tests: datafile
+//! The datafile layer against the real maps of ../shared/datasets and their
+//! golden values (golden/maps.tsv, from an independent decoder).
+
+use crate::common;
+use sha2::{Digest, Sha256};
+use teebatch::datafile::{Datafile, DatafileWriter, ErrorKind, Inflater, Limits, Section};
+
+struct Golden {
+    path: String,
+    size: u64,
+    version: String,
+    num_item_types: usize,
+    num_items: usize,
+    num_data: usize,
+    crc32: String,
+    sha256: String,
+    data_crc32: String,
+}
+
+fn golden() -> Option<(std::path::PathBuf, Vec<Golden>)> {
+    let ds = common::datasets()?;
+    let text = std::fs::read_to_string(ds.join("golden/maps.tsv")).expect("golden/maps.tsv");
+    let rows = text
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 9, "golden line {l:?}");
+            Golden {
+                path: f[0].to_string(),
+                size: f[1].parse().unwrap(),
+                version: f[2].to_string(),
+                num_item_types: f[3].parse().unwrap(),
+                num_items: f[4].parse().unwrap(),
+                num_data: f[5].parse().unwrap(),
+                crc32: f[6].to_string(),
+                sha256: f[7].to_string(),
+                data_crc32: f[8].to_string(),
+            }
+        })
+        .collect();
+    Some((ds.join("maps"), rows))
+}
+
+fn data_crc32(
+    df: &Datafile<'_>,
+    inflater: &mut Inflater,
+) -> Result<String, teebatch::datafile::Error> {
+    let mut h = crc32fast::Hasher::new();
+    let mut buf = Vec::new();
+    for i in 0..df.num_data() {
+        df.decompress(i, inflater, &mut buf)?;
+        h.update(&buf);
+    }
+    Ok(format!("{:08x}", h.finalize()))
+}
+
+#[test]
+fn every_real_map_matches_golden() {
+    let Some((dir, rows)) = golden() else { return };
+    assert!(
+        rows.len() >= 249,
+        "expected the whole corpus, got {}",
+        rows.len()
+    );
+    let mut inflater = Inflater::default();
+    for g in &rows {
+        let bytes = std::fs::read(dir.join(&g.path)).unwrap();
+        assert_eq!(bytes.len() as u64, g.size, "{}", g.path);
+        assert_eq!(
+            format!("{:08x}", crc32fast::hash(&bytes)),
+            g.crc32,
+            "{}",
+            g.path
+        );
+        assert_eq!(hex::encode(Sha256::digest(&bytes)), g.sha256, "{}", g.path);
+        let df = Datafile::parse(&bytes).unwrap_or_else(|e| panic!("{}: {e}", g.path));
+        assert_eq!(df.version().name(), g.version, "{}", g.path);
+        assert_eq!(df.item_types().len(), g.num_item_types, "{}", g.path);
+        assert_eq!(df.num_items(), g.num_items, "{}", g.path);
+        assert_eq!(df.num_data(), g.num_data, "{}", g.path);
+        inflater.start_file();
+        let crc = data_crc32(&df, &mut inflater).unwrap_or_else(|e| panic!("{}: {e}", g.path));
+        assert_eq!(crc, g.data_crc32, "{}", g.path);
+        assert!(df.warnings().is_empty(), "{}: {:?}", g.path, df.warnings());
+    }
+}
+
+#[test]
+fn every_real_map_round_trips_through_the_writer() {
+    let Some((dir, rows)) = golden() else { return };
+    let mut inflater = Inflater::default();
+    for g in &rows {
+        let bytes = std::fs::read(dir.join(&g.path)).unwrap();
+        let df = Datafile::parse(&bytes).unwrap();
+        inflater.start_file();
+        let written = DatafileWriter::from_datafile(&df, &mut inflater)
+            .unwrap()
+            .write();
+        let again = Datafile::parse(&written).unwrap_or_else(|e| panic!("{}: {e}", g.path));
+        assert_eq!(again.version().name(), "4", "{}", g.path);
+        assert!(
+            again.warnings().is_empty(),
+            "{}: {:?}",
+            g.path,
+            again.warnings()
+        );
+        assert_eq!(df.item_types(), again.item_types(), "{}", g.path);
+        assert!(
+            df.items()
+                .map(|i| (i.type_id, i.id, i.data))
+                .eq(again.items().map(|i| (i.type_id, i.id, i.data))),
+            "{}",
+            g.path
+        );
+        assert_eq!(df.num_data(), again.num_data(), "{}", g.path);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        for i in 0..df.num_data() {
+            inflater.start_file();
+            df.decompress(i, &mut inflater, &mut a).unwrap();
+            again.decompress(i, &mut inflater, &mut b).unwrap();
+            assert!(a == b, "{}: data {i}", g.path);
+        }
+    }
+}
+
+/// Every real map cut at 64 evenly spaced points: never a panic; each cut is
+/// an error naming a section and an offset inside the file, or (for cuts
+/// in trailing padding) a valid file.
+#[test]
+fn truncated_real_maps_fail_cleanly() {
+    let Some((dir, rows)) = golden() else { return };
+    let mut inflater = Inflater::default();
+    let mut errors = 0;
+    for g in &rows {
+        let bytes = std::fs::read(dir.join(&g.path)).unwrap();
+        for k in 0..64 {
+            let cut = bytes.len() * k / 64;
+            let part = &bytes[..cut];
+            match Datafile::parse(part) {
+                Err(e) => {
+                    assert!(e.offset as usize <= cut, "{} cut {cut}: {e}", g.path);
+                    errors += 1;
+                }
+                Ok(df) => {
+                    inflater.start_file();
+                    let _ = data_crc32(&df, &mut inflater);
+                }
+            }
+        }
+    }
+    assert!(errors > 0);
+}
+
+fn header(version: i32, counts: [i32; 5]) -> Vec<u8> {
+    let mut v = b"DATA".to_vec();
+    v.extend_from_slice(&version.to_le_bytes());
+    v.extend_from_slice(&0i32.to_le_bytes());
+    v.extend_from_slice(&0i32.to_le_bytes());
+    for c in counts {
+        v.extend_from_slice(&c.to_le_bytes());
+    }
+    v
+}
+
+#[test]
+fn hostile_headers_are_rejected_without_allocating() {
+    // 2^31 - 1 items in a 36-byte file.
+    let e = Datafile::parse(&header(4, [0, i32::MAX, 0, 0, 0])).unwrap_err();
+    assert_eq!(
+        (e.kind, e.section),
+        (ErrorKind::Truncated, Section::ItemOffsets)
+    );
+    let e = Datafile::parse(&header(
+        4,
+        [i32::MAX, i32::MAX, i32::MAX, i32::MAX, i32::MAX],
+    ))
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Truncated);
+    let e = Datafile::parse(&header(4, [0, -1, 0, 0, 0])).unwrap_err();
+    assert_eq!(
+        (e.kind, e.section, e.offset),
+        (ErrorKind::NegativeCount, Section::Header, 20)
+    );
+    let e = Datafile::parse(&header(5, [0; 5])).unwrap_err();
+    assert_eq!((e.kind, e.offset), (ErrorKind::UnsupportedVersion, 4));
+    let e = Datafile::parse(b"MAPX\x04\0\0\0").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::BadMagic);
+    assert_eq!(
+        Datafile::parse(b"DAT").unwrap_err().kind,
+        ErrorKind::Truncated
+    );
+}
+
+/// A v4 file with one data block whose size table claims 4 GiB - 1 (as i32:
+/// 2^31 - 1) behind 16 bytes of zlib: rejected before any allocation.
+#[test]
+fn claimed_huge_data_block_is_rejected() {
+    let mut w = DatafileWriter::new();
+    w.add_item(0, 0, &[1]);
+    w.add_data(b"hello world, hello world");
+    let mut bytes = w.write();
+    let df = Datafile::parse(&bytes).unwrap();
+    let range = df.data_range(0).unwrap();
+    // The size table sits right before the items: 36 + 12 + 4 + 4.
+    let sizes_at = 36 + 12 + 4 + 4;
+    bytes[sizes_at..sizes_at + 4].copy_from_slice(&i32::MAX.to_le_bytes());
+    let df = Datafile::parse(&bytes).unwrap();
+    let mut inflater = Inflater::default();
+    let e = df.data(0, &mut inflater).unwrap_err();
+    assert_eq!(
+        (e.kind, e.section, e.offset as usize),
+        (ErrorKind::BadDataSize, Section::Data(0), range.start)
+    );
+
+    // A real bomb: 64 MiB of zeros compresses to ~65 KB; a 16 MiB limit stops it.
+    let mut w = DatafileWriter::new();
+    w.add_item(0, 0, &[1]);
+    w.add_data(&vec![0u8; 64 << 20]);
+    let bytes = w.write();
+    assert!(bytes.len() < 100_000, "{}", bytes.len());
+    let df = Datafile::parse(&bytes).unwrap();
+    let mut small = Inflater::new(Limits {
+        max_decompressed_bytes: 16 << 20,
+    });
+    assert_eq!(
+        df.data(0, &mut small).unwrap_err().kind,
+        ErrorKind::LimitExceeded
+    );
+    assert_eq!(
+        df.data(0, &mut Inflater::default()).unwrap().len(),
+        64 << 20
+    );
+}
+
+#[test]
+fn corrupt_zlib_and_wrong_sizes_are_errors() {
+    let mut w = DatafileWriter::new();
+    w.add_item(0, 0, &[1]);
+    w.add_data(&[7u8; 1000]);
+    let bytes = w.write();
+    let df = Datafile::parse(&bytes).unwrap();
+    let range = df.data_range(0).unwrap();
+    // Size table says 999: the stream does not fit.
+    let mut b = bytes.clone();
+    let sizes_at = 36 + 12 + 4 + 4;
+    b[sizes_at..sizes_at + 4].copy_from_slice(&999i32.to_le_bytes());
+    let e = Datafile::parse(&b)
+        .unwrap()
+        .data(0, &mut Inflater::default())
+        .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::DataSizeMismatch);
+    // Garbage instead of the zlib stream.
+    let mut b = bytes.clone();
+    for x in &mut b[range.clone()] {
+        *x ^= 0x5a;
+    }
+    let e = Datafile::parse(&b)
+        .unwrap()
+        .data(0, &mut Inflater::default())
+        .unwrap_err();
+    assert_eq!((e.kind, e.section), (ErrorKind::Inflate, Section::Data(0)));
+}
+
+#[test]
+fn reversed_magic_and_version_3_are_read() {
+    let mut w = DatafileWriter::new();
+    w.add_item(2, 0, &[1, 2, 3]);
+    w.add_item(2, 1, &[4]);
+    w.add_item(0, 0, &[]);
+    let mut bytes = w.write();
+    bytes[0..4].copy_from_slice(b"ATAD");
+    let df = Datafile::parse(&bytes).unwrap();
+    assert!(df.magic_reversed());
+    assert_eq!(df.find_item(2, 1).unwrap().data.to_vec(), vec![4]);
+    assert_eq!(df.items_of_type(2).len(), 2);
+    assert_eq!(df.items_of_type(7).len(), 0);
+
+    // Hand-made v3: one item type, one item, one raw data block "abc".
+    let mut v = b"DATA".to_vec();
+    let ints: [i32; 7] = [0, 0, 1, 1, 1, 12, 3];
+    v.extend_from_slice(&3i32.to_le_bytes());
+    for i in ints {
+        v.extend_from_slice(&i.to_le_bytes());
+    }
+    for i in [5i32, 0, 1, 0, 0, (5 << 16) | 9, 4, -7] {
+        v.extend_from_slice(&i.to_le_bytes());
+    }
+    v.extend_from_slice(b"abc");
+    let size = (v.len() - 16) as i32;
+    v[8..12].copy_from_slice(&size.to_le_bytes());
+    let swaplen = (v.len() - 3 - 16) as i32;
+    v[12..16].copy_from_slice(&swaplen.to_le_bytes());
+    let df = Datafile::parse(&v).unwrap();
+    assert_eq!(df.version().name(), "3");
+    assert!(df.warnings().is_empty(), "{:?}", df.warnings());
+    let it = df.item(0).unwrap();
+    assert_eq!((it.type_id, it.id, it.data.to_vec()), (5, 9, vec![-7]));
+    assert_eq!(df.data(0, &mut Inflater::default()).unwrap(), b"abc");
+}

@@ -1,0 +1,137 @@
+//! Bounded zlib decompression of data blocks with libdeflater.
+
+use super::error::{Error, ErrorKind, Section};
+use libdeflater::{DecompressionError, Decompressor};
+
+/// Resource limits for one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Maximum total decompressed bytes of one file's data blocks.
+    pub max_decompressed_bytes: u64,
+}
+
+impl Default for Limits {
+    /// 1 GiB per file: the largest real maps decompress to ~100 MiB.
+    fn default() -> Self {
+        Limits {
+            max_decompressed_bytes: 1 << 30,
+        }
+    }
+}
+
+/// The most bytes a zlib stream of `n` bytes can inflate to.
+///
+/// Deflate's densest code is a 258-byte match in about 2 bits, a ratio just
+/// under 1032:1; the slack covers the headers of tiny streams.
+pub fn max_inflated_len(n: usize) -> u64 {
+    n as u64 * 1032 + 1024
+}
+
+/// A reusable decompressor that also keeps the per-file byte budget.
+///
+/// One per worker thread: call [`Inflater::start_file`] before each file.
+pub struct Inflater {
+    decompressor: Decompressor,
+    limits: Limits,
+    used: u64,
+}
+
+impl Default for Inflater {
+    fn default() -> Self {
+        Inflater::new(Limits::default())
+    }
+}
+
+impl std::fmt::Debug for Inflater {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inflater")
+            .field("limits", &self.limits)
+            .field("used", &self.used)
+            .finish()
+    }
+}
+
+impl Inflater {
+    pub fn new(limits: Limits) -> Self {
+        Inflater {
+            decompressor: Decompressor::new(),
+            limits,
+            used: 0,
+        }
+    }
+
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Resets the per-file budget.
+    pub fn start_file(&mut self) {
+        self.used = 0;
+    }
+
+    /// Decompressed bytes charged to the current file so far.
+    pub fn used(&self) -> u64 {
+        self.used
+    }
+
+    fn charge(&mut self, n: u64, section: Section, offset: usize) -> Result<(), Error> {
+        let total = self.used.saturating_add(n);
+        if total > self.limits.max_decompressed_bytes {
+            return Err(Error::new(ErrorKind::LimitExceeded, section, offset));
+        }
+        self.used = total;
+        Ok(())
+    }
+
+    /// Inflates the zlib stream `raw` that must produce exactly `expected`
+    /// bytes into `out` (its previous contents are discarded; its capacity is
+    /// reused, so a worker's buffer grows to its largest block and stays).
+    pub fn inflate_exact(
+        &mut self,
+        raw: &[u8],
+        expected: usize,
+        out: &mut Vec<u8>,
+        section: Section,
+        offset: usize,
+    ) -> Result<(), Error> {
+        if expected as u64 > max_inflated_len(raw.len()) {
+            return Err(Error::new(ErrorKind::BadDataSize, section, offset));
+        }
+        self.charge(expected as u64, section, offset)?;
+        // Only the part of the buffer never used before gets zero-filled.
+        if out.len() < expected {
+            out.resize(expected, 0);
+        } else {
+            out.truncate(expected);
+        }
+        match self.decompressor.zlib_decompress(raw, out) {
+            Ok(n) if n == expected => Ok(()),
+            Ok(n) => {
+                out.truncate(n);
+                Err(Error::new(ErrorKind::DataSizeMismatch, section, offset))
+            }
+            Err(DecompressionError::InsufficientSpace) => {
+                out.clear();
+                Err(Error::new(ErrorKind::DataSizeMismatch, section, offset))
+            }
+            Err(DecompressionError::BadData) => {
+                out.clear();
+                Err(Error::new(ErrorKind::Inflate, section, offset))
+            }
+        }
+    }
+
+    /// Copies a raw (version 3) block, charging it to the budget.
+    pub fn copy_raw(
+        &mut self,
+        raw: &[u8],
+        out: &mut Vec<u8>,
+        section: Section,
+        offset: usize,
+    ) -> Result<(), Error> {
+        self.charge(raw.len() as u64, section, offset)?;
+        out.clear();
+        out.extend_from_slice(raw);
+        Ok(())
+    }
+}

@@ -1,0 +1,480 @@
+//! Parsing and validating the datafile tables.
+
+use super::error::{Error, ErrorKind, Section, Warning, WarningKind};
+use super::inflate::Inflater;
+use crate::bytes::{le_i32, LeI32s};
+
+/// Size of the version header plus header.
+const HEADER_LEN: usize = 36;
+
+/// The datafile version as written in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Version {
+    /// Version 3: data blocks are stored raw, no size table.
+    V3,
+    /// Version 4 with correct `size`/`swaplen` header fields.
+    V4,
+    /// Version 4 whose `size`/`swaplen` were computed the old wrong way
+    /// (without the data size table).
+    V4Crude,
+}
+
+impl Version {
+    /// The version number in the file.
+    pub fn number(self) -> u32 {
+        match self {
+            Version::V3 => 3,
+            Version::V4 | Version::V4Crude => 4,
+        }
+    }
+
+    /// The name used in reports and the golden files: `3`, `4`, `4crude`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Version::V3 => "3",
+            Version::V4 => "4",
+            Version::V4Crude => "4crude",
+        }
+    }
+}
+
+/// A 16-bit item type id.
+pub type ItemTypeId = u16;
+
+/// One entry of the item type table: the items `start..start + num` have
+/// type `type_id`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ItemType {
+    pub type_id: ItemTypeId,
+    pub start: usize,
+    pub num: usize,
+}
+
+/// An item: type, id and its `i32` data, borrowed from the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Item<'a> {
+    /// The item's index in the item table.
+    pub index: usize,
+    pub type_id: ItemTypeId,
+    pub id: u16,
+    pub data: LeI32s<'a>,
+    /// Byte offset of the item header in the file.
+    pub offset: usize,
+}
+
+/// A parsed, validated datafile borrowing its bytes.
+#[derive(Clone, Debug)]
+pub struct Datafile<'a> {
+    bytes: &'a [u8],
+    version: Version,
+    magic_reversed: bool,
+    item_types: Vec<ItemType>,
+    /// Per item: (type_id, id, data start in file, data len in bytes).
+    items: Vec<ItemSlot>,
+    data_offsets: LeI32s<'a>,
+    data_sizes: Option<LeI32s<'a>>,
+    /// File offset of the data section.
+    data_start: usize,
+    data_len: usize,
+    warnings: Vec<Warning>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct ItemSlot {
+    type_id: u16,
+    id: u16,
+    start: u32,
+    len: u32,
+}
+
+fn count(v: i32, section: Section, offset: usize) -> Result<usize, Error> {
+    usize::try_from(v).map_err(|_| Error::new(ErrorKind::NegativeCount, section, offset))
+}
+
+impl<'a> Datafile<'a> {
+    /// Parses and validates the header and all tables; data blocks are only
+    /// located, not decompressed (see [`Datafile::decompress`]).
+    pub fn parse(bytes: &'a [u8]) -> Result<Datafile<'a>, Error> {
+        let truncated = |section, offset| Error::new(ErrorKind::Truncated, section, offset);
+        if bytes.len() < 8 {
+            return Err(truncated(Section::VersionHeader, bytes.len()));
+        }
+        let magic_reversed = match &bytes[0..4] {
+            b"DATA" => false,
+            b"ATAD" => true,
+            _ => return Err(Error::new(ErrorKind::BadMagic, Section::VersionHeader, 0)),
+        };
+        let version_number = le_i32(bytes, 4).unwrap_or_default();
+        if version_number != 3 && version_number != 4 {
+            return Err(Error::new(
+                ErrorKind::UnsupportedVersion,
+                Section::VersionHeader,
+                4,
+            ));
+        }
+        if bytes.len() < HEADER_LEN {
+            return Err(truncated(Section::Header, bytes.len()));
+        }
+        let h = |i: usize| le_i32(bytes, 8 + 4 * i).unwrap_or_default();
+        let (size, swaplen) = (h(0), h(1));
+        let num_item_types = count(h(2), Section::Header, 16)?;
+        let num_items = count(h(3), Section::Header, 20)?;
+        let num_data = count(h(4), Section::Header, 24)?;
+        let item_size = count(h(5), Section::Header, 28)?;
+        let data_size = count(h(6), Section::Header, 32)?;
+
+        // Table layout, with checked arithmetic: counts are up to 2^31 each.
+        let v4 = version_number == 4;
+        let types_start = HEADER_LEN;
+        let item_offsets_start = types_start + 12 * num_item_types;
+        let data_offsets_start = item_offsets_start + 4 * num_items;
+        let data_sizes_start = data_offsets_start + 4 * num_data;
+        let items_start = data_sizes_start + if v4 { 4 * num_data } else { 0 };
+        let data_start = items_start + item_size;
+        let file_end = data_start + data_size;
+        // (usize is 64-bit on every supported target, so none of these overflow:
+        // each term is below 12 × 2^31.)
+        for (end, section) in [
+            (item_offsets_start, Section::ItemTypes),
+            (data_offsets_start, Section::ItemOffsets),
+            (data_sizes_start, Section::DataOffsets),
+            (items_start, Section::DataSizes),
+            (data_start, Section::Item(0)),
+            (file_end, Section::Data(0)),
+        ] {
+            if end > bytes.len() {
+                return Err(truncated(section, bytes.len()));
+            }
+        }
+
+        let mut warnings = Vec::new();
+        let warn = |w: &mut Vec<Warning>, kind, section, offset: usize| {
+            w.push(Warning {
+                kind,
+                section,
+                offset: offset as u64,
+            })
+        };
+
+        // `size` and `swaplen`: correct, crude (v3-style on a v4 file) or neither.
+        let good_size = (file_end - 16) as i64;
+        let good_swaplen = (data_start - 16) as i64;
+        let crude_delta = if v4 { 4 * num_data as i64 } else { 0 };
+        let version = if !v4 {
+            Version::V3
+        } else if num_data > 0
+            && size as i64 == good_size - crude_delta
+            && swaplen as i64 == good_swaplen - crude_delta
+        {
+            Version::V4Crude
+        } else {
+            Version::V4
+        };
+        if version != Version::V4Crude {
+            if size as i64 != good_size {
+                warn(
+                    &mut warnings,
+                    WarningKind::HeaderSizeMismatch,
+                    Section::Header,
+                    8,
+                );
+            }
+            if swaplen as i64 != good_swaplen {
+                warn(
+                    &mut warnings,
+                    WarningKind::SwaplenMismatch,
+                    Section::Header,
+                    12,
+                );
+            }
+        }
+        if file_end < bytes.len() {
+            warn(
+                &mut warnings,
+                WarningKind::TrailingBytes,
+                Section::Data(num_data as u32),
+                file_end,
+            );
+        }
+
+        // Item types: ids fit in 16 bits, ranges inside the item table, unique.
+        let mut item_types = Vec::with_capacity(num_item_types);
+        for i in 0..num_item_types {
+            let off = types_start + 12 * i;
+            let t = le_i32(bytes, off).unwrap_or_default();
+            let start = le_i32(bytes, off + 4).unwrap_or_default();
+            let num = le_i32(bytes, off + 8).unwrap_or_default();
+            let bad = || Error::new(ErrorKind::BadItemType, Section::ItemTypes, off);
+            let type_id = u16::try_from(t).map_err(|_| bad())?;
+            let start = usize::try_from(start).map_err(|_| bad())?;
+            let num = usize::try_from(num).map_err(|_| bad())?;
+            if start.checked_add(num).is_none_or(|end| end > num_items) {
+                return Err(bad());
+            }
+            item_types.push(ItemType {
+                type_id,
+                start,
+                num,
+            });
+        }
+        {
+            let mut by_start: Vec<&ItemType> = item_types.iter().collect();
+            by_start.sort_by_key(|t| (t.start, t.type_id));
+            let mut seen = std::collections::HashSet::with_capacity(item_types.len());
+            let mut next_free = 0;
+            for t in by_start {
+                if t.start < next_free || !seen.insert(t.type_id) {
+                    let idx = item_types.iter().position(|x| x == t).unwrap_or(0);
+                    return Err(Error::new(
+                        ErrorKind::BadItemType,
+                        Section::ItemTypes,
+                        types_start + 12 * idx,
+                    ));
+                }
+                next_free = t.start + t.num;
+            }
+        }
+
+        // Items: offsets increasing and inside the item section; each item's
+        // header and data inside its slot.
+        let item_offsets = LeI32s::new(&bytes[item_offsets_start..data_offsets_start]);
+        let mut items = Vec::with_capacity(num_items);
+        let mut prev_end = 0usize;
+        for i in 0..num_items {
+            let table_off = item_offsets_start + 4 * i;
+            let bad_off = || Error::new(ErrorKind::BadItemOffset, Section::ItemOffsets, table_off);
+            let rel = usize::try_from(item_offsets.get(i).unwrap_or(-1)).map_err(|_| bad_off())?;
+            if rel < prev_end || rel.checked_add(8).is_none_or(|e| e > item_size) {
+                return Err(bad_off());
+            }
+            if rel > prev_end && i > 0 {
+                warn(
+                    &mut warnings,
+                    WarningKind::ItemGap,
+                    Section::Item(i as u32 - 1),
+                    items_start + prev_end,
+                );
+            }
+            let slot_end = if i + 1 < num_items {
+                usize::try_from(item_offsets.get(i + 1).unwrap_or(-1))
+                    .ok()
+                    .filter(|&n| n >= rel + 8 && n <= item_size)
+                    .ok_or_else(|| {
+                        Error::new(
+                            ErrorKind::BadItemOffset,
+                            Section::ItemOffsets,
+                            table_off + 4,
+                        )
+                    })?
+            } else {
+                item_size
+            };
+            let abs = items_start + rel;
+            let key = le_i32(bytes, abs).unwrap_or_default() as u32;
+            let len = le_i32(bytes, abs + 4).unwrap_or_default();
+            let len = usize::try_from(len)
+                .ok()
+                .filter(|&l| l % 4 == 0 && rel + 8 + l <= slot_end)
+                .ok_or_else(|| {
+                    Error::new(ErrorKind::BadItemSize, Section::Item(i as u32), abs + 4)
+                })?;
+            prev_end = rel + 8 + len;
+            items.push(ItemSlot {
+                type_id: (key >> 16) as u16,
+                id: key as u16,
+                start: (abs + 8) as u32,
+                len: len as u32,
+            });
+        }
+        if prev_end < item_size && num_items > 0 {
+            warn(
+                &mut warnings,
+                WarningKind::ItemGap,
+                Section::Item(num_items as u32 - 1),
+                items_start + prev_end,
+            );
+        }
+        for t in &item_types {
+            for (k, slot) in items[t.start..t.start + t.num].iter().enumerate() {
+                if slot.type_id != t.type_id {
+                    let idx = t.start + k;
+                    return Err(Error::new(
+                        ErrorKind::ItemTypeMismatch,
+                        Section::Item(idx as u32),
+                        slot.start as usize - 8,
+                    ));
+                }
+            }
+        }
+
+        // Data offsets: non-decreasing, inside the data section.
+        let data_offsets = LeI32s::new(&bytes[data_offsets_start..data_sizes_start]);
+        let mut prev = 0usize;
+        for i in 0..num_data {
+            let off = data_offsets.get(i).and_then(|v| usize::try_from(v).ok());
+            match off {
+                Some(o) if o >= prev && o <= data_size => prev = o,
+                _ => {
+                    return Err(Error::new(
+                        ErrorKind::BadDataOffset,
+                        Section::DataOffsets,
+                        data_offsets_start + 4 * i,
+                    ))
+                }
+            }
+        }
+        let data_sizes = v4.then(|| LeI32s::new(&bytes[data_sizes_start..items_start]));
+        if let Some(sizes) = data_sizes {
+            for (i, s) in sizes.iter().enumerate() {
+                if s < 0 {
+                    return Err(Error::new(
+                        ErrorKind::BadDataSize,
+                        Section::DataSizes,
+                        data_sizes_start + 4 * i,
+                    ));
+                }
+            }
+        }
+
+        Ok(Datafile {
+            bytes,
+            version,
+            magic_reversed,
+            item_types,
+            items,
+            data_offsets,
+            data_sizes,
+            data_start,
+            data_len: data_size,
+            warnings,
+        })
+    }
+
+    /// The whole file.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+    pub fn version(&self) -> Version {
+        self.version
+    }
+    /// Whether the magic was the byte-reversed `ATAD`.
+    pub fn magic_reversed(&self) -> bool {
+        self.magic_reversed
+    }
+    /// Warnings found while parsing the tables.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+    pub fn item_types(&self) -> &[ItemType] {
+        &self.item_types
+    }
+    pub fn num_items(&self) -> usize {
+        self.items.len()
+    }
+    pub fn num_data(&self) -> usize {
+        self.data_offsets.len()
+    }
+    /// Total compressed (as stored) bytes of the data section.
+    pub fn data_section_len(&self) -> usize {
+        self.data_len
+    }
+
+    /// The item with index `index`.
+    pub fn item(&self, index: usize) -> Option<Item<'a>> {
+        let s = self.items.get(index)?;
+        let start = s.start as usize;
+        Some(Item {
+            index,
+            type_id: s.type_id,
+            id: s.id,
+            data: LeI32s::new(&self.bytes[start..start + s.len as usize]),
+            offset: start - 8,
+        })
+    }
+
+    /// All items in table order.
+    pub fn items(&self) -> impl ExactSizeIterator<Item = Item<'a>> + '_ {
+        (0..self.items.len()).map(move |i| self.item(i).expect("index in range"))
+    }
+
+    /// The items of type `type_id`, in table order (empty if the type is absent).
+    pub fn items_of_type(
+        &self,
+        type_id: ItemTypeId,
+    ) -> impl ExactSizeIterator<Item = Item<'a>> + '_ {
+        let range = self
+            .item_types
+            .iter()
+            .find(|t| t.type_id == type_id)
+            .map_or(0..0, |t| t.start..t.start + t.num);
+        range.map(move |i| self.item(i).expect("validated range"))
+    }
+
+    /// The item of type `type_id` with id `id`.
+    pub fn find_item(&self, type_id: ItemTypeId, id: u16) -> Option<Item<'a>> {
+        self.items_of_type(type_id).find(|it| it.id == id)
+    }
+
+    /// Byte range of data block `index` in the file (compressed for v4).
+    pub fn data_range(&self, index: usize) -> Option<std::ops::Range<usize>> {
+        let start = self.data_offsets.get(index)? as usize;
+        let end = match self.data_offsets.get(index + 1) {
+            Some(e) => e as usize,
+            None => self.data_len,
+        };
+        Some(self.data_start + start..self.data_start + end)
+    }
+
+    /// The stored bytes of data block `index` (zlib for v4, raw for v3).
+    pub fn data_raw(&self, index: usize) -> Option<&'a [u8]> {
+        self.data_range(index).map(|r| &self.bytes[r])
+    }
+
+    /// The uncompressed size of block `index`: the v4 size table, or the
+    /// stored size for v3.
+    pub fn data_size(&self, index: usize) -> Option<usize> {
+        match self.data_sizes {
+            Some(sizes) => sizes.get(index).map(|s| s as usize),
+            None => self.data_range(index).map(|r| r.len()),
+        }
+    }
+
+    /// Total uncompressed bytes of all data blocks, as the tables claim.
+    pub fn data_size_total(&self) -> u64 {
+        (0..self.num_data())
+            .map(|i| self.data_size(i).unwrap_or(0) as u64)
+            .sum()
+    }
+
+    /// Decompresses data block `index` into `out` (cleared first).
+    ///
+    /// v4 blocks inflate into a buffer sized exactly from the size table
+    /// (after checking it against the limit and against the most zlib can
+    /// produce from the stored bytes); v3 blocks are copied.
+    pub fn decompress(
+        &self,
+        index: usize,
+        inflater: &mut Inflater,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        let section = Section::Data(index as u32);
+        let range = self
+            .data_range(index)
+            .ok_or_else(|| Error::new(ErrorKind::NoSuchData, section, self.data_start))?;
+        let raw = &self.bytes[range.clone()];
+        match self.version {
+            Version::V3 => inflater.copy_raw(raw, out, section, range.start),
+            Version::V4 | Version::V4Crude => {
+                let expected = self.data_size(index).unwrap_or(0);
+                inflater.inflate_exact(raw, expected, out, section, range.start)
+            }
+        }
+    }
+
+    /// Decompresses data block `index` into a new buffer.
+    pub fn data(&self, index: usize, inflater: &mut Inflater) -> Result<Vec<u8>, Error> {
+        let mut v = Vec::new();
+        self.decompress(index, inflater, &mut v)?;
+        Ok(v)
+    }
+}
