@@ -1,6 +1,29 @@
 //! Batch processing of file collections.
+//!
+//! A batch is a sorted list of [`Input`]s (files named on the command line,
+//! files found by walking directory trees, or the embedded default dataset).
+//! [`run_ordered`] hands them to rayon workers in order; each worker keeps its
+//! own state (reused read buffer, inflater, statistics) and sends one result
+//! per input to the calling thread, which re-orders them and passes them to a
+//! sink in input order. Workers pull inputs in order, so the re-order buffer
+//! holds at most about one result per worker: memory stays flat however large
+//! the collection, and output is identical for any number of jobs.
+//!
+//! Statistics are per-worker values merged by addition at the end (ripgrep's
+//! `Stats` pattern): no lock on the hot path.
 
+pub mod embedded;
+pub mod maps;
+
+use rayon::iter::{ParallelBridge, ParallelIterator};
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, Read};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 
 /// Environment variable naming the shared real-file datasets folder.
 pub const DATASETS_ENV: &str = "TEEBATCH_DATASETS";
@@ -14,4 +37,248 @@ pub fn shared_datasets_dir(manifest_dir: &str) -> Option<PathBuf> {
     }
     let p = Path::new(manifest_dir).join("../shared/datasets");
     p.is_dir().then_some(p)
+}
+
+/// One thing to process.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// A file on disk (`size` as seen when the collection was listed).
+    File { path: PathBuf, size: u64 },
+    /// A file compiled into the binary (the default dataset).
+    Embedded {
+        name: &'static str,
+        bytes: &'static [u8],
+    },
+    /// Something the directory walk could not list (permission denied,
+    /// symlink loop, vanished entry): reported, never dropped.
+    Unlistable { path: PathBuf, message: String },
+}
+
+impl Input {
+    /// The path as shown in reports.
+    pub fn display_path(&self) -> String {
+        match self {
+            Input::File { path, .. } | Input::Unlistable { path, .. } => {
+                path.to_string_lossy().into_owned()
+            }
+            Input::Embedded { name, .. } => (*name).to_string(),
+        }
+    }
+
+    /// The file name without extension.
+    pub fn stem(&self) -> String {
+        match self {
+            Input::File { path, .. } | Input::Unlistable { path, .. } => path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            Input::Embedded { name, .. } => Path::new(name)
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// Size in bytes as listed (0 for unlistable entries).
+    pub fn listed_size(&self) -> u64 {
+        match self {
+            Input::File { size, .. } => *size,
+            Input::Embedded { bytes, .. } => bytes.len() as u64,
+            Input::Unlistable { .. } => 0,
+        }
+    }
+
+    fn sort_key(&self) -> &OsStr {
+        match self {
+            Input::File { path, .. } | Input::Unlistable { path, .. } => path.as_os_str(),
+            Input::Embedded { name, .. } => OsStr::new(name),
+        }
+    }
+}
+
+/// Lists the inputs named by `paths`: files as given, directories walked
+/// recursively (following symlinks, with loop detection) for files whose
+/// extension is `ext` (case-insensitive). Sorted by path bytes.
+pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
+    let mut out = Vec::new();
+    for p in paths {
+        match std::fs::metadata(p) {
+            Ok(m) if m.is_dir() => {
+                for entry in walkdir::WalkDir::new(p).follow_links(true) {
+                    match entry {
+                        Ok(e) if e.file_type().is_file() => {
+                            let matches = e
+                                .path()
+                                .extension()
+                                .is_some_and(|x| x.eq_ignore_ascii_case(ext));
+                            if matches {
+                                let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+                                out.push(Input::File {
+                                    path: e.into_path(),
+                                    size,
+                                });
+                            }
+                        }
+                        Ok(_) => {}
+                        Err(err) => {
+                            let path = err.path().unwrap_or(p).to_path_buf();
+                            out.push(Input::Unlistable {
+                                path,
+                                message: err.to_string(),
+                            });
+                        }
+                    }
+                }
+            }
+            Ok(m) => out.push(Input::File {
+                path: p.clone(),
+                size: m.len(),
+            }),
+            Err(err) => out.push(Input::Unlistable {
+                path: p.clone(),
+                message: err.to_string(),
+            }),
+        }
+    }
+    out.sort_by(|a, b| a.sort_key().cmp(b.sort_key()));
+    out.dedup();
+    out
+}
+
+/// How file bytes are obtained.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum MmapMode {
+    /// Map files of at least [`MMAP_AUTO_THRESHOLD`] bytes, read smaller ones.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// Files at least this large are memory-mapped in [`MmapMode::Auto`].
+///
+/// Measured with `teebatch bench io` on the shared datasets (see README):
+/// below a few MiB a read into a reused buffer is as fast or faster than
+/// setting up and tearing down a mapping.
+pub const MMAP_AUTO_THRESHOLD: u64 = 16 << 20;
+
+/// The bytes of one input for the duration of its processing.
+pub enum Loaded<'b> {
+    Mapped(memmap2::Mmap),
+    Borrowed(&'b [u8]),
+}
+
+impl std::ops::Deref for Loaded<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Loaded::Mapped(m) => m,
+            Loaded::Borrowed(b) => b,
+        }
+    }
+}
+
+/// Loads `input` per `mode`, reading into `buf` (reused across files) when
+/// not mapping. A file that changes size while being read yields what was
+/// read at open time's length or an error, never a crash.
+pub fn load<'b>(input: &'b Input, mode: MmapMode, buf: &'b mut Vec<u8>) -> io::Result<Loaded<'b>> {
+    match input {
+        Input::Embedded { bytes, .. } => Ok(Loaded::Borrowed(bytes)),
+        Input::Unlistable { message, .. } => Err(io::Error::other(message.clone())),
+        Input::File { path, .. } => {
+            let mut file = File::open(path)?;
+            let len = file.metadata()?.len();
+            let map = match mode {
+                MmapMode::Always => len > 0,
+                MmapMode::Auto => len >= MMAP_AUTO_THRESHOLD,
+                MmapMode::Never => false,
+            };
+            if map {
+                // SAFETY: the mapping is read-only and private to this
+                // process. If another process truncates the file while it is
+                // mapped, reads past the new end raise SIGBUS; `--mmap never`
+                // avoids that for collections that may change under us
+                // (`auto` maps only very large files).
+                let m = unsafe { memmap2::Mmap::map(&file)? };
+                return Ok(Loaded::Mapped(m));
+            }
+            buf.clear();
+            buf.reserve(len as usize);
+            (&mut file).take(len.max(1) * 2).read_to_end(buf)?;
+            Ok(Loaded::Borrowed(buf))
+        }
+    }
+}
+
+/// Runs `process` over `inputs` on `jobs` threads and feeds the results to
+/// `sink` in input order. Returns every worker state (merge their statistics).
+///
+/// `process(state, index, input)` is called once per input. `sink` may stop
+/// the batch early by returning `ControlFlow::Break` (e.g. stdout closed).
+pub fn run_ordered<S, R, I, P, K>(
+    inputs: &[Input],
+    jobs: usize,
+    init: I,
+    process: P,
+    mut sink: K,
+) -> Vec<S>
+where
+    S: Send,
+    R: Send,
+    I: Fn() -> S + Sync + Send,
+    P: Fn(&mut S, usize, &Input) -> R + Sync + Send,
+    K: FnMut(usize, R) -> ControlFlow<()>,
+{
+    let jobs = jobs.max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .thread_name(|i| format!("teebatch-worker-{i}"))
+        .build()
+        .expect("thread pool");
+    let cancel = AtomicBool::new(false);
+    let (tx, rx) = mpsc::sync_channel::<(usize, R)>(jobs * 4);
+    let (cancel, process, init, pool) = (&cancel, &process, &init, &pool);
+    std::thread::scope(|scope| {
+        let worker = scope.spawn(move || {
+            pool.install(|| {
+                inputs
+                    .iter()
+                    .enumerate()
+                    .par_bridge()
+                    .fold(
+                        || (init(), tx.clone()),
+                        move |(mut state, tx), (i, input)| {
+                            if !cancel.load(Ordering::Relaxed) {
+                                let r = process(&mut state, i, input);
+                                if tx.send((i, r)).is_err() {
+                                    cancel.store(true, Ordering::Relaxed);
+                                }
+                            }
+                            (state, tx)
+                        },
+                    )
+                    .map(|(state, _tx)| state)
+                    .collect::<Vec<S>>()
+            })
+            // `tx` is dropped here, which ends the receiving loop below.
+        });
+        let mut pending: BTreeMap<usize, R> = BTreeMap::new();
+        let mut next = 0;
+        let mut stopped = false;
+        for (i, r) in rx.iter() {
+            if stopped {
+                continue;
+            }
+            pending.insert(i, r);
+            while let Some(r) = pending.remove(&next) {
+                if sink(next, r).is_break() {
+                    stopped = true;
+                    cancel.store(true, Ordering::Relaxed);
+                    break;
+                }
+                next += 1;
+            }
+        }
+        worker.join().expect("worker thread panicked")
+    })
 }

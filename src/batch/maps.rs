@@ -1,0 +1,276 @@
+//! `maps index`: one record per map, and statistics merged across workers.
+
+use super::{load, Input, MmapMode};
+use crate::datafile::{self, Datafile, Inflater, Limits};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::ops::AddAssign;
+
+/// Options of one `maps index` run.
+#[derive(Clone, Copy, Debug)]
+pub struct IndexOptions {
+    /// Decompress every data block and report `data_crc32`.
+    pub verify: bool,
+    pub mmap: MmapMode,
+    pub limits: Limits,
+    /// Files larger than this are not read (an error of kind `too_large`).
+    pub max_file_bytes: u64,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            verify: false,
+            mmap: MmapMode::Auto,
+            limits: Limits::default(),
+            max_file_bytes: 1 << 30,
+        }
+    }
+}
+
+/// A failure, as reported in a record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ErrorRecord {
+    /// Which layer failed: `io`, `datafile` or `map`.
+    pub stage: &'static str,
+    /// A stable snake_case kind, e.g. `truncated`, `inflate`.
+    pub kind: String,
+    /// Where: `header`, `item 12`, `data 3`, ... (`file` for I/O).
+    pub section: String,
+    /// Byte offset in the file.
+    pub offset: u64,
+    pub message: String,
+}
+
+impl ErrorRecord {
+    fn io(err: &std::io::Error) -> Self {
+        ErrorRecord {
+            stage: "io",
+            kind: "io".into(),
+            section: "file".into(),
+            offset: 0,
+            message: err.to_string(),
+        }
+    }
+
+    fn datafile(e: &datafile::Error) -> Self {
+        ErrorRecord {
+            stage: "datafile",
+            kind: e.kind.name().into(),
+            section: e.section.name(),
+            offset: e.offset,
+            message: e.to_string(),
+        }
+    }
+}
+
+/// A warning, as reported in a record.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct WarningRecord {
+    pub stage: &'static str,
+    pub kind: String,
+    pub section: String,
+    pub offset: u64,
+}
+
+/// One line of `maps index` output.
+///
+/// Fields that could not be determined because of an error are absent
+/// (`None`); everything decoded before the fault is kept.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MapRecord {
+    pub path: String,
+    pub name: String,
+    pub size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crc32: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub datafile_version: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_item_types: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_items: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_data: Option<usize>,
+    /// Bytes of the data section as stored (compressed for v4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compressed_bytes: Option<u64>,
+    /// Uncompressed bytes of all data blocks, per the size table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decompressed_bytes: Option<u64>,
+    /// With `--verify`: CRC-32 of all decompressed data blocks concatenated
+    /// in index order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_crc32: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map: Option<serde_json::Value>,
+    pub warnings: Vec<WarningRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorRecord>,
+}
+
+/// Per-worker statistics, merged by addition.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct IndexStats {
+    pub files: u64,
+    pub ok: u64,
+    pub failed: u64,
+    pub bytes: u64,
+    pub decompressed_bytes: u64,
+    pub errors_by_kind: BTreeMap<String, u64>,
+    pub warnings_by_kind: BTreeMap<String, u64>,
+}
+
+impl IndexStats {
+    pub fn record(&mut self, r: &MapRecord) {
+        self.files += 1;
+        self.bytes += r.size;
+        if let Some(e) = &r.error {
+            self.failed += 1;
+            *self
+                .errors_by_kind
+                .entry(format!("{}.{}", e.stage, e.kind))
+                .or_default() += 1;
+        } else {
+            self.ok += 1;
+        }
+        for w in &r.warnings {
+            *self
+                .warnings_by_kind
+                .entry(format!("{}.{}", w.stage, w.kind))
+                .or_default() += 1;
+        }
+        if r.data_crc32.is_some() {
+            self.decompressed_bytes += r.decompressed_bytes.unwrap_or(0);
+        }
+    }
+}
+
+impl AddAssign for IndexStats {
+    fn add_assign(&mut self, o: IndexStats) {
+        self.files += o.files;
+        self.ok += o.ok;
+        self.failed += o.failed;
+        self.bytes += o.bytes;
+        self.decompressed_bytes += o.decompressed_bytes;
+        for (k, v) in o.errors_by_kind {
+            *self.errors_by_kind.entry(k).or_default() += v;
+        }
+        for (k, v) in o.warnings_by_kind {
+            *self.warnings_by_kind.entry(k).or_default() += v;
+        }
+    }
+}
+
+/// What one worker keeps between files.
+pub struct Worker {
+    pub read_buf: Vec<u8>,
+    pub data_buf: Vec<u8>,
+    pub inflater: Inflater,
+    pub stats: IndexStats,
+}
+
+impl Worker {
+    pub fn new(limits: Limits) -> Self {
+        Worker {
+            read_buf: Vec::new(),
+            data_buf: Vec::new(),
+            inflater: Inflater::new(limits),
+            stats: IndexStats::default(),
+        }
+    }
+}
+
+/// Indexes one map and records it in the worker's statistics.
+pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> MapRecord {
+    let mut rec = MapRecord {
+        path: input.display_path(),
+        name: input.stem(),
+        size: input.listed_size(),
+        ..MapRecord::default()
+    };
+    if input.listed_size() > opts.max_file_bytes {
+        rec.error = Some(ErrorRecord {
+            stage: "io",
+            kind: "too_large".into(),
+            section: "file".into(),
+            offset: opts.max_file_bytes,
+            message: format!("file is larger than the {} byte limit", opts.max_file_bytes),
+        });
+        w.stats.record(&rec);
+        return rec;
+    }
+    let Worker {
+        read_buf,
+        data_buf,
+        inflater,
+        stats,
+    } = w;
+    match load(input, opts.mmap, read_buf) {
+        Ok(bytes) => index_bytes(&mut rec, &bytes, opts, inflater, data_buf),
+        Err(e) => rec.error = Some(ErrorRecord::io(&e)),
+    }
+    stats.record(&rec);
+    rec
+}
+
+/// Fills `rec` from the bytes of one map.
+pub fn index_bytes(
+    rec: &mut MapRecord,
+    bytes: &[u8],
+    opts: &IndexOptions,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+) {
+    rec.size = bytes.len() as u64;
+    rec.crc32 = Some(format!("{:08x}", crc32fast::hash(bytes)));
+    rec.sha256 = Some(hex::encode(Sha256::digest(bytes)));
+    let df = match Datafile::parse(bytes) {
+        Ok(df) => df,
+        Err(e) => {
+            rec.error = Some(ErrorRecord::datafile(&e));
+            return;
+        }
+    };
+    rec.datafile_version = Some(df.version().name());
+    rec.num_item_types = Some(df.item_types().len());
+    rec.num_items = Some(df.num_items());
+    rec.num_data = Some(df.num_data());
+    rec.compressed_bytes = Some(df.data_section_len() as u64);
+    rec.decompressed_bytes = Some(df.data_size_total());
+    rec.warnings
+        .extend(df.warnings().iter().map(|w| WarningRecord {
+            stage: "datafile",
+            kind: w.kind.name().into(),
+            section: w.section.name(),
+            offset: w.offset,
+        }));
+    inflater.start_file();
+    if opts.verify {
+        let mut h = crc32fast::Hasher::new();
+        for i in 0..df.num_data() {
+            if let Err(e) = df.decompress(i, inflater, buf) {
+                rec.error = Some(ErrorRecord::datafile(&e));
+                break;
+            }
+            h.update(buf);
+        }
+        if rec.error.is_none() {
+            rec.data_crc32 = Some(format!("{:08x}", h.finalize()));
+        }
+        inflater.start_file();
+    }
+    add_map_summary(rec, &df, inflater, buf);
+}
+
+/// The map-level part of a record (filled in by the map view).
+fn add_map_summary(
+    _rec: &mut MapRecord,
+    _df: &Datafile<'_>,
+    _inflater: &mut Inflater,
+    _buf: &mut Vec<u8>,
+) {
+}
