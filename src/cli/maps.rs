@@ -104,7 +104,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let out = open_output(args.output.as_ref())?;
     let mut sink = match args.format {
         Format::Json => RecordSink::Json(out),
-        Format::Csv => RecordSink::Csv(csv::Writer::from_writer(out)),
+        Format::Csv => RecordSink::Csv(Box::new(csv::Writer::from_writer(out))),
     };
     let mut write_err: Option<io::Error> = None;
     let start = Instant::now();
@@ -212,7 +212,7 @@ struct CsvRow<'a> {
 /// Records on their way out, in the chosen format.
 enum RecordSink {
     Json(Box<dyn Write>),
-    Csv(csv::Writer<Box<dyn Write>>),
+    Csv(Box<csv::Writer<Box<dyn Write>>>),
 }
 
 impl RecordSink {
