@@ -2,6 +2,7 @@
 
 mod common;
 
+mod cli;
 mod codec_huffman;
 mod codec_snapshot;
 mod codec_varint;
