@@ -13,15 +13,23 @@
 //! snapshot deltas) costs one lookup and one unconditional 8-byte store:
 //!
 //! ```text
-//! byte 0..6   the symbols (unused bytes zero)
-//! byte 6      count of symbols (0 = see below)
-//! byte 7      low nibble: bits used by all symbols, high nibble: bits of the first
+//! byte 0      bits used by all symbols (the shift amount, as in libdeflate:
+//!             `bitbuf >>= entry` needs no extraction)
+//! byte 1..7   the symbols (unused bytes zero); stored as `entry >> 8`
+//! byte 7      low nibble: count of symbols (0 = see below),
+//!             high nibble: bits of the first symbol
 //! ```
 //!
-//! A count of 0 means the first code is longer than [`LUT_BITS`] or is EOF:
-//! bytes 0..2 then hold the tree node reached after the bits used, and the
-//! decoder walks the tree from there bit by bit (at most 4 more steps).
-//! EOF never joins a run, so a run never needs an end-of-stream check.
+//! A count of 0 means the first code is longer than [`LUT_BITS`] (or is
+//! EOF): bytes 1..3 then hold the start of a second-level table of
+//! 2^[`SUB_BITS`] `u16` entries indexed by the next bits, each holding a
+//! symbol (low 9 bits, EOF = 256) and how many more bits it uses (bits
+//! 12..16). No code needs a bit-by-bit walk. EOF never joins a run, so a run
+//! never needs an end-of-stream check.
+//!
+//! The last input bytes (fewer than 8 left to load) are decoded by the same
+//! tables, taking a whole run only when all its bits are real input bits and
+//! the output has room for the 8-byte store, else one symbol.
 
 use std::sync::OnceLock;
 
@@ -29,7 +37,7 @@ use super::tree::{Tree, EOF, MAX_CODE_LEN};
 use super::{HuffmanError, HuffmanErrorKind};
 
 /// Bits per table index.
-pub const LUT_BITS: u32 = 11;
+pub const LUT_BITS: u32 = 12;
 const LUT_SIZE: usize = 1 << LUT_BITS;
 const LUT_MASK: u64 = LUT_SIZE as u64 - 1;
 /// Most symbols one entry decodes.
@@ -44,8 +52,14 @@ const FAST_OUT_ROOM: usize = (ENTRIES_PER_REFILL - 1) * MAX_RUN + 8;
 const _: () = assert!(LUT_BITS <= 15 && MAX_CODE_LEN <= 15);
 const _: () = assert!(ENTRIES_PER_REFILL as u32 * MAX_CODE_LEN <= 56);
 
+/// Bits per second-level index: enough for the longest code.
+pub const SUB_BITS: u32 = MAX_CODE_LEN - LUT_BITS;
+const SUB_SIZE: usize = 1 << SUB_BITS;
+const SUB_MASK: u64 = SUB_SIZE as u64 - 1;
+
 struct Tables {
     lut: Box<[u64; LUT_SIZE]>,
+    sub: Vec<u16>,
 }
 
 fn tables() -> &'static Tables {
@@ -55,17 +69,42 @@ fn tables() -> &'static Tables {
 
 impl Tables {
     fn build(tree: &Tree) -> Tables {
-        let lut: Vec<u64> = (0..LUT_SIZE as u64).map(|i| entry(tree, i)).collect();
+        let mut sub = Vec::new();
+        let lut: Vec<u64> = (0..LUT_SIZE as u64)
+            .map(|i| match entry(tree, i) {
+                Entry::Run(e) => e,
+                Entry::Long { node, used } => {
+                    let base = sub.len();
+                    sub.extend((0..SUB_SIZE as u64).map(|j| sub_entry(tree, node, j)));
+                    u64::from(base as u16) << 8 | u64::from(used)
+                }
+            })
+            .collect();
         let lut = match lut.into_boxed_slice().try_into() {
             Ok(lut) => lut,
             Err(_) => unreachable!("the table has LUT_SIZE entries"),
         };
-        Tables { lut }
+        Tables { lut, sub }
     }
 }
 
+/// Finishes the code at `node` with the bits of `index`: symbol | extra << 12.
+fn sub_entry(tree: &Tree, mut node: u16, index: u64) -> u16 {
+    let mut extra = 0;
+    while !Tree::is_leaf(node) {
+        node = tree.children[node as usize][(index >> extra & 1) as usize];
+        extra += 1;
+    }
+    node | extra << 12
+}
+
+enum Entry {
+    Run(u64),
+    Long { node: u16, used: u32 },
+}
+
 /// The table entry for the bit pattern `index` (LSB = first bit).
-fn entry(tree: &Tree, index: u64) -> u64 {
+fn entry(tree: &Tree, index: u64) -> Entry {
     let mut symbols = [0u8; MAX_RUN];
     let mut count = 0;
     let mut used = 0; // bits of complete symbols
@@ -76,16 +115,16 @@ fn entry(tree: &Tree, index: u64) -> u64 {
         while !Tree::is_leaf(node) {
             if pos == LUT_BITS {
                 if count == 0 {
-                    return long_entry(node, pos);
+                    return Entry::Long { node, used: pos };
                 }
-                return run_entry(&symbols, count, used, first_len);
+                return Entry::Run(run_entry(&symbols, count, used, first_len));
             }
             node = tree.children[node as usize][(index >> pos & 1) as usize];
             pos += 1;
         }
         if node == EOF {
             if count == 0 {
-                return long_entry(node, pos);
+                return Entry::Long { node, used: pos };
             }
             break;
         }
@@ -96,29 +135,25 @@ fn entry(tree: &Tree, index: u64) -> u64 {
             first_len = pos;
         }
     }
-    run_entry(&symbols, count, used, first_len)
+    Entry::Run(run_entry(&symbols, count, used, first_len))
 }
 
 fn run_entry(symbols: &[u8; MAX_RUN], count: usize, used: u32, first_len: u32) -> u64 {
     let mut bytes = [0u8; 8];
-    bytes[..MAX_RUN].copy_from_slice(symbols);
-    bytes[6] = count as u8;
-    bytes[7] = (used | first_len << 4) as u8;
+    bytes[0] = used as u8;
+    bytes[1..=MAX_RUN].copy_from_slice(symbols);
+    bytes[7] = (count as u32 | first_len << 4) as u8;
     u64::from_le_bytes(bytes)
-}
-
-fn long_entry(node: u16, used: u32) -> u64 {
-    u64::from(node) | u64::from(used) << 56
 }
 
 #[inline(always)]
 fn run_count(e: u64) -> usize {
-    (e >> 48) as u8 as usize
+    (e >> 56) as usize & 0xf
 }
 
 #[inline(always)]
 fn run_bits(e: u64) -> u32 {
-    (e >> 56) as u32 & 0xf
+    e as u32 & 63
 }
 
 #[inline(always)]
@@ -132,15 +167,15 @@ fn load_u64(input: &[u8], pos: usize) -> Option<u64> {
     Some(u64::from_le_bytes(bytes))
 }
 
-/// Walks the tree from `node` with the bits in `bitbuf`, consuming them.
+/// Finishes a long code through the second-level table (its first
+/// `run_bits(e)` bits are already consumed), consuming the rest.
 #[inline(always)]
-fn walk(tree: &Tree, mut node: u16, bitbuf: &mut u64, bitcount: &mut u32) -> u16 {
-    while !Tree::is_leaf(node) {
-        node = tree.children[node as usize][(*bitbuf & 1) as usize];
-        *bitbuf >>= 1;
-        *bitcount -= 1;
-    }
-    node
+fn long_symbol(sub: &[u16], e: u64, bitbuf: &mut u64, bitcount: &mut u32) -> u16 {
+    let s = sub[((e >> 8) as u16) as usize + (*bitbuf & SUB_MASK) as usize];
+    let extra = u32::from(s >> 12);
+    *bitbuf >>= extra;
+    *bitcount -= extra;
+    s & 0x1ff
 }
 
 /// Decompresses `input` into `out`; see [`super::decompress`] for the contract.
@@ -149,7 +184,7 @@ fn walk(tree: &Tree, mut node: u16, bitbuf: &mut u64, bitcount: &mut u32) -> u16
 pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
     let tables = tables();
     let lut = &*tables.lut;
-    let tree = Tree::reference();
+    let sub = &tables.sub[..];
     let mut bitbuf: u64 = 0;
     let mut bitcount: u32 = 0;
     // Input bytes loaded into `bitbuf`, counting zero bytes past the end.
@@ -172,10 +207,10 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
             bitbuf >>= used;
             bitcount -= used;
             if count != 0 {
-                out[n..n + 8].copy_from_slice(&e.to_le_bytes());
+                out[n..n + 8].copy_from_slice(&(e >> 8).to_le_bytes());
                 n += count;
             } else {
-                let node = walk(tree, e as u16, &mut bitbuf, &mut bitcount);
+                let node = long_symbol(sub, e, &mut bitbuf, &mut bitcount);
                 if node == EOF {
                     return Ok(n);
                 }
@@ -185,7 +220,8 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
         }
     }
 
-    // Tail: one symbol at a time, zero bytes past the end of the input.
+    // Tail: byte-wise refills, zero bytes past the end of the input; a run
+    // only where all its bits are real and the 8-byte store fits.
     let total_bits = input.len() * 8;
     loop {
         while bitcount <= 56 {
@@ -202,16 +238,24 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
             });
         }
         let e = lut[(bitbuf & LUT_MASK) as usize];
-        let symbol = if run_count(e) != 0 {
+        let count = run_count(e);
+        let used = run_bits(e);
+        if count != 0 && used as usize <= total_bits - start && n + 8 <= out.len() {
+            out[n..n + 8].copy_from_slice(&(e >> 8).to_le_bytes());
+            n += count;
+            bitbuf >>= used;
+            bitcount -= used;
+            continue;
+        }
+        let symbol = if count != 0 {
             let used = first_bits(e);
             bitbuf >>= used;
             bitcount -= used;
-            e as u8
+            (e >> 8) as u8
         } else {
-            let used = run_bits(e);
             bitbuf >>= used;
             bitcount -= used;
-            let node = walk(tree, e as u16, &mut bitbuf, &mut bitcount);
+            let node = long_symbol(sub, e, &mut bitbuf, &mut bitcount);
             if node == EOF {
                 return Ok(n);
             }
