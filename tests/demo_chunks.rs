@@ -1,1 +1,437 @@
-// Tests: demo_chunks
+//! Demo framing and the codec kernels on every real demo, against the
+//! golden files of an independent decoder (libtw2).
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use sha2::Digest;
+use teebatch::backend::Backend;
+use teebatch::codec::huffman::{self, tree::Tree};
+use teebatch::codec::varint::{self, VarintWarning};
+use teebatch::demo::{ChunkKind, Demo, DemoErrorKind, Section};
+
+use crate::common::{datasets, files_with_ext};
+
+/// A decoded chunk payload never exceeds 64 KiB in the reference.
+const MAX_PAYLOAD: usize = 1 << 16;
+
+fn demos() -> Option<(Vec<PathBuf>, PathBuf)> {
+    let root = datasets()?;
+    let demos = files_with_ext(&root.join("demos"), "demo");
+    assert!(!demos.is_empty(), "no demos in {}", root.display());
+    Some((demos, root.join("golden")))
+}
+
+fn golden_path(golden: &Path, demo: &Path, suffix: &str) -> PathBuf {
+    let stem = demo.file_stem().unwrap().to_string_lossy();
+    golden.join(format!("{stem}.{suffix}"))
+}
+
+fn crc32(bytes: &[u8]) -> String {
+    format!("{:08x}", crc32fast::hash(bytes))
+}
+
+fn ints_le(ints: &[i32]) -> Vec<u8> {
+    ints.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// Bits of the Huffman code of `data` plus EOF.
+fn code_bits(data: &[u8]) -> usize {
+    let codes = &Tree::reference().codes;
+    data.iter()
+        .map(|&b| codes[b as usize].len as usize)
+        .sum::<usize>()
+        + codes[256].len as usize
+}
+
+#[derive(Default)]
+struct Totals {
+    demos: usize,
+    chunks: usize,
+    extra_byte: usize,
+    repacked: usize,
+    with_warnings: usize,
+}
+
+#[test]
+fn chunks_match_golden() {
+    let Some((demos, golden)) = demos() else {
+        return;
+    };
+    let mut totals = Totals::default();
+    let mut out_fast = vec![0u8; MAX_PAYLOAD];
+    let mut out_oracle = vec![0u8; MAX_PAYLOAD];
+    let mut ints = vec![0i32; MAX_PAYLOAD];
+    let mut ints_oracle = vec![0i32; MAX_PAYLOAD];
+    for path in &demos {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(path).unwrap();
+        let demo = Demo::parse(&bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let tsv = std::fs::read_to_string(golden_path(&golden, path, "chunks.tsv")).unwrap();
+        let mut expected = tsv.lines().filter(|l| !l.starts_with('#'));
+        let mut data_index = 0;
+        for chunk in demo.chunks() {
+            let chunk = chunk.unwrap_or_else(|e| panic!("{name}: {e}"));
+            let Some(payload) = chunk.kind.payload() else {
+                continue;
+            };
+            let kind = chunk.kind.name();
+            let n = huffman::decompress(payload, &mut out_fast)
+                .unwrap_or_else(|e| panic!("{name} chunk {}: {e}", chunk.index));
+            let n_oracle = huffman::oracle::decompress(payload, &mut out_oracle);
+            assert_eq!(n_oracle, Ok(n), "{name} chunk {}", chunk.index);
+            let decoded = &out_fast[..n];
+            assert_eq!(decoded, &out_oracle[..n], "{name} chunk {}", chunk.index);
+
+            let mut warnings: Vec<VarintWarning> = Vec::new();
+            let count = varint::unpack(decoded, &mut ints, &mut warnings)
+                .unwrap_or_else(|e| panic!("{name} chunk {}: {e}", chunk.index));
+            let mut warnings_oracle = Vec::new();
+            let r = varint::unpack_with(
+                Backend::Oracle,
+                decoded,
+                &mut ints_oracle,
+                &mut warnings_oracle,
+            );
+            assert_eq!(r, Ok(count));
+            assert_eq!(ints[..count], ints_oracle[..count]);
+            assert_eq!(warnings, warnings_oracle);
+
+            let line = format!(
+                "{data_index}\t{kind}\t{}\t{n}\t{}\t{count}\t{}",
+                payload.len(),
+                crc32(decoded),
+                crc32(&ints_le(&ints[..count])),
+            );
+            assert_eq!(Some(line.as_str()), expected.next(), "{name}");
+
+            // Re-compressing reproduces the file's bytes, extra byte and all.
+            let mut recompressed = Vec::new();
+            huffman::compress(decoded, &mut recompressed);
+            assert_eq!(recompressed, payload, "{name} chunk {}", chunk.index);
+            if code_bits(decoded) % 8 == 0 {
+                assert_eq!(payload.last(), Some(&0));
+                totals.extra_byte += 1;
+            }
+            // Packing the ints again gives the payload back unless the
+            // writer used non-minimal forms.
+            if warnings.is_empty() {
+                let mut repacked = Vec::new();
+                varint::pack(&ints[..count], &mut repacked);
+                assert_eq!(repacked, decoded, "{name} chunk {}", chunk.index);
+                totals.repacked += 1;
+            } else {
+                totals.with_warnings += 1;
+            }
+            data_index += 1;
+            totals.chunks += 1;
+        }
+        assert_eq!(expected.next(), None, "{name}: golden has more chunks");
+        totals.demos += 1;
+    }
+    eprintln!(
+        "{} demos, {} data chunks match golden; {} carry the extra trailing Huffman byte; \
+         {} re-packed exactly, {} had varint warnings",
+        totals.demos, totals.chunks, totals.extra_byte, totals.repacked, totals.with_warnings
+    );
+    assert_eq!(totals.demos, demos.len());
+}
+
+fn str_field(v: &Value, key: &str) -> String {
+    v[key]
+        .as_str()
+        .unwrap_or_else(|| panic!("{key} is not a string"))
+        .to_owned()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn header_and_counts_match_summary() {
+    let Some((demos, golden)) = demos() else {
+        return;
+    };
+    for path in &demos {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(path).unwrap();
+        let demo = Demo::parse(&bytes).unwrap();
+        let summary: Value = serde_json::from_str(
+            &std::fs::read_to_string(golden_path(&golden, path, "summary.json")).unwrap(),
+        )
+        .unwrap();
+        let h = &summary["header"];
+        assert_eq!(
+            h["version_number"].as_u64(),
+            Some(u64::from(demo.version())),
+            "{name}"
+        );
+        assert_eq!(
+            str_field(h, "net_version"),
+            text(demo.net_version()),
+            "{name}"
+        );
+        assert_eq!(str_field(h, "map_name"), text(demo.map_name()), "{name}");
+        assert_eq!(
+            h["map_size"].as_u64(),
+            Some(u64::from(demo.map_size())),
+            "{name}"
+        );
+        assert_eq!(
+            str_field(h, "map_crc"),
+            format!("{:08x}", demo.map_crc()),
+            "{name}"
+        );
+        assert_eq!(str_field(h, "type"), text(demo.demo_type()), "{name}");
+        assert_eq!(
+            h["length"].as_i64(),
+            Some(i64::from(demo.length())),
+            "{name}"
+        );
+        assert_eq!(str_field(h, "timestamp"), text(demo.timestamp()), "{name}");
+        let markers: Vec<i64> = h["timeline_markers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_i64().unwrap())
+            .collect();
+        let ours: Vec<i64> = demo
+            .timeline_markers()
+            .iter()
+            .map(|&m| i64::from(m))
+            .collect();
+        assert_eq!(markers, ours, "{name}");
+        assert_eq!(
+            h["map_sha256_header"].as_str().map(str::to_owned),
+            demo.map_sha256().map(hex::encode),
+            "{name}"
+        );
+
+        // The embedded map is the one the header names.
+        let map = &summary["embedded_map"];
+        assert_eq!(
+            map["size"].as_u64(),
+            Some(demo.map().len() as u64),
+            "{name}"
+        );
+        assert_eq!(str_field(map, "crc32"), crc32(demo.map()), "{name}");
+        assert_eq!(
+            str_field(map, "sha256"),
+            hex::encode(sha2::Sha256::digest(demo.map()))
+        );
+
+        // Chunk counts and the tick range.
+        let (mut ticks, mut keyframes, mut snaps, mut deltas, mut msgs, mut unknown) =
+            (0, 0, 0, 0, 0, 0);
+        let (mut first_tick, mut last_tick) = (None, None);
+        for chunk in demo.chunks() {
+            match chunk.unwrap().kind {
+                ChunkKind::Tick { tick, keyframe } => {
+                    ticks += 1;
+                    keyframes += u64::from(keyframe);
+                    first_tick.get_or_insert(tick);
+                    last_tick = Some(tick);
+                }
+                ChunkKind::Snapshot(_) => snaps += 1,
+                ChunkKind::Delta(_) => deltas += 1,
+                ChunkKind::Message(_) => msgs += 1,
+                ChunkKind::Unknown { .. } => unknown += 1,
+            }
+        }
+        let c = &summary["chunks"];
+        let counts = [ticks, keyframes, snaps, deltas, msgs, unknown];
+        let golden_counts = [
+            "tick_markers",
+            "keyframe_tick_markers",
+            "snapshot",
+            "snapshot_delta",
+            "message",
+            "unknown",
+        ]
+        .map(|k| c[k].as_u64().unwrap());
+        assert_eq!(counts, golden_counts, "{name}");
+        assert_eq!(
+            summary["first_tick"].as_i64(),
+            first_tick.map(i64::from),
+            "{name}"
+        );
+        assert_eq!(
+            summary["last_tick"].as_i64(),
+            last_tick.map(i64::from),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn truncated_demos_fail_cleanly() {
+    let Some((demos, _)) = demos() else {
+        return;
+    };
+    let mut outcomes = [0usize; 3]; // parse error, chunk error, clean end
+    for path in &demos {
+        let bytes = std::fs::read(path).unwrap();
+        for k in 0..64 {
+            let cut = bytes.len() * k / 64;
+            let data = &bytes[..cut];
+            let demo = match Demo::parse(data) {
+                Ok(d) => d,
+                Err(e) => {
+                    assert!(e.offset <= cut, "{e}");
+                    assert!(!matches!(e.section, Section::Chunk(_)));
+                    outcomes[0] += 1;
+                    continue;
+                }
+            };
+            let mut error = None;
+            let mut last_end = demo.chunks_offset();
+            for chunk in demo.chunks() {
+                assert!(error.is_none(), "a chunk after an error");
+                match chunk {
+                    Ok(c) => {
+                        assert!(c.offset >= last_end && c.offset < cut);
+                        last_end = c.offset + 1;
+                    }
+                    Err(e) => error = Some(e),
+                }
+            }
+            match error {
+                Some(e) => {
+                    assert_eq!(e.kind, DemoErrorKind::UnexpectedEnd);
+                    assert!(matches!(e.section, Section::Chunk(_)));
+                    assert!(
+                        e.offset >= last_end.saturating_sub(1) && e.offset < cut,
+                        "{e}"
+                    );
+                    outcomes[1] += 1;
+                }
+                None => outcomes[2] += 1,
+            }
+        }
+    }
+    eprintln!(
+        "truncations: {} header/map errors, {} chunk errors, {} ended on a chunk boundary",
+        outcomes[0], outcomes[1], outcomes[2]
+    );
+}
+
+#[test]
+fn header_errors() {
+    let mut demo = b"TWDEMO\0\x06".to_vec();
+    demo.resize(8 + 168 + 260, 0);
+    let parsed = Demo::parse(&demo).unwrap();
+    assert_eq!(parsed.map_sha256(), None);
+    assert_eq!(parsed.chunks_offset(), 436);
+    assert_eq!(parsed.chunks().count(), 0);
+
+    let err = |bytes: &[u8]| Demo::parse(bytes).unwrap_err();
+    assert_eq!(err(b"TWDEMO").kind, DemoErrorKind::UnexpectedEnd);
+    assert_eq!(err(b"TWDEMX\0\x06").kind, DemoErrorKind::BadMagic);
+    let mut v7 = demo.clone();
+    v7[7] = 7;
+    assert_eq!(err(&v7).kind, DemoErrorKind::UnsupportedVersion);
+    let mut markers = demo.clone();
+    markers[176..180].copy_from_slice(&65i32.to_be_bytes());
+    let e = err(&markers);
+    assert_eq!(
+        (e.kind, e.section, e.offset),
+        (
+            DemoErrorKind::TimelineMarkerCount,
+            Section::TimelineMarkers,
+            176
+        )
+    );
+    let mut map = demo.clone();
+    map[136..140].copy_from_slice(&1i32.to_be_bytes());
+    let e = err(&map);
+    assert_eq!(
+        (e.kind, e.section),
+        (DemoErrorKind::UnexpectedEnd, Section::Map)
+    );
+    map[136..140].copy_from_slice(&(-1i32).to_be_bytes());
+    assert_eq!(err(&map).kind, DemoErrorKind::NegativeMapSize);
+}
+
+#[test]
+fn chunk_framing() {
+    // Version 5 layout, no map, then hand-made chunks.
+    let mut demo = b"TWDEMO\0\x05".to_vec();
+    demo.resize(8 + 168 + 260, 0);
+    let start = demo.len();
+    demo.extend_from_slice(&[0xc0, 0, 0, 0x01, 0x00]); // keyframe, absolute tick 256
+    demo.extend_from_slice(&[0xa3]); // inline delta 3
+    demo.extend_from_slice(&[0x22, 1, 2]); // snapshot, 2 bytes
+    demo.extend_from_slice(&[0x5e, 3, 9, 9, 9]); // message, size byte: 3
+    demo.extend_from_slice(&[0x7f, 1, 0, 7]); // delta, LE u16 size: 1
+    demo.extend_from_slice(&[0x01, 5]); // type 0: unknown, skipped by size
+    demo.extend_from_slice(&[0x7f, 2]); // truncated size
+    let demo_parsed = Demo::parse(&demo).unwrap();
+    let chunks: Vec<_> = demo_parsed.chunks().collect();
+    let kinds: Vec<_> = chunks
+        .iter()
+        .map(|c| c.map(|c| (c.offset - start, c.kind)))
+        .collect();
+    use ChunkKind::*;
+    assert_eq!(
+        kinds,
+        [
+            Ok((
+                0,
+                Tick {
+                    tick: 256,
+                    keyframe: true
+                }
+            )),
+            Ok((
+                5,
+                Tick {
+                    tick: 259,
+                    keyframe: false
+                }
+            )),
+            Ok((6, Snapshot(&[1, 2]))),
+            Ok((9, Message(&[9, 9, 9]))),
+            Ok((14, Delta(&[7]))),
+            Ok((
+                18,
+                Unknown {
+                    chunk_type: 0,
+                    data: &[5]
+                }
+            )),
+            Err(teebatch::demo::DemoError {
+                kind: DemoErrorKind::UnexpectedEnd,
+                section: Section::Chunk(6),
+                offset: start + 20,
+            }),
+        ]
+    );
+
+    // Version 4: a non-zero 6-bit delta is inline, 0 means absolute.
+    let mut v4 = demo[..start].to_vec();
+    v4[7] = 4;
+    v4.extend_from_slice(&[0x80, 0, 0, 0, 10, 0xbf, 0xa0]);
+    let ticks: Vec<_> = Demo::parse(&v4)
+        .unwrap()
+        .chunks()
+        .map(|c| c.unwrap().kind)
+        .collect();
+    assert_eq!(
+        ticks,
+        [
+            Tick {
+                tick: 10,
+                keyframe: false
+            },
+            Tick {
+                tick: 73,
+                keyframe: false
+            },
+            Tick {
+                tick: 105,
+                keyframe: false
+            },
+        ]
+    );
+}

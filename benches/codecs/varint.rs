@@ -1,3 +1,49 @@
-use criterion::Criterion;
+//! Varint unpack (oracle, scalar, simd, libtw2 packer) on the same inputs;
+//! throughput counts packed input bytes.
+use criterion::{black_box, BenchmarkId, Criterion, Throughput};
+use teebatch::backend::Backend;
+use teebatch::codec::varint;
 
-pub fn bench(_c: &mut Criterion) {}
+use crate::common::corpora;
+
+pub fn bench(c: &mut Criterion) {
+    for corpus in corpora() {
+        let inputs = &corpus.decompressed;
+        let mut ints = vec![0i32; corpus.max_decompressed()];
+        let mut warnings = Vec::new();
+        let mut group = c.benchmark_group("varint/unpack");
+        group.throughput(Throughput::Bytes(corpus.decompressed_bytes()));
+        for backend in Backend::ALL {
+            group.bench_function(BenchmarkId::new(backend.name(), corpus.name), |b| {
+                b.iter(|| {
+                    for input in inputs {
+                        warnings.clear();
+                        let r = varint::unpack_with(backend, input, &mut ints, &mut warnings);
+                        black_box(r.ok());
+                    }
+                })
+            });
+        }
+        let mut tw_warnings: Vec<libtw2_packer::Warning> = Vec::new();
+        group.bench_function(BenchmarkId::new("libtw2", corpus.name), |b| {
+            b.iter(|| {
+                for input in inputs {
+                    let mut unpacker = libtw2_packer::Unpacker::new(input);
+                    let mut n = 0;
+                    tw_warnings.clear();
+                    while !unpacker.is_empty() {
+                        match unpacker.read_int(&mut tw_warnings) {
+                            Ok(v) => {
+                                ints[n] = v;
+                                n += 1;
+                            }
+                            Err(_) => break,
+                        }
+                    }
+                    black_box(n);
+                }
+            })
+        });
+        group.finish();
+    }
+}

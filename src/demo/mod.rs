@@ -1,1 +1,98 @@
-//! The demo container (see demo.md).
+//! The demo container: header, embedded map and chunk framing (libtw2-doc
+//! `demo.md`; DDNet `src/engine/shared/demo.cpp`).
+//!
+//! A demo file is laid out as follows (integers big-endian, strings
+//! NUL-terminated inside fixed-size fields):
+//!
+//! ```text
+//! offset  size  field
+//!      0     7  magic "TWDEMO\0"
+//!      7     1  version (3..=6)
+//!      8    64  net_version      "0.6 626fce9a778df4d4" / "0.7 802f1be60a05665f"
+//!     72    64  map_name
+//!    136     4  map_size         bytes of embedded map (may be 0)
+//!    140     4  map_crc          CRC-32 of the map file
+//!    144     8  type             "client" / "server"
+//!    152     4  length           seconds
+//!    156    20  timestamp        "YYYY-MM-DD_HH-MM-SS"
+//!    176     4  num_timeline_markers   (version >= 4)
+//!    180   256  64 timeline markers (ticks), the first `num` valid
+//!    436    16  UUID 6be6da4a-cebd-380c-9b5b-1289c842d780   (version 6, optional)
+//!    452    32  SHA-256 of the map                          (only after that UUID)
+//!      …  map_size  the map (a datafile)
+//!      …     …  chunks, to the end of the file
+//! ```
+//!
+//! In version 6 the UUID is optional: if the 16 bytes differ, the demo has no
+//! SHA-256 and the map starts right there (DDNet's reading rule).
+//!
+//! Chunks are framed by a one-byte header ([`chunk`] has the bit layouts):
+//! tick markers (inline delta or absolute tick) and data chunks (snapshot,
+//! snapshot delta, message) whose payloads are still Huffman-compressed
+//! varint streams. [`Demo::chunks`] walks them lazily and borrows every
+//! payload from the input.
+//!
+//! Errors are [`DemoError`]: a kind, the [`Section`] (header, timeline
+//! markers, map, chunk N) and the byte offset in the file.
+
+mod chunk;
+mod header;
+
+pub use chunk::{Chunk, ChunkKind, Chunks};
+pub use header::{Demo, DEMO_MAGIC, SHA256_UUID};
+
+/// What went wrong in a demo file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum DemoErrorKind {
+    /// The file does not start with `TWDEMO\0`.
+    #[error("not a demo (bad magic)")]
+    BadMagic,
+    /// The version byte is not 3..=6.
+    #[error("unsupported demo version")]
+    UnsupportedVersion,
+    /// The file ends inside a fixed-size field, the map or a chunk.
+    #[error("unexpected end of file")]
+    UnexpectedEnd,
+    /// `map_size` is negative.
+    #[error("negative map size")]
+    NegativeMapSize,
+    /// `num_timeline_markers` is negative or above 64.
+    #[error("timeline marker count out of 0..=64")]
+    TimelineMarkerCount,
+}
+
+/// The part of the file an error is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Section {
+    /// Magic, version and the fixed header.
+    Header,
+    /// Count and slots of the timeline markers (version >= 4).
+    TimelineMarkers,
+    /// The version-6 SHA-256 extension.
+    Sha256,
+    /// The embedded map.
+    Map,
+    /// The chunk with this index (counting every chunk, tick markers too).
+    Chunk(usize),
+}
+
+impl std::fmt::Display for Section {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Section::Header => f.write_str("header"),
+            Section::TimelineMarkers => f.write_str("timeline markers"),
+            Section::Sha256 => f.write_str("sha256 extension"),
+            Section::Map => f.write_str("map"),
+            Section::Chunk(i) => write!(f, "chunk {i}"),
+        }
+    }
+}
+
+/// An error in a demo file: kind, section and byte offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[error("demo: {kind} in {section} at byte {offset}")]
+pub struct DemoError {
+    pub kind: DemoErrorKind,
+    pub section: Section,
+    pub offset: usize,
+}

@@ -1,1 +1,115 @@
-//! Teeworlds Huffman coding (see huffman.md).
+//! Teeworlds Huffman coding (libtw2-doc `huffman.md`; DDNet
+//! `src/engine/shared/huffman.cpp`).
+//!
+//! Network messages and demo chunk payloads are Huffman-coded bytes. The
+//! code is fixed: it is built from a frequency table shipped with the game
+//! (see [`tree`]), over 257 symbols, the 256 byte values plus EOF. A stream
+//! is the codes of the bytes, then the code of EOF, packed LSB-first:
+//!
+//! ```text
+//! bits in stream order   0123 4567 89ab cdef ...
+//! bytes in the file      7654 3210 fedc ba98 ...
+//!                        first byte  second byte
+//! ```
+//!
+//! Quirks kept from the reference:
+//! - The encoder always writes one final byte for the bits left over, so a
+//!   stream whose bits end exactly on a byte boundary carries an extra `0x00`
+//!   byte ([`compress`] reproduces it byte for byte).
+//! - The decoder treats the input as followed by endless zero bits and stops
+//!   only at EOF; bytes after EOF are ignored. Zero bits decode to `0x80`
+//!   forever and never to EOF, so a stream that reaches the end of its bytes
+//!   without EOF is an error ([`HuffmanErrorKind::MissingEof`]) — the
+//!   reference reports it once its output buffer is full, we report it at the
+//!   first symbol that starts past the end. A code that straddles the end is
+//!   completed with zero bits, as in the reference.
+//! - A decoded byte that does not fit in the caller's buffer is an error
+//!   ([`HuffmanErrorKind::OutputFull`]); nothing is written past `out.len()`.
+//!
+//! (One more reference quirk is *not* reproduced: DDNet's decoder errs when
+//! its unsigned bit count reaches exactly zero while walking a code longer
+//! than its 10-bit lookup, which depends on how the end of input aligns
+//! with its table; we always complete with zero bits.)
+//!
+//! Tiers: [`oracle::decompress`] walks the tree bit by bit;
+//! [`fast::decompress`] uses a 64-bit bit reader and a multi-symbol table.
+//! [`decompress`] is the fast tier; [`decompress_with`] picks by
+//! [`Backend`] (there is no SIMD tier: `Simd` means the fast scalar one).
+
+pub mod encode;
+pub mod fast;
+pub mod oracle;
+pub mod tree;
+
+use crate::backend::Backend;
+
+pub use encode::{compress, compressed_len};
+
+/// What went wrong while decoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum HuffmanErrorKind {
+    /// The input ended (and only zero padding followed) before EOF.
+    #[error("input ended before the EOF symbol")]
+    MissingEof,
+    /// A decoded byte did not fit in the output buffer.
+    #[error("decoded data does not fit in the output buffer")]
+    OutputFull,
+}
+
+/// A decoding error with the input byte offset where it happened.
+///
+/// `offset` is the byte holding the first bit of the symbol that failed
+/// ([`HuffmanErrorKind::OutputFull`]), or the input length
+/// ([`HuffmanErrorKind::MissingEof`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[error("huffman: {kind} (input byte {offset})")]
+pub struct HuffmanError {
+    pub kind: HuffmanErrorKind,
+    pub offset: usize,
+}
+
+/// Decompresses `input` into `out` with the fast tier and returns the number
+/// of bytes written.
+///
+/// Decoding stops at the EOF symbol; later bytes are ignored. Bytes of `out`
+/// after the returned length are unspecified (the fast tier stores 8 bytes
+/// at a time). Never writes past `out.len()`, never reads past `input`.
+#[inline]
+pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
+    fast::decompress(input, out)
+}
+
+/// [`decompress`] with the tier chosen by `backend`.
+pub fn decompress_with(
+    backend: Backend,
+    input: &[u8],
+    out: &mut [u8],
+) -> Result<usize, HuffmanError> {
+    match backend {
+        Backend::Oracle => oracle::decompress(input, out),
+        Backend::Scalar | Backend::Simd => fast::decompress(input, out),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_entry_agrees_with_the_oracle() {
+        // Each 11-bit pattern followed by EOF-free zero bits: decode a little.
+        for i in 0u32..1 << fast::LUT_BITS {
+            let input = [(i & 0xff) as u8, (i >> 8) as u8, 0x5a, 0x3c];
+            for limit in [0, 1, 3, 40] {
+                let mut a = vec![0; limit];
+                let mut b = vec![0; limit];
+                let ra = oracle::decompress(&input, &mut a);
+                let rb = fast::decompress(&input, &mut b);
+                assert_eq!(ra, rb, "pattern {i:#x}, limit {limit}");
+                if let Ok(n) = ra {
+                    assert_eq!(a[..n], b[..n]);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! The `wide` SIMD tier: 16-byte blocks of one-byte ints.
+//!
+//! A block is loaded as `i8x16`; its extend bits are the lane sign bits
+//! (`to_bitmask`). All 16 lanes are decoded as one-byte ints
+//! (`(b & 0x3f) ^ (b & 0x40 == 0x40 ? -1 : 0)`), widened to `i32x16` and
+//! stored; if no extend bit is set the block is done, else the lanes before
+//! the first extend bit stay and the multi-byte int there is decoded by the
+//! scalar word decoder. The rest (fewer than 16 bytes or output slots) is
+//! the scalar tier's.
+
+use wide::{i16x16, i32x16, i8x16};
+
+use super::scalar::{int_at, unpack_from};
+use super::{VarintError, VarintErrorKind, VarintWarning};
+
+#[inline(always)]
+fn load_block(input: &[u8], pos: usize) -> Option<i8x16> {
+    let bytes: [u8; 16] = input.get(pos..pos.checked_add(16)?)?.try_into().ok()?;
+    Some(i8x16::new(bytes.map(|b| b as i8)))
+}
+
+/// Unpacks `input` into `out`; see [`super::unpack`] for the contract.
+pub fn unpack(
+    input: &[u8],
+    out: &mut [i32],
+    warnings: &mut Vec<VarintWarning>,
+) -> Result<usize, VarintError> {
+    let mut pos = 0;
+    let mut n = 0;
+    let low6 = i8x16::splat(0x3f);
+    let sign_bit = i8x16::splat(0x40);
+    while n + 16 <= out.len() {
+        let Some(block) = load_block(input, pos) else {
+            break;
+        };
+        let flip = (block & sign_bit).simd_eq(sign_bit);
+        let values = (block & low6) ^ flip;
+        let wide = i32x16::from_i16x16(i16x16::from_i8x16(values));
+        out[n..n + 16].copy_from_slice(&wide.to_array());
+        let extend = block.to_bitmask();
+        if extend == 0 {
+            pos += 16;
+            n += 16;
+            continue;
+        }
+        let singles = extend.trailing_zeros() as usize;
+        pos += singles;
+        n += singles;
+        let Some((value, len, warning)) = int_at(input, pos) else {
+            return Err(VarintError {
+                kind: VarintErrorKind::UnexpectedEnd,
+                offset: pos,
+            });
+        };
+        if let Some(kind) = warning {
+            warnings.push(VarintWarning { kind, offset: pos });
+        }
+        out[n] = value;
+        n += 1;
+        pos += len;
+    }
+    unpack_from(input, out, warnings, pos, n)
+}
