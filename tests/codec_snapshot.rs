@@ -410,6 +410,22 @@ fn parse_literal_snapshot() {
     assert_eq!(s.checksum(), 6);
     assert_eq!(s.data_size_bytes(), 20);
     assert_eq!(s.len_without_type_declarations(), 1);
+    // Canonical CRC: items sorted by key, key then data, little-endian.
+    let mut h = crc32fast::Hasher::new();
+    for v in [0x7fff, 7, 9 << 16 | 1, 5, -6] {
+        h.update(&i32::to_le_bytes(v));
+    }
+    let want_crc = h.finalize();
+    assert_eq!(
+        s.summary(),
+        SnapshotSummary {
+            num_items: 2,
+            checksum: 6,
+            num_items_excl_type_declarations: 1,
+            data_size_bytes: 20,
+            canonical_crc32: want_crc,
+        }
+    );
     assert_eq!(s.to_ints(), ints);
     let iter: Vec<(u32, Vec<i32>)> = s.iter().map(|(k, d)| (k, d.to_vec())).collect();
     assert_eq!(
@@ -861,6 +877,11 @@ fn extended_types_resolve() {
         Some("player@netobj.ddnet.tw")
     );
     assert_eq!(ext[2].known, None);
+    assert_eq!(
+        ext[0].to_string(),
+        format!("{} (DDNetCharacter)", ch.hyphenated())
+    );
+    assert_eq!(ext[2].to_string(), unknown.hyphenated().to_string());
     assert_eq!(resolve_type(&s, 9), ItemType::Ordinal(9));
     assert!(matches!(resolve_type(&s, 0x7fff), ItemType::Extended(e) if e.uuid == ch));
     assert_eq!(resolve_type(&s, 0x7ffc), ItemType::Undeclared(0x7ffc));

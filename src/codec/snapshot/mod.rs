@@ -250,6 +250,21 @@ impl KeyIndex {
     }
 }
 
+/// The figures a golden `snapshots_full.tsv` row holds for one snapshot
+/// (besides tick and kind): all items count, type-0 declarations included,
+/// except in `num_items_excl_type_declarations`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SnapshotSummary {
+    pub num_items: usize,
+    /// Wrapping sum of all item data.
+    pub checksum: i32,
+    pub num_items_excl_type_declarations: usize,
+    /// 4 × (key + data ints) over all items.
+    pub data_size_bytes: usize,
+    /// See [`Snapshot::canonical_crc32`].
+    pub canonical_crc32: u32,
+}
+
 /// A snapshot: items (key + data ints) in order.
 #[derive(Clone)]
 pub struct Snapshot {
@@ -556,6 +571,17 @@ impl Snapshot {
         let mut v = Vec::new();
         self.write_ints(&mut v);
         v
+    }
+
+    /// The per-snapshot figures of the golden `snapshots_full.tsv` files.
+    pub fn summary(&self) -> SnapshotSummary {
+        SnapshotSummary {
+            num_items: self.len(),
+            checksum: self.checksum(),
+            num_items_excl_type_declarations: self.len_without_type_declarations(),
+            data_size_bytes: self.data_size_bytes(),
+            canonical_crc32: self.canonical_crc32(),
+        }
     }
 
     /// Number of items that are not type-0 extended type declarations

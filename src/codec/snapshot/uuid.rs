@@ -92,6 +92,17 @@ pub struct ExtendedType {
     pub known: Option<&'static KnownType>,
 }
 
+impl std::fmt::Display for ExtendedType {
+    /// `uuid (Name)` as the golden summaries key them, or the bare UUID when
+    /// the name is unknown.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.known {
+            Some(k) => write!(f, "{} ({})", self.uuid.hyphenated(), k.name),
+            None => write!(f, "{}", self.uuid.hyphenated()),
+        }
+    }
+}
+
 /// The UUID held in the first 4 ints of a type-0 item, if it has 4.
 pub fn uuid_from_ints(data: &[i32]) -> Option<Uuid> {
     let d = data.first_chunk::<4>()?;
