@@ -87,6 +87,9 @@ fn model_apply(old: &Snapshot, ints: &[i32], p: Protocol) -> Result<Vec<(u32, Ve
                 if ints[pos] < 0 {
                     return e(ErrorKind::NegativeSize, pos);
                 }
+                if ints[pos] > 16380 {
+                    return e(ErrorKind::ItemTooLarge, pos);
+                }
                 pos += 1;
                 ints[pos - 1] as usize
             }
@@ -495,14 +498,29 @@ fn limits_1024_items_and_64_kib() {
     one.push(1, &vec![1; max_data]).unwrap();
     assert_eq!(one.total_size_bytes(), MAX_SIZE);
     assert_eq!(Snapshot::parse(&one.to_ints()).unwrap(), one);
+    assert_eq!(MAX_ITEM_SIZE, 4 * max_data);
+    let e = |kind, offset| Err::<(), _>(Error { kind, offset });
+    let er = |kind, offset| Err::<Snapshot, _>(Error { kind, offset });
     let mut over = Snapshot::new();
     assert_eq!(
         over.push(1, &vec![1; max_data + 1]),
-        Err(Error {
-            kind: ErrorKind::TooLarge,
-            offset: 0
-        })
+        e(ErrorKind::ItemTooLarge, 0)
     );
+    over.push(1, &[]).unwrap();
+    assert_eq!(over.push(2, &vec![1; max_data]), e(ErrorKind::TooLarge, 1));
+    // In a delta: an explicit size above the item limit; then an item that
+    // fits alone but would make the snapshot outgrow 64 KiB.
+    let mut d = vec![0, 1, 0, 0x7fff, 0, max_data as i32 + 1];
+    d.extend(std::iter::repeat_n(0, max_data + 1));
+    assert_eq!(
+        apply(&Snapshot::new(), &d, P6).0,
+        er(ErrorKind::ItemTooLarge, 5)
+    );
+    let mut d = vec![0, 1, 0, 0x7fff, 0, max_data as i32];
+    d.extend(std::iter::repeat_n(0, max_data));
+    let full = apply(&Snapshot::new(), &d, P6).0.unwrap();
+    assert_eq!(full.total_size_bytes(), MAX_SIZE);
+    assert_eq!(apply(&over, &d, P6).0, er(ErrorKind::TooLarge, 3));
 }
 
 // ---------------------------------------------------------------------------

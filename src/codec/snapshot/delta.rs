@@ -33,7 +33,7 @@
 
 use super::{
     item_id, item_key, item_type, wrapping_add_with, Error, ErrorKind, Protocol, Snapshot, Warning,
-    WarningKind, MAX_ID, MAX_ITEMS, MAX_SIZE, MAX_TYPE,
+    WarningKind, MAX_ID, MAX_ITEMS, MAX_ITEM_SIZE, MAX_SIZE, MAX_TYPE,
 };
 use crate::backend::Backend;
 
@@ -171,6 +171,9 @@ impl<'a> ItemDeltas<'a> {
                 let s = *self.ints.get(p).ok_or(Error::new(Truncated, p))?;
                 if s < 0 {
                     return Err(Error::new(NegativeSize, p));
+                }
+                if s as usize > MAX_ITEM_SIZE / 4 {
+                    return Err(Error::new(ItemTooLarge, p));
                 }
                 p += 1;
                 (s as usize, true)

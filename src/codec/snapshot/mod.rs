@@ -54,6 +54,9 @@ pub const MAX_ITEMS: usize = 1024;
 /// Largest serialized snapshot in bytes: header, offsets and items
 /// (DDNet `CSnapshot::MAX_SIZE`, 64 KiB).
 pub const MAX_SIZE: usize = 64 * 1024;
+/// Largest item data in bytes (key excluded): what fits in [`MAX_SIZE`]
+/// beside the header, one offset and the key (DDNet's `NewItemRaw` bound).
+pub const MAX_ITEM_SIZE: usize = MAX_SIZE - 8 - 4 - 4;
 /// Largest item type number (DDNet `CSnapshot::MAX_TYPE`).
 pub const MAX_TYPE: u32 = 0x7fff;
 /// Largest item id (DDNet `CSnapshot::MAX_ID`).
@@ -101,6 +104,8 @@ pub enum ErrorKind {
     TooManyItems,
     /// More than [`MAX_SIZE`] bytes.
     TooLarge,
+    /// An item of more than [`MAX_ITEM_SIZE`] bytes.
+    ItemTooLarge,
     /// An item delta's type is outside `0..=MAX_TYPE`.
     TypeOutOfRange,
     /// An item delta's id is outside `0..=MAX_ID`.
@@ -123,6 +128,7 @@ impl ErrorKind {
             ErrorKind::DuplicateKey => "duplicate item key",
             ErrorKind::TooManyItems => "too many items",
             ErrorKind::TooLarge => "snapshot too large",
+            ErrorKind::ItemTooLarge => "item too large",
             ErrorKind::TypeOutOfRange => "item type out of range",
             ErrorKind::IdOutOfRange => "item id out of range",
             ErrorKind::SizeMismatch => "item size mismatch",
@@ -445,9 +451,12 @@ impl Snapshot {
 
     /// Appends an item. Errors (offset = the item's position):
     /// [`ErrorKind::DuplicateKey`], [`ErrorKind::TooManyItems`],
-    /// [`ErrorKind::TooLarge`].
+    /// [`ErrorKind::ItemTooLarge`], [`ErrorKind::TooLarge`].
     pub fn push(&mut self, key: u32, data: &[i32]) -> Result<(), Error> {
         let i = self.len();
+        if data.len() > MAX_ITEM_SIZE / 4 {
+            return Err(Error::new(ErrorKind::ItemTooLarge, i));
+        }
         if i >= MAX_ITEMS {
             return Err(Error::new(ErrorKind::TooManyItems, i));
         }
