@@ -183,11 +183,27 @@ const EMPTY_SLOT: u64 = u64::MAX;
 
 /// Open-addressing (linear probing) map from item key to item index, at
 /// most half full. A slot packs `key << 32 | index`.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct KeyIndex {
     slots: Vec<u64>,
     shift: u32,
     len: usize,
+}
+
+impl Clone for KeyIndex {
+    fn clone(&self) -> Self {
+        KeyIndex {
+            slots: self.slots.clone(),
+            shift: self.shift,
+            len: self.len,
+        }
+    }
+    /// Reuses `self`'s slots (the derived one would reallocate).
+    fn clone_from(&mut self, source: &Self) {
+        self.slots.clone_from(&source.slots);
+        self.shift = source.shift;
+        self.len = source.len;
+    }
 }
 
 impl KeyIndex {
@@ -272,7 +288,6 @@ pub struct SnapshotSummary {
 }
 
 /// A snapshot: items (key + data ints) in order.
-#[derive(Clone)]
 pub struct Snapshot {
     keys: Vec<u32>,
     /// Start of each item's data in `data`, plus the end: `len() + 1` entries.
@@ -281,6 +296,25 @@ pub struct Snapshot {
     index: KeyIndex,
     /// Delta application: old item index -> new item index.
     scratch: Vec<u32>,
+}
+
+impl Clone for Snapshot {
+    fn clone(&self) -> Self {
+        Snapshot {
+            keys: self.keys.clone(),
+            starts: self.starts.clone(),
+            data: self.data.clone(),
+            index: self.index.clone(),
+            scratch: Vec::new(),
+        }
+    }
+    /// Reuses `self`'s buffers.
+    fn clone_from(&mut self, source: &Self) {
+        self.keys.clone_from(&source.keys);
+        self.starts.clone_from(&source.starts);
+        self.data.clone_from(&source.data);
+        self.index.clone_from(&source.index);
+    }
 }
 
 impl Default for Snapshot {
@@ -603,6 +637,55 @@ impl Snapshot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Buffer addresses of a snapshot: unchanged means nothing reallocated.
+    fn buffers(s: &Snapshot) -> [usize; 5] {
+        [
+            s.keys.as_ptr() as usize,
+            s.starts.as_ptr() as usize,
+            s.data.as_ptr() as usize,
+            s.index.slots.as_ptr() as usize,
+            s.scratch.as_ptr() as usize,
+        ]
+    }
+
+    #[test]
+    fn warm_snapshots_do_not_reallocate() {
+        // Two snapshots ping-pong through deltas that remove one item and
+        // add one each tick (the slow path) or only update (the fast path).
+        let mut a = Snapshot::new();
+        for id in 0..200u16 {
+            a.push(item_key(9, id), &[id as i32; 22]).unwrap();
+        }
+        let mut b = Snapshot::new();
+        let mut w = Vec::new();
+        let mut delta = Vec::new();
+        let mut warm = None;
+        for tick in 0..40u16 {
+            delta.clear();
+            if tick % 2 == 0 {
+                // Remove the first item, add a new one.
+                delta.extend_from_slice(&[1, 1, 0, a.keys()[0] as i32, 9, 1000 + tick as i32]);
+            } else {
+                // Update the first item.
+                delta.extend_from_slice(&[0, 1, 0, 9, item_id(a.keys()[0]) as i32]);
+            }
+            delta.extend_from_slice(&[1; 22]);
+            let r = delta::apply_delta(&a, &delta, Protocol::V06, &mut b, &mut w);
+            r.unwrap();
+            std::mem::swap(&mut a, &mut b);
+            if tick == 10 {
+                warm = Some((buffers(&a), buffers(&b)));
+            }
+            if tick > 10 && tick % 2 == 0 {
+                let (wa, wb) = warm.unwrap();
+                assert_eq!(buffers(&a), wa, "tick {tick}");
+                assert_eq!(buffers(&b), wb, "tick {tick}");
+            }
+        }
+        assert_eq!(a.len(), 200);
+        assert!(w.is_empty());
+    }
 
     #[test]
     fn key_index_grows_and_finds() {
