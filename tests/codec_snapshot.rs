@@ -1,1 +1,996 @@
-// Tests: codec_snapshot
+//! Snapshot codec: kernels against their oracles, round trips, literal edge
+//! cases, a plain model of DDNet's `UnpackDelta` to compare delta application
+//! against, and the UUID names against the golden summaries.
+
+use proptest::prelude::*;
+use std::collections::{HashMap, HashSet};
+use teebatch::backend::Backend;
+use teebatch::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints, OFFSET_UUID_TYPE};
+use teebatch::codec::snapshot::*;
+
+// ---------------------------------------------------------------------------
+// Helpers
+
+fn snap(items: &[(u32, &[i32])]) -> Snapshot {
+    let mut s = Snapshot::new();
+    for &(k, d) in items {
+        s.push(k, d).unwrap();
+    }
+    s
+}
+
+fn key(t: u16, id: u16) -> u32 {
+    item_key(t, id)
+}
+
+fn apply(old: &Snapshot, delta: &[i32], p: Protocol) -> (Result<Snapshot, Error>, Vec<Warning>) {
+    let mut new = Snapshot::new();
+    let mut w = Vec::new();
+    let r = apply_delta(old, delta, p, &mut new, &mut w);
+    (r.map(|()| new), w)
+}
+
+fn sorted_items(s: &Snapshot) -> Vec<(u32, Vec<i32>)> {
+    let mut v: Vec<(u32, Vec<i32>)> = s.iter().map(|(k, d)| (k, d.to_vec())).collect();
+    v.sort();
+    v
+}
+
+/// A plain model of DDNet's `CSnapshotDelta::UnpackDelta` (items as a list
+/// of (key, data)), written independently of the crate's applier; it checks
+/// in the order the crate documents, so error kinds and offsets must match.
+fn model_apply(old: &Snapshot, ints: &[i32], p: Protocol) -> Result<Vec<(u32, Vec<i32>)>, Error> {
+    let e = |kind, offset| Err(Error { kind, offset });
+    if ints.len() < 3 {
+        return e(ErrorKind::Truncated, ints.len());
+    }
+    let (nr, nu) = (ints[0], ints[1]);
+    if nr < 0 {
+        return e(ErrorKind::NegativeCount, 0);
+    }
+    if nu < 0 {
+        return e(ErrorKind::NegativeCount, 1);
+    }
+    let rest = ints.len() - 3;
+    if nr as usize > rest {
+        return e(ErrorKind::CountTooLarge, 0);
+    }
+    if nu as usize > (rest - nr as usize) / 2 {
+        return e(ErrorKind::CountTooLarge, 1);
+    }
+    let removed: Vec<u32> = ints[3..3 + nr as usize].iter().map(|&k| k as u32).collect();
+    let mut out: Vec<(u32, Vec<i32>)> = old
+        .iter()
+        .filter(|(k, _)| !removed.contains(k))
+        .map(|(k, d)| (k, d.to_vec()))
+        .collect();
+    let mut pos = 3 + nr as usize;
+    for _ in 0..nu {
+        let at = pos;
+        if pos + 2 > ints.len() {
+            return e(ErrorKind::Truncated, at);
+        }
+        let (t, id) = (ints[pos], ints[pos + 1]);
+        if !(0..=0x7fff).contains(&t) {
+            return e(ErrorKind::TypeOutOfRange, at);
+        }
+        if !(0..=0xffff).contains(&id) {
+            return e(ErrorKind::IdOutOfRange, at + 1);
+        }
+        pos += 2;
+        let size = match p.static_size(t as u32) {
+            Some(s) => s,
+            None => {
+                if pos >= ints.len() {
+                    return e(ErrorKind::Truncated, pos);
+                }
+                if ints[pos] < 0 {
+                    return e(ErrorKind::NegativeSize, pos);
+                }
+                if ints[pos] > 16380 {
+                    return e(ErrorKind::ItemTooLarge, pos);
+                }
+                pos += 1;
+                ints[pos - 1] as usize
+            }
+        };
+        if ints.len() - pos < size {
+            return e(ErrorKind::Truncated, pos);
+        }
+        let data = &ints[pos..pos + size];
+        pos += size;
+        let k = (t as u32) << 16 | id as u32;
+        let from = old.get(k);
+        if let Some(f) = from {
+            if f.len() != size {
+                return e(ErrorKind::SizeMismatch, at);
+            }
+        }
+        let value: Vec<i32> = match from {
+            Some(f) => f
+                .iter()
+                .zip(data)
+                .map(|(a, b)| a.wrapping_add(*b))
+                .collect(),
+            None => data.to_vec(),
+        };
+        match out.iter_mut().find(|(ok, _)| *ok == k) {
+            Some((_, d)) => {
+                if d.len() != size {
+                    return e(ErrorKind::SizeMismatch, at);
+                }
+                *d = value;
+            }
+            None => {
+                if out.len() >= MAX_ITEMS {
+                    return e(ErrorKind::TooManyItems, at);
+                }
+                let bytes: usize = 8 + out.iter().map(|(_, d)| 8 + 4 * d.len()).sum::<usize>();
+                if bytes + 8 + 4 * size > MAX_SIZE {
+                    return e(ErrorKind::TooLarge, at);
+                }
+                out.push((k, value));
+            }
+        }
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------
+// Strategies
+
+/// Types 0..=24 (pre-agreed in both protocols for most) and a few extended.
+fn type_strategy() -> impl Strategy<Value = u16> {
+    prop_oneof![4 => 0u16..=24, 1 => 0x7ff8u16..=0x7fff]
+}
+
+fn item_size(p: Protocol, t: u16, free: usize) -> usize {
+    p.static_size(t as u32).unwrap_or(free)
+}
+
+/// A random snapshot valid for `p` (pre-agreed types have their size).
+fn snapshot_strategy(p: Protocol, max_items: usize) -> impl Strategy<Value = Snapshot> {
+    prop::collection::vec(
+        (
+            type_strategy(),
+            0u16..40,
+            0usize..12,
+            prop::collection::vec(any::<i32>(), 64),
+        ),
+        0..max_items,
+    )
+    .prop_map(move |raw| {
+        let mut s = Snapshot::new();
+        for (t, id, free, vals) in raw {
+            let n = item_size(p, t, free);
+            let _ = s.push(key(t, id), &vals[..n]);
+        }
+        s
+    })
+}
+
+fn protocol_strategy() -> impl Strategy<Value = Protocol> {
+    prop_oneof![Just(Protocol::V06), Just(Protocol::V07)]
+}
+
+/// (old, new) where `new` keeps some old items (some changed) in old order,
+/// then adds new keys: the shape every applied snapshot has.
+fn pair_strategy() -> impl Strategy<Value = (Protocol, Snapshot, Snapshot)> {
+    protocol_strategy().prop_flat_map(|p| {
+        (
+            Just(p),
+            snapshot_strategy(p, 60),
+            snapshot_strategy(p, 30),
+            prop::collection::vec((0u8..3, any::<u64>()), 60),
+        )
+            .prop_map(|(p, old, extra, fate)| {
+                let mut new = Snapshot::new();
+                for (i, (k, d)) in old.iter().enumerate() {
+                    let (f, seed) = fate[i];
+                    match f {
+                        0 => continue, // removed
+                        1 => new.push(k, d).unwrap(),
+                        _ => {
+                            let changed: Vec<i32> = d
+                                .iter()
+                                .enumerate()
+                                .map(|(j, &v)| {
+                                    let r = seed.rotate_left(j as u32 * 7) as i32;
+                                    if r & 1 == 0 {
+                                        v.wrapping_add(r >> 1)
+                                    } else {
+                                        v
+                                    }
+                                })
+                                .collect();
+                            new.push(k, &changed).unwrap();
+                        }
+                    }
+                }
+                for (k, d) in extra.iter() {
+                    if old.get(k).is_none() {
+                        let _ = new.push(k, d);
+                    }
+                }
+                (p, old, new)
+            })
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Kernels against the oracle
+
+fn check_kernels(v: &[i32], w: &[i32]) {
+    let want = checksum_oracle(v);
+    assert_eq!(checksum_scalar(v), want, "checksum scalar len {}", v.len());
+    assert_eq!(checksum_simd(v), want, "checksum simd len {}", v.len());
+    for b in Backend::ALL {
+        assert_eq!(checksum_with(b, v), want);
+    }
+    let n = v.len().min(w.len());
+    let mut want_sum = vec![0; n];
+    wrapping_add_oracle(&v[..n], &w[..n], &mut want_sum);
+    for (i, (&a, &b)) in v.iter().zip(w).enumerate() {
+        assert_eq!(want_sum[i], a.wrapping_add(b));
+    }
+    for b in Backend::ALL {
+        let mut got = vec![0x5555_5555; n];
+        wrapping_add_with(b, &v[..n], &w[..n], &mut got);
+        assert_eq!(got, want_sum, "wrapping add {b} len {n}");
+    }
+}
+
+#[test]
+fn kernels_every_tail_length() {
+    // Every length 0..=64 (all tails of the 8- and 32-int blocks), at every
+    // start alignment 0..8, with values near the wrapping edges.
+    let pool: Vec<i32> = (0..200i64)
+        .map(|i| match i % 4 {
+            0 => i32::MAX - i as i32,
+            1 => i32::MIN + i as i32,
+            2 => (i * 0x9e37_79b9) as i32,
+            _ => -(i as i32),
+        })
+        .collect();
+    let other: Vec<i32> = pool.iter().rev().map(|v| v.rotate_left(5)).collect();
+    for start in 0..8 {
+        for len in 0..=64 {
+            check_kernels(&pool[start..start + len], &other[start..start + len]);
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn kernels_match_oracle(v in prop::collection::vec(any::<i32>(), 0..2000),
+                            w in prop::collection::vec(any::<i32>(), 0..2000)) {
+        check_kernels(&v, &w);
+    }
+
+    #[test]
+    fn serialize_parse_round_trip(s in protocol_strategy().prop_flat_map(|p| snapshot_strategy(p, 100))) {
+        let ints = s.to_ints();
+        prop_assert_eq!(ints[0] as usize, s.data_size_bytes());
+        let mut back = Snapshot::new();
+        back.parse_into(&ints).unwrap();
+        prop_assert_eq!(&back, &s);
+        prop_assert_eq!(back.checksum(), s.checksum_with(Backend::Oracle));
+        prop_assert_eq!(back.to_ints(), ints);
+        for (k, d) in s.iter() {
+            prop_assert_eq!(back.get(k), Some(d));
+        }
+    }
+
+    #[test]
+    fn create_apply_round_trip((p, old, new) in pair_strategy()) {
+        let mut delta = Vec::new();
+        create_delta(&old, &new, p, &mut delta).unwrap();
+        for b in Backend::ALL {
+            let mut got = Snapshot::new();
+            let mut w = Vec::new();
+            apply_delta_with(b, &old, &delta, p, &mut got, &mut w).unwrap();
+            prop_assert!(w.is_empty(), "{:?}", w);
+            prop_assert_eq!(&got, &new);
+            prop_assert_eq!(got.checksum_with(b), new.checksum_with(Backend::Oracle));
+        }
+        // The model of DDNet's applier agrees.
+        let model = model_apply(&old, &delta, p).unwrap();
+        let got: Vec<(u32, Vec<i32>)> = new.iter().map(|(k, d)| (k, d.to_vec())).collect();
+        prop_assert_eq!(model, got);
+    }
+
+    #[test]
+    fn create_apply_any_order((p, old, new) in pair_strategy(), rot in 0usize..100) {
+        // A new snapshot in another order: same items and data after applying.
+        let mut items: Vec<(u32, Vec<i32>)> = new.iter().map(|(k, d)| (k, d.to_vec())).collect();
+        if !items.is_empty() {
+            let r = rot % items.len();
+            items.rotate_left(r);
+            items.reverse();
+        }
+        let mut shuffled = Snapshot::new();
+        for (k, d) in &items {
+            shuffled.push(*k, d).unwrap();
+        }
+        let mut delta = Vec::new();
+        create_delta(&old, &shuffled, p, &mut delta).unwrap();
+        let (got, _) = apply(&old, &delta, p);
+        let got = got.unwrap();
+        prop_assert_eq!(sorted_items(&got), sorted_items(&shuffled));
+        prop_assert_eq!(got.canonical_crc32(), shuffled.canonical_crc32());
+        prop_assert_eq!(got.checksum(), shuffled.checksum());
+    }
+
+    #[test]
+    fn apply_random_ints_never_panics_and_matches_model(
+        p in protocol_strategy(),
+        old in snapshot_strategy(Protocol::V06, 20),
+        ints in prop::collection::vec(prop_oneof![
+            6 => -2i32..40,
+            1 => any::<i32>(),
+            1 => 0x7ff8i32..=0x7fff,
+        ], 0..120),
+    ) {
+        let model = model_apply(&old, &ints, p);
+        let mut results = Vec::new();
+        for b in Backend::ALL {
+            let mut got = Snapshot::new();
+            let mut w = Vec::new();
+            let r = apply_delta_with(b, &old, &ints, p, &mut got, &mut w);
+            if r.is_err() {
+                prop_assert!(got.is_empty());
+            }
+            results.push(r.map(|()| got));
+        }
+        prop_assert_eq!(&results[0], &results[1]);
+        prop_assert_eq!(&results[0], &results[2]);
+        match (&results[0], model) {
+            (Ok(got), Ok(m)) => {
+                let got: Vec<(u32, Vec<i32>)> = got.iter().map(|(k, d)| (k, d.to_vec())).collect();
+                prop_assert_eq!(got, m);
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(*a, b),
+            (a, b) => prop_assert!(false, "crate {:?} vs model {:?}", a.as_ref().map(|s| s.len()), b),
+        }
+    }
+
+    #[test]
+    fn apply_mutated_delta_matches_model(
+        (p, old, new) in pair_strategy(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), -3i32..3), 1..4),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let mut delta = Vec::new();
+        create_delta(&old, &new, p, &mut delta).unwrap();
+        for (at, v) in edits {
+            let i = at.index(delta.len());
+            delta[i] = delta[i].wrapping_add(v);
+        }
+        let n = cut.index(delta.len() + 1);
+        for ints in [&delta[..], &delta[..n]] {
+            let (got, _) = apply(&old, ints, p);
+            let model = model_apply(&old, ints, p);
+            match (got, model) {
+                (Ok(g), Ok(m)) => {
+                    let g: Vec<(u32, Vec<i32>)> = g.iter().map(|(k, d)| (k, d.to_vec())).collect();
+                    prop_assert_eq!(g, m);
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a, b),
+                (a, b) => prop_assert!(false, "crate {:?} vs model {:?}", a.map(|s| s.len()), b),
+            }
+        }
+    }
+
+    #[test]
+    fn parse_random_ints_never_panics(ints in prop::collection::vec(prop_oneof![
+            4 => -2i32..64,
+            1 => any::<i32>(),
+        ], 0..80)) {
+        let mut s = Snapshot::new();
+        match s.parse_into(&ints) {
+            Ok(()) => prop_assert_eq!(s.to_ints(), ints),
+            Err(e) => {
+                prop_assert!(s.is_empty());
+                prop_assert!(e.offset <= ints.len());
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Full snapshots: literals
+
+#[test]
+fn parse_literal_snapshot() {
+    // Two items: (type 9, id 1) with 2 ints, (type 0, id 0x7fff) with 1 int.
+    let ints = [20, 2, 0, 12, 9 << 16 | 1, 5, -6, 0x7fff, 7];
+    let s = Snapshot::parse(&ints).unwrap();
+    assert_eq!(s.len(), 2);
+    assert_eq!(s.item(0), Some((key(9, 1), &[5, -6][..])));
+    assert_eq!(s.item(1), Some((key(0, 0x7fff), &[7][..])));
+    assert_eq!(s.get(key(9, 1)), Some(&[5, -6][..]));
+    assert_eq!(s.get(key(9, 2)), None);
+    assert_eq!(s.checksum(), 6);
+    assert_eq!(s.data_size_bytes(), 20);
+    assert_eq!(s.len_without_type_declarations(), 1);
+    // Canonical CRC: items sorted by key, key then data, little-endian.
+    let mut h = crc32fast::Hasher::new();
+    for v in [0x7fff, 7, 9 << 16 | 1, 5, -6] {
+        h.update(&i32::to_le_bytes(v));
+    }
+    let want_crc = h.finalize();
+    assert_eq!(
+        s.summary(),
+        SnapshotSummary {
+            num_items: 2,
+            checksum: 6,
+            num_items_excl_type_declarations: 1,
+            data_size_bytes: 20,
+            canonical_crc32: want_crc,
+        }
+    );
+    assert_eq!(s.to_ints(), ints);
+    let iter: Vec<(u32, Vec<i32>)> = s.iter().map(|(k, d)| (k, d.to_vec())).collect();
+    assert_eq!(
+        iter,
+        vec![(key(9, 1), vec![5, -6]), (key(0, 0x7fff), vec![7])]
+    );
+    // Empty snapshot.
+    assert_eq!(Snapshot::parse(&[0, 0]).unwrap().len(), 0);
+    assert_eq!(Snapshot::new().to_ints(), vec![0, 0]);
+}
+
+#[test]
+fn parse_literal_errors() {
+    let err = |ints: &[i32]| Snapshot::parse(ints).unwrap_err();
+    let e = |kind, offset| Error { kind, offset };
+    assert_eq!(err(&[]), e(ErrorKind::Truncated, 0));
+    assert_eq!(err(&[0]), e(ErrorKind::Truncated, 1));
+    assert_eq!(err(&[-4, 0]), e(ErrorKind::NegativeSize, 0));
+    assert_eq!(err(&[6, 1, 0, 1, 2]), e(ErrorKind::UnalignedSize, 0));
+    assert_eq!(err(&[0, -1]), e(ErrorKind::NegativeCount, 1));
+    assert_eq!(err(&[0, 1025]), e(ErrorKind::TooManyItems, 1));
+    assert_eq!(err(&[65536, 1]), e(ErrorKind::TooLarge, 0));
+    assert_eq!(err(&[8, 1, 0]), e(ErrorKind::Truncated, 3));
+    assert_eq!(err(&[4, 1, 0, 1, 99]), e(ErrorKind::TrailingData, 4));
+    assert_eq!(err(&[4, 0, 1]), e(ErrorKind::BadOffset, 0));
+    // First offset not 0.
+    assert_eq!(err(&[8, 1, 4, 1, 2]), e(ErrorKind::BadOffset, 2));
+    // Offsets not increasing.
+    assert_eq!(err(&[8, 2, 0, 0, 1, 2]), e(ErrorKind::BadOffset, 3));
+    // Offset past the data, negative, unaligned.
+    assert_eq!(err(&[8, 2, 0, 8, 1, 2]), e(ErrorKind::BadOffset, 3));
+    assert_eq!(err(&[8, 2, 0, -4, 1, 2]), e(ErrorKind::BadOffset, 3));
+    assert_eq!(err(&[8, 2, 0, 2, 1, 2]), e(ErrorKind::UnalignedSize, 3));
+    // Duplicate key (offset: the second key's int).
+    assert_eq!(err(&[8, 2, 0, 4, 7, 7]), e(ErrorKind::DuplicateKey, 5));
+}
+
+#[test]
+fn limits_1024_items_and_64_kib() {
+    // 1024 empty items parse; 1025 do not.
+    let mut s = Snapshot::new();
+    for i in 0..1024u32 {
+        s.push(i, &[]).unwrap();
+    }
+    assert_eq!(
+        s.push(5000, &[]),
+        Err(Error {
+            kind: ErrorKind::TooManyItems,
+            offset: 1024
+        })
+    );
+    let ints = s.to_ints();
+    assert_eq!(Snapshot::parse(&ints).unwrap().len(), 1024);
+    let mut big = vec![4 * 1025, 1025];
+    big.extend((0..1025).map(|i| 4 * i));
+    big.extend(0..1025);
+    assert_eq!(
+        Snapshot::parse(&big).unwrap_err(),
+        Error {
+            kind: ErrorKind::TooManyItems,
+            offset: 1
+        }
+    );
+    // 64 KiB total: header 8 + offset 4 + key 4 + data.
+    let max_data = (MAX_SIZE - 16) / 4;
+    let mut one = Snapshot::new();
+    one.push(1, &vec![1; max_data]).unwrap();
+    assert_eq!(one.total_size_bytes(), MAX_SIZE);
+    assert_eq!(Snapshot::parse(&one.to_ints()).unwrap(), one);
+    assert_eq!(MAX_ITEM_SIZE, 4 * max_data);
+    let e = |kind, offset| Err::<(), _>(Error { kind, offset });
+    let er = |kind, offset| Err::<Snapshot, _>(Error { kind, offset });
+    let mut over = Snapshot::new();
+    assert_eq!(
+        over.push(1, &vec![1; max_data + 1]),
+        e(ErrorKind::ItemTooLarge, 0)
+    );
+    over.push(1, &[]).unwrap();
+    assert_eq!(over.push(2, &vec![1; max_data]), e(ErrorKind::TooLarge, 1));
+    // In a delta: an explicit size above the item limit; then an item that
+    // fits alone but would make the snapshot outgrow 64 KiB.
+    let mut d = vec![0, 1, 0, 0x7fff, 0, max_data as i32 + 1];
+    d.extend(std::iter::repeat_n(0, max_data + 1));
+    assert_eq!(
+        apply(&Snapshot::new(), &d, P6).0,
+        er(ErrorKind::ItemTooLarge, 5)
+    );
+    let mut d = vec![0, 1, 0, 0x7fff, 0, max_data as i32];
+    d.extend(std::iter::repeat_n(0, max_data));
+    let full = apply(&Snapshot::new(), &d, P6).0.unwrap();
+    assert_eq!(full.total_size_bytes(), MAX_SIZE);
+    assert_eq!(apply(&over, &d, P6).0, er(ErrorKind::TooLarge, 3));
+}
+
+// ---------------------------------------------------------------------------
+// Deltas: literals
+
+const P6: Protocol = Protocol::V06;
+
+fn base() -> Snapshot {
+    // obj_flag (0.6 type 5, 3 ints), obj_game_data (type 7, 4 ints), and an
+    // extended item (type 0x7fff, explicit size).
+    snap(&[
+        (key(5, 0), &[10, 20, 1]),
+        (key(7, 0), &[1, 2, 3, 4]),
+        (key(0x7fff, 3), &[9, 9]),
+    ])
+}
+
+#[test]
+fn empty_delta_is_identity() {
+    let old = base();
+    let (new, w) = apply(&old, &[0, 0, 0], P6);
+    assert_eq!(new.unwrap(), old);
+    assert!(w.is_empty());
+    let mut d = Vec::new();
+    create_delta(&old, &old, P6, &mut d).unwrap();
+    assert_eq!(d, [0, 0, 0]);
+}
+
+#[test]
+fn delete_only() {
+    let old = base();
+    let (new, w) = apply(
+        &old,
+        &[2, 0, 0, key(5, 0) as i32, key(0x7fff, 3) as i32],
+        P6,
+    );
+    assert_eq!(new.unwrap(), snap(&[(key(7, 0), &[1, 2, 3, 4])]));
+    assert!(w.is_empty());
+    // Removing a key that is not there: ignored like DDNet, with a warning.
+    let (new, w) = apply(&old, &[1, 0, 0, key(9, 9) as i32], P6);
+    assert_eq!(new.unwrap(), old);
+    assert_eq!(
+        w,
+        [Warning {
+            kind: WarningKind::RemovedKeyMissing,
+            offset: 3
+        }]
+    );
+}
+
+#[test]
+fn update_add_and_order() {
+    let old = base();
+    let delta = [
+        1,
+        3,
+        0,                // header
+        key(7, 0) as i32, // removed
+        5,
+        0,
+        1,
+        -1,
+        0, // flag: diff
+        0x7fff,
+        3,
+        2,
+        0,
+        5, // extended: explicit size 2, diff
+        6,
+        1,
+        1,
+        2,
+        3,
+        4,
+        5,
+        6,
+        7,
+        8, // new obj_game_info (8 ints)
+    ];
+    let (new, w) = apply(&old, &delta, P6);
+    assert!(w.is_empty());
+    let want = snap(&[
+        (key(5, 0), &[11, 19, 1]),
+        (key(0x7fff, 3), &[9, 14]),
+        (key(6, 1), &[1, 2, 3, 4, 5, 6, 7, 8]),
+    ]);
+    assert_eq!(new.unwrap(), want);
+    let mut d = Vec::new();
+    create_delta(&old, &want, P6, &mut d).unwrap();
+    assert_eq!(d, delta);
+}
+
+#[test]
+fn wrapping_overflow() {
+    let old = snap(&[(key(5, 0), &[i32::MAX, i32::MIN, -1])]);
+    let (new, _) = apply(&old, &[0, 1, 0, 5, 0, 1, -1, 1], P6);
+    let new = new.unwrap();
+    assert_eq!(new.get(key(5, 0)), Some(&[i32::MIN, i32::MAX, 0][..]));
+    for b in Backend::ALL {
+        let mut got = Snapshot::new();
+        apply_delta_with(
+            b,
+            &old,
+            &[0, 1, 0, 5, 0, 1, -1, 1],
+            P6,
+            &mut got,
+            &mut Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(got, new);
+        assert_eq!(got.checksum_with(b), i32::MIN.wrapping_add(i32::MAX));
+    }
+    let mut d = Vec::new();
+    create_delta(&old, &new, P6, &mut d).unwrap();
+    assert_eq!(d, [0, 1, 0, 5, 0, 1, -1, 1]);
+}
+
+#[test]
+fn unknown_type_explicit_size() {
+    // Type 21 is not pre-agreed in 0.6: size follows the id. In 0.7 it is
+    // (event_sound_world, 3 ints), so the same ints read differently.
+    let delta = [0, 1, 0, 21, 4, 3, 7, 8, 9];
+    let (new, _) = apply(&Snapshot::new(), &delta, Protocol::V06);
+    assert_eq!(new.unwrap(), snap(&[(key(21, 4), &[7, 8, 9])]));
+    let (new, w) = apply(&Snapshot::new(), &delta, Protocol::V07);
+    assert_eq!(new.unwrap(), snap(&[(key(21, 4), &[3, 7, 8])]));
+    assert_eq!(
+        w,
+        [Warning {
+            kind: WarningKind::TrailingData,
+            offset: 8
+        }]
+    );
+    // Size 0 is allowed.
+    let (new, _) = apply(&Snapshot::new(), &[0, 1, 0, 0x4000, 1, 0], P6);
+    assert_eq!(new.unwrap(), snap(&[(key(0x4000, 1), &[])]));
+}
+
+#[test]
+fn delta_errors() {
+    let old = base();
+    let e = |kind, offset| Err(Error { kind, offset });
+    let run = |ints: &[i32]| apply(&old, ints, P6).0;
+    // Size mismatch on update: explicit size 3 for a 2-int item.
+    assert_eq!(
+        run(&[0, 1, 0, 0x7fff, 3, 3, 0, 0, 0]),
+        e(ErrorKind::SizeMismatch, 3)
+    );
+    // Negative explicit size.
+    assert_eq!(
+        run(&[0, 1, 0, 0x7fff, 3, -1]),
+        e(ErrorKind::NegativeSize, 5)
+    );
+    // Truncated: header, data, size field.
+    assert_eq!(run(&[0, 0]), e(ErrorKind::Truncated, 2));
+    assert_eq!(run(&[0, 1, 0, 5, 0, 1, 2]), e(ErrorKind::Truncated, 5));
+    assert_eq!(run(&[0, 1, 0, 0x7fff, 3]), e(ErrorKind::Truncated, 5));
+    // Negative counts, counts larger than what remains.
+    assert_eq!(run(&[-1, 0, 0]), e(ErrorKind::NegativeCount, 0));
+    assert_eq!(run(&[0, -1, 0]), e(ErrorKind::NegativeCount, 1));
+    assert_eq!(run(&[2, 0, 0, 1]), e(ErrorKind::CountTooLarge, 0));
+    assert_eq!(run(&[0, 2, 0, 5, 0, 1]), e(ErrorKind::CountTooLarge, 1));
+    assert_eq!(
+        run(&[i32::MAX, i32::MAX, 0]),
+        e(ErrorKind::CountTooLarge, 0)
+    );
+    // Type and id ranges.
+    assert_eq!(
+        run(&[0, 1, 0, 0x8000, 0, 0]),
+        e(ErrorKind::TypeOutOfRange, 3)
+    );
+    assert_eq!(run(&[0, 1, 0, -1, 0, 0]), e(ErrorKind::TypeOutOfRange, 3));
+    assert_eq!(
+        run(&[0, 1, 0, 5, 0x10000, 0]),
+        e(ErrorKind::IdOutOfRange, 4)
+    );
+    // The second of two item deltas is truncated: error, output left empty.
+    let mut new = Snapshot::new();
+    let r = apply_delta(
+        &old,
+        &[0, 2, 0, 5, 0, 1, 2, 3, 5, 1],
+        P6,
+        &mut new,
+        &mut Vec::new(),
+    );
+    assert_eq!(
+        r,
+        Err(Error {
+            kind: ErrorKind::Truncated,
+            offset: 10
+        })
+    );
+    assert!(new.is_empty());
+}
+
+#[test]
+fn delta_adding_item_1025_fails() {
+    let mut old = Snapshot::new();
+    for i in 0..1024u32 {
+        old.push(key(0x7000, i as u16), &[]).unwrap();
+    }
+    let (r, _) = apply(&old, &[0, 1, 0, 0x7000, 2000, 0], P6);
+    assert_eq!(
+        r,
+        Err(Error {
+            kind: ErrorKind::TooManyItems,
+            offset: 3
+        })
+    );
+    // Replacing one item is fine.
+    let (r, _) = apply(&old, &[1, 1, 0, key(0x7000, 0) as i32, 0x7000, 2000, 0], P6);
+    assert_eq!(r.unwrap().len(), 1024);
+}
+
+#[test]
+fn delta_quirks_follow_ddnet() {
+    let old = base();
+    // Removed and updated in the same delta: appended at the end as old+diff.
+    let (new, _) = apply(&old, &[1, 1, 0, key(5, 0) as i32, 5, 0, 1, 1, 1], P6);
+    assert_eq!(
+        new.unwrap(),
+        snap(&[
+            (key(7, 0), &[1, 2, 3, 4]),
+            (key(0x7fff, 3), &[9, 9]),
+            (key(5, 0), &[11, 21, 2])
+        ])
+    );
+    // A new key twice: the second replaces the first in place.
+    let (new, w) = apply(
+        &old,
+        &[
+            0, 2, 0, 6, 1, 1, 1, 1, 1, 1, 1, 1, 1, 6, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+        ],
+        P6,
+    );
+    let new = new.unwrap();
+    assert_eq!(new.len(), 4);
+    assert_eq!(new.get(key(6, 1)), Some(&[2; 8][..]));
+    assert_eq!(
+        w,
+        [Warning {
+            kind: WarningKind::DuplicateItemDelta,
+            offset: 13
+        }]
+    );
+    // Non-zero padding: warned, ignored.
+    let (new, w) = apply(&old, &[0, 0, 5], P6);
+    assert_eq!(new.unwrap(), old);
+    assert_eq!(
+        w,
+        [Warning {
+            kind: WarningKind::NonZeroPadding,
+            offset: 2
+        }]
+    );
+}
+
+#[test]
+fn create_delta_errors() {
+    let old = snap(&[(key(0x7fff, 1), &[1, 2])]);
+    let resized = snap(&[(key(0x7fff, 1), &[1, 2, 3])]);
+    let mut d = Vec::new();
+    assert_eq!(
+        create_delta(&old, &resized, P6, &mut d),
+        Err(Error {
+            kind: ErrorKind::SizeMismatch,
+            offset: 0
+        })
+    );
+    // obj_flag has 3 ints in 0.6.
+    let wrong = snap(&[(key(5, 1), &[1, 2])]);
+    assert_eq!(
+        create_delta(&Snapshot::new(), &wrong, P6, &mut d),
+        Err(Error {
+            kind: ErrorKind::SizeMismatch,
+            offset: 0
+        })
+    );
+    let high = snap(&[(0x8000_0000, &[])]);
+    assert_eq!(
+        create_delta(&Snapshot::new(), &high, P6, &mut d),
+        Err(Error {
+            kind: ErrorKind::TypeOutOfRange,
+            offset: 0
+        })
+    );
+}
+
+#[test]
+fn reuse_buffers_across_ticks() {
+    // Ping-pong two snapshots through many deltas, as a worker does.
+    let mut cur = base();
+    let mut next = Snapshot::new();
+    let mut w = Vec::new();
+    for tick in 0..100 {
+        let delta = [0, 1, 0, 5, 0, tick, -tick, 0];
+        apply_delta(&cur, &delta, P6, &mut next, &mut w).unwrap();
+        std::mem::swap(&mut cur, &mut next);
+    }
+    assert_eq!(cur.get(key(5, 0)), Some(&[10 + 4950, 20 - 4950, 1][..]));
+    assert!(w.is_empty());
+    cur.clear();
+    assert!(cur.is_empty());
+    assert_eq!(cur.to_ints(), [0, 0]);
+}
+
+#[test]
+fn delta_view_walks_items() {
+    let ints = [1, 2, 0, 77, 5, 1, 1, 2, 3, 0x7fff, 2, 1, 9];
+    let d = Delta::parse(&ints, P6).unwrap();
+    assert_eq!(d.removed_keys(), &[77]);
+    let items: Vec<ItemDelta> = d.items().map(|r| r.unwrap()).collect();
+    assert_eq!(items.len(), 2);
+    assert_eq!(
+        (items[0].type_id(), items[0].id(), items[0].data),
+        (5, 1, &[1, 2, 3][..])
+    );
+    assert!(!items[0].explicit_size);
+    assert_eq!(
+        (
+            items[1].type_id(),
+            items[1].id(),
+            items[1].data,
+            items[1].offset
+        ),
+        (0x7fff, 2, &[9][..], 9)
+    );
+    assert!(items[1].explicit_size);
+}
+
+// ---------------------------------------------------------------------------
+// Protocols, names, extended types
+
+#[test]
+fn protocol_from_net_version() {
+    assert_eq!(
+        Protocol::from_net_version("0.6 626fce9a778df4d4"),
+        Some(Protocol::V06)
+    );
+    assert_eq!(
+        Protocol::from_net_version("0.7 802f1be60a05665f"),
+        Some(Protocol::V07)
+    );
+    assert_eq!(Protocol::from_net_version("0.5 b67d1f1a1eea234e"), None);
+    assert_eq!(Protocol::V06.item_name(1), Some("obj_player_input"));
+    assert_eq!(Protocol::V06.item_name(20), Some("event_damage_indicator"));
+    assert_eq!(Protocol::V07.item_name(22), Some("event_damage"));
+    assert_eq!(Protocol::V07.static_size(22), Some(7));
+}
+
+#[test]
+fn extended_types_resolve() {
+    let ch = uuid_from_name("character@netobj.ddnet.tw");
+    let pl = uuid_from_name("player@netobj.ddnet.tw");
+    let unknown = uuid_from_name("not-a-type@example.org");
+    let s = snap(&[
+        (key(0, 0x7fff), &uuid_to_ints(&ch)),
+        (key(0, 0x7ffe), &uuid_to_ints(&pl)),
+        (key(0, 0x7ffd), &uuid_to_ints(&unknown)),
+        (key(0, 0x7ffc), &[1, 2]),       // too short: not a declaration
+        (key(0, 5), &uuid_to_ints(&ch)), // id below 0x4000: not a declaration
+        (key(0x7fff, 0), &[0; 11]),
+        (key(9, 0), &[0; 22]),
+    ]);
+    let ext: Vec<ExtendedType> = extended_types(&s).collect();
+    assert_eq!(ext.len(), 3);
+    assert_eq!(ext[0].type_id, 0x7fff);
+    assert_eq!(ext[0].uuid, ch);
+    assert_eq!(ext[0].known.map(|k| k.name), Some("DDNetCharacter"));
+    assert_eq!(
+        ext[1].known.map(|k| k.uuid_name),
+        Some("player@netobj.ddnet.tw")
+    );
+    assert_eq!(ext[2].known, None);
+    assert_eq!(
+        ext[0].to_string(),
+        format!("{} (DDNetCharacter)", ch.hyphenated())
+    );
+    assert_eq!(ext[2].to_string(), unknown.hyphenated().to_string());
+    assert_eq!(resolve_type(&s, 9), ItemType::Ordinal(9));
+    assert!(matches!(resolve_type(&s, 0x7fff), ItemType::Extended(e) if e.uuid == ch));
+    assert_eq!(resolve_type(&s, 0x7ffc), ItemType::Undeclared(0x7ffc));
+    assert_eq!(resolve_type(&s, 0x4000), ItemType::Undeclared(0x4000));
+    assert_eq!(OFFSET_UUID_TYPE, 0x4000);
+}
+
+#[test]
+fn uuid_names_match_golden_summaries() {
+    let Some(root) = crate::common::datasets() else {
+        return;
+    };
+    let golden = root.join("golden");
+    let mut seen: HashMap<String, String> = HashMap::new();
+    for path in crate::common::files_with_ext(&golden, "json") {
+        if !path.to_string_lossy().ends_with(".summary.json") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let Some(types) = v.get("item_types_uuid").and_then(|t| t.as_object()) else {
+            continue;
+        };
+        for k in types.keys() {
+            // "22ca938d-1380-3e2b-9e7b-d2558ea6be11 (DDNetPlayer)"
+            let (uuid, name) = k.split_once(' ').unwrap();
+            let name = name.trim_start_matches('(').trim_end_matches(')');
+            seen.insert(uuid.to_string(), name.to_string());
+        }
+    }
+    if seen.is_empty() {
+        eprintln!("SKIPPED: no item_types_uuid in golden summaries");
+        return;
+    }
+    // Every UUID the golden files name resolves to the same name here.
+    for (uuid, name) in &seen {
+        let u: ::uuid::Uuid = uuid.parse().unwrap();
+        assert_eq!(
+            lookup_uuid(&u).map(|k| k.name),
+            Some(name.as_str()),
+            "{uuid}"
+        );
+    }
+    // And the well-known ones are among them.
+    let names: HashSet<&str> = seen.values().map(|s| s.as_str()).collect();
+    for (uuid_name, name) in [
+        ("character@netobj.ddnet.tw", "DDNetCharacter"),
+        ("player@netobj.ddnet.tw", "DDNetPlayer"),
+        ("gameinfo@netobj.ddnet.tw", "GameInfoEx"),
+    ] {
+        let u = uuid_from_name(uuid_name).hyphenated().to_string();
+        assert_eq!(seen.get(&u).map(|s| s.as_str()), Some(name), "{uuid_name}");
+        assert!(names.contains(name));
+    }
+}
+
+#[test]
+fn v07_size_table_matches_golden() {
+    let Some(root) = crate::common::datasets() else {
+        return;
+    };
+    let mut checked = 0;
+    for path in crate::common::files_with_ext(&root.join("golden"), "json") {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let Some(table) = v.pointer("/delta_item_size_table/static_sizes_type_ints") else {
+            continue;
+        };
+        let nv = v
+            .pointer("/header/net_version")
+            .and_then(|s| s.as_str())
+            .unwrap();
+        let p = Protocol::from_net_version(nv).unwrap();
+        let want: Vec<(u32, usize)> = table
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                (
+                    e[0].as_u64().unwrap() as u32,
+                    e[1].as_u64().unwrap() as usize,
+                )
+            })
+            .collect();
+        assert_eq!(
+            p.static_sizes().collect::<Vec<_>>(),
+            want,
+            "{}",
+            path.display()
+        );
+        checked += 1;
+    }
+    eprintln!("size tables checked against {checked} golden summaries");
+}

@@ -1,0 +1,459 @@
+//! Snapshot deltas: parsing, applying and creating them.
+//!
+//! ```text
+//! [1] num_removed  [1] num_item_deltas  [1] _zero
+//! [num_removed] removed item keys
+//! item delta: [1] type (0..=0x7fff)  [1] id (0..=0xffff)
+//!             [1] size in ints, only if the protocol has no pre-agreed size
+//!             [size] data
+//! ```
+//!
+//! Applying follows DDNet's `CSnapshotDelta::UnpackDelta`:
+//!
+//! - The new snapshot holds the old items that are not removed, in their old
+//!   order, then the items new in the delta, in delta order.
+//! - An item delta whose key is in the old snapshot is a diff: the new data
+//!   is `old + diff` with wrapping `i32` addition; its size must equal the old
+//!   item's ([`ErrorKind::SizeMismatch`] otherwise). Any other item delta
+//!   carries the new data as is.
+//! - Quirks kept from DDNet: a removed key that is not in the old snapshot is
+//!   ignored (here: [`WarningKind::RemovedKeyMissing`]); a key both removed
+//!   and updated is appended at the end with `old + diff`; a key repeated in
+//!   one delta replaces the earlier data in place
+//!   ([`WarningKind::DuplicateItemDelta`]); ints after the last item delta
+//!   are ignored ([`WarningKind::TrailingData`]); `_zero` is ignored
+//!   ([`WarningKind::NonZeroPadding`]).
+//!
+//! Creating follows DDNet's `CSnapshotDelta::CreateDelta`: removed keys in
+//! old order, then for every item of the new snapshot in its order either
+//! the full data (not in the old snapshot) or the diff (only if non-zero).
+//! So `apply(old, create(old, new))` has the items of `new` with the same
+//! data; the order equals `new`'s whenever `new` lists its kept items in old
+//! order before its new items (which every applied snapshot does).
+
+use super::{
+    item_id, item_key, item_type, wrapping_add_with, Error, ErrorKind, Protocol, Snapshot, Warning,
+    WarningKind, MAX_ID, MAX_ITEMS, MAX_ITEM_SIZE, MAX_SIZE, MAX_TYPE,
+};
+use crate::backend::Backend;
+
+/// A delta whose header and removed-key list were checked; item deltas are
+/// checked as [`Delta::items`] walks them.
+#[derive(Clone, Copy, Debug)]
+pub struct Delta<'a> {
+    ints: &'a [i32],
+    protocol: Protocol,
+    num_removed: usize,
+    num_item_deltas: usize,
+}
+
+/// Ints before the removed keys.
+pub const DELTA_HEADER_INTS: usize = 3;
+
+impl<'a> Delta<'a> {
+    /// Checks the header: both counts non-negative and not larger than the
+    /// remaining ints can hold (a removed key is 1 int, an item delta at
+    /// least 2).
+    pub fn parse(ints: &'a [i32], protocol: Protocol) -> Result<Delta<'a>, Error> {
+        use ErrorKind::*;
+        if ints.len() < DELTA_HEADER_INTS {
+            return Err(Error::new(Truncated, ints.len()));
+        }
+        let (nr, nu) = (ints[0], ints[1]);
+        if nr < 0 {
+            return Err(Error::new(NegativeCount, 0));
+        }
+        if nu < 0 {
+            return Err(Error::new(NegativeCount, 1));
+        }
+        let rest = ints.len() - DELTA_HEADER_INTS;
+        let nr = nr as usize;
+        if nr > rest {
+            return Err(Error::new(CountTooLarge, 0));
+        }
+        let nu = nu as usize;
+        if nu > (rest - nr) / 2 {
+            return Err(Error::new(CountTooLarge, 1));
+        }
+        Ok(Delta {
+            ints,
+            protocol,
+            num_removed: nr,
+            num_item_deltas: nu,
+        })
+    }
+
+    pub fn num_removed(&self) -> usize {
+        self.num_removed
+    }
+
+    pub fn num_item_deltas(&self) -> usize {
+        self.num_item_deltas
+    }
+
+    /// The `_zero` header field.
+    pub fn padding(&self) -> i32 {
+        self.ints[2]
+    }
+
+    /// The removed item keys (their int offsets are `3 + i`).
+    pub fn removed_keys(&self) -> &'a [i32] {
+        &self.ints[DELTA_HEADER_INTS..DELTA_HEADER_INTS + self.num_removed]
+    }
+
+    /// The item deltas, each checked as it is read; the walk stops after the
+    /// first error.
+    pub fn items(&self) -> ItemDeltas<'a> {
+        ItemDeltas {
+            ints: self.ints,
+            protocol: self.protocol,
+            pos: DELTA_HEADER_INTS + self.num_removed,
+            remaining: self.num_item_deltas,
+        }
+    }
+}
+
+/// One item delta.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ItemDelta<'a> {
+    pub key: u32,
+    /// New data, or the diff against the old item.
+    pub data: &'a [i32],
+    /// Int offset of the item delta's `type` field.
+    pub offset: usize,
+    /// Whether the size was written (not pre-agreed).
+    pub explicit_size: bool,
+}
+
+impl ItemDelta<'_> {
+    pub fn type_id(&self) -> u16 {
+        item_type(self.key)
+    }
+    pub fn id(&self) -> u16 {
+        item_id(self.key)
+    }
+}
+
+/// Iterator over a delta's item deltas; see [`Delta::items`].
+#[derive(Clone, Debug)]
+pub struct ItemDeltas<'a> {
+    ints: &'a [i32],
+    protocol: Protocol,
+    pos: usize,
+    remaining: usize,
+}
+
+impl<'a> ItemDeltas<'a> {
+    /// Int offset after the item deltas read so far (after a complete walk:
+    /// the end of the delta).
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    #[inline]
+    fn read(&mut self) -> Result<ItemDelta<'a>, Error> {
+        use ErrorKind::*;
+        let at = self.pos;
+        let (t, id) = match self.ints.get(at..at + 2) {
+            Some(&[t, id]) => (t, id),
+            _ => return Err(Error::new(Truncated, at)),
+        };
+        if t < 0 || t as u32 > MAX_TYPE {
+            return Err(Error::new(TypeOutOfRange, at));
+        }
+        if id < 0 || id as u32 > MAX_ID {
+            return Err(Error::new(IdOutOfRange, at + 1));
+        }
+        let mut p = at + 2;
+        let (size, explicit_size) = match self.protocol.static_size(t as u32) {
+            Some(s) => (s, false),
+            None => {
+                let s = *self.ints.get(p).ok_or(Error::new(Truncated, p))?;
+                if s < 0 {
+                    return Err(Error::new(NegativeSize, p));
+                }
+                if s as usize > MAX_ITEM_SIZE / 4 {
+                    return Err(Error::new(ItemTooLarge, p));
+                }
+                p += 1;
+                (s as usize, true)
+            }
+        };
+        let data = self
+            .ints
+            .get(p..p.saturating_add(size))
+            .ok_or(Error::new(Truncated, p))?;
+        self.pos = p + size;
+        Ok(ItemDelta {
+            key: item_key(t as u16, id as u16),
+            data,
+            offset: at,
+            explicit_size,
+        })
+    }
+}
+
+impl<'a> Iterator for ItemDeltas<'a> {
+    type Item = Result<ItemDelta<'a>, Error>;
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.remaining == 0 {
+            return None;
+        }
+        self.remaining -= 1;
+        let r = self.read();
+        if r.is_err() {
+            self.remaining = 0;
+        }
+        Some(r)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.remaining))
+    }
+}
+
+const REMOVED: u32 = u32::MAX;
+
+/// [`apply_delta_with`] with the SIMD tier.
+pub fn apply_delta(
+    old: &Snapshot,
+    delta: &[i32],
+    protocol: Protocol,
+    new: &mut Snapshot,
+    warnings: &mut Vec<Warning>,
+) -> Result<(), Error> {
+    apply_delta_with(Backend::Simd, old, delta, protocol, new, warnings)
+}
+
+/// Applies the delta ints `delta` to `old`, writing the result into `new`
+/// (its buffers are reused; on error it is left empty). Warnings are
+/// appended to `warnings`.
+pub fn apply_delta_with(
+    backend: Backend,
+    old: &Snapshot,
+    delta: &[i32],
+    protocol: Protocol,
+    new: &mut Snapshot,
+    warnings: &mut Vec<Warning>,
+) -> Result<(), Error> {
+    new.clear();
+    let r = apply_inner(backend, old, delta, protocol, new, warnings);
+    if r.is_err() {
+        new.clear();
+    }
+    r
+}
+
+fn apply_inner(
+    backend: Backend,
+    old: &Snapshot,
+    ints: &[i32],
+    protocol: Protocol,
+    new: &mut Snapshot,
+    warnings: &mut Vec<Warning>,
+) -> Result<(), Error> {
+    let delta = Delta::parse(ints, protocol)?;
+    if delta.padding() != 0 {
+        warnings.push(Warning {
+            kind: WarningKind::NonZeroPadding,
+            offset: 2,
+        });
+    }
+
+    // Kept items, in old order. `old_to_new[i]`: new position of old item i.
+    let mut old_to_new = std::mem::take(&mut new.scratch);
+    let all_kept = delta.num_removed() == 0;
+    if all_kept {
+        new.keys.extend_from_slice(&old.keys);
+        new.starts.clear();
+        new.starts.extend_from_slice(&old.starts);
+        new.data.extend_from_slice(&old.data);
+        new.index.clone_from(&old.index);
+    } else {
+        old_to_new.clear();
+        old_to_new.resize(old.len(), 0);
+        for (j, &k) in delta.removed_keys().iter().enumerate() {
+            match old.index_of(k as u32) {
+                Some(i) => old_to_new[i] = REMOVED,
+                None => warnings.push(Warning {
+                    kind: WarningKind::RemovedKeyMissing,
+                    offset: DELTA_HEADER_INTS + j,
+                }),
+            }
+        }
+        new.index.reset(old.len());
+        let mut i = 0;
+        while i < old.len() {
+            if old_to_new[i] == REMOVED {
+                i += 1;
+                continue;
+            }
+            // Copy the run of kept items [i, e) in one go.
+            let mut e = i + 1;
+            while e < old.len() && old_to_new[e] != REMOVED {
+                e += 1;
+            }
+            let base = new.data.len() as u32;
+            let shift = base.wrapping_sub(old.starts[i]);
+            for (k, &key) in old.keys[i..e].iter().enumerate() {
+                let j = new.keys.len();
+                old_to_new[i + k] = j as u32;
+                new.keys.push(key);
+                let _ = new.index.insert(key, j);
+                new.starts.push(old.starts[i + k + 1].wrapping_add(shift));
+            }
+            new.data
+                .extend_from_slice(&old.data[old.starts[i] as usize..old.starts[e] as usize]);
+            i = e;
+        }
+    }
+
+    let mut items = delta.items();
+    let mut hint = 0usize;
+    let r = (|| {
+        for item in &mut items {
+            let item = item?;
+            let key = item.key;
+            let size = item.data.len();
+            // DDNet emits item deltas in new-snapshot order, which is
+            // mostly old order: try the item after the last one found first.
+            let at_old = if old.keys.get(hint) == Some(&key) {
+                Some(hint)
+            } else {
+                old.index_of(key)
+            };
+            let old_data = match at_old {
+                Some(i) => {
+                    hint = i + 1;
+                    let d = old.item_data(i);
+                    if d.len() != size {
+                        return Err(Error::new(ErrorKind::SizeMismatch, item.offset));
+                    }
+                    Some(d)
+                }
+                None => None,
+            };
+            let kept = match at_old {
+                Some(i) if all_kept => Some(i),
+                Some(i) if old_to_new[i] != REMOVED => Some(old_to_new[i] as usize),
+                _ => None,
+            };
+            let j = match kept {
+                Some(j) => j,
+                None => match new.index.find(key) {
+                    Some(j) => {
+                        warnings.push(Warning {
+                            kind: WarningKind::DuplicateItemDelta,
+                            offset: item.offset,
+                        });
+                        if new.item_data(j).len() != size {
+                            return Err(Error::new(ErrorKind::SizeMismatch, item.offset));
+                        }
+                        j
+                    }
+                    None => {
+                        let j = new.len();
+                        if j >= MAX_ITEMS {
+                            return Err(Error::new(ErrorKind::TooManyItems, item.offset));
+                        }
+                        if new.total_size_bytes() + 8 + 4 * size > MAX_SIZE {
+                            return Err(Error::new(ErrorKind::TooLarge, item.offset));
+                        }
+                        let _ = new.index.insert(key, j);
+                        new.keys.push(key);
+                        new.data.resize(new.data.len() + size, 0);
+                        new.starts.push(new.data.len() as u32);
+                        j
+                    }
+                },
+            };
+            let (s, e) = (new.starts[j] as usize, new.starts[j + 1] as usize);
+            let dst = &mut new.data[s..e];
+            match old_data {
+                Some(od) => wrapping_add_with(backend, od, item.data, dst),
+                None => dst.copy_from_slice(item.data),
+            }
+        }
+        Ok(())
+    })();
+    new.scratch = old_to_new;
+    r?;
+    if items.position() < ints.len() {
+        warnings.push(Warning {
+            kind: WarningKind::TrailingData,
+            offset: items.position(),
+        });
+    }
+    Ok(())
+}
+
+/// Writes into `out` the delta that turns `old` into `new` (see the module
+/// docs for its order). Errors, with the offending item's position in `new`
+/// as offset: [`ErrorKind::TypeOutOfRange`] for a type above
+/// [`MAX_TYPE`], [`ErrorKind::SizeMismatch`] when an item's size differs
+/// from the old item's (a delta cannot express that) or from the
+/// protocol's pre-agreed size.
+pub fn create_delta(
+    old: &Snapshot,
+    new: &Snapshot,
+    protocol: Protocol,
+    out: &mut Vec<i32>,
+) -> Result<(), Error> {
+    out.clear();
+    out.extend_from_slice(&[0, 0, 0]);
+    let mut num_removed = 0;
+    for &k in old.keys() {
+        if new.index_of(k).is_none() {
+            out.push(k as i32);
+            num_removed += 1;
+        }
+    }
+    let mut num_items = 0;
+    let mut hint = 0usize;
+    for (j, (key, data)) in new.iter().enumerate() {
+        let t = (key >> 16) as i32;
+        if t as u32 > MAX_TYPE {
+            return Err(Error::new(ErrorKind::TypeOutOfRange, j));
+        }
+        let explicit = match protocol.static_size(t as u32) {
+            Some(s) if s != data.len() => return Err(Error::new(ErrorKind::SizeMismatch, j)),
+            Some(_) => false,
+            None => true,
+        };
+        let at_old = if old.keys().get(hint) == Some(&key) {
+            Some(hint)
+        } else {
+            old.index_of(key)
+        };
+        let start = out.len();
+        out.push(t);
+        out.push(item_id(key) as i32);
+        if explicit {
+            out.push(data.len() as i32);
+        }
+        match at_old {
+            Some(i) => {
+                hint = i + 1;
+                let od = old.item_data(i);
+                if od.len() != data.len() {
+                    return Err(Error::new(ErrorKind::SizeMismatch, j));
+                }
+                let mut changed = 0;
+                out.extend(data.iter().zip(od).map(|(&n, &o)| {
+                    let d = n.wrapping_sub(o);
+                    changed |= d;
+                    d
+                }));
+                if changed == 0 {
+                    out.truncate(start);
+                    continue;
+                }
+            }
+            None => out.extend_from_slice(data),
+        }
+        num_items += 1;
+    }
+    out[0] = num_removed;
+    out[1] = num_items;
+    Ok(())
+}
