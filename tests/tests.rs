@@ -8,4 +8,7 @@ mod codec_snapshot;
 mod codec_varint;
 mod datafile;
 mod demo_chunks;
+mod demo_messages;
+mod demo_stream;
+mod demo_write;
 mod maps;

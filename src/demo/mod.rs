@@ -37,6 +37,11 @@
 
 mod chunk;
 mod header;
+pub mod message;
+pub mod players;
+pub mod stream;
+pub mod synth;
+pub mod write;
 
 pub use chunk::{Chunk, ChunkKind, Chunks};
 pub use header::{Demo, DEMO_MAGIC, SHA256_UUID};

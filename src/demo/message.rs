@@ -1,0 +1,1 @@
+//! Demo messages: system and game messages, DDNet extended messages.

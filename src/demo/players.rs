@@ -1,0 +1,1 @@
+//! The player view: client infos, teams, scores, positions per tick.

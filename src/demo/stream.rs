@@ -1,0 +1,1 @@
+//! The snapshot stream: the snapshot in effect at every tick.

@@ -1,0 +1,1 @@
+//! Deterministic generator of realistic demos, written by our writer.

@@ -1,0 +1,1 @@
+//! Writing demos (version 6 and 5).

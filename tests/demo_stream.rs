@@ -1,0 +1,1 @@
+// Tests: demo_stream
