@@ -13,6 +13,17 @@ macro_rules! embedded_maps {
 /// `(path relative to the crate, bytes)` of every embedded map.
 pub const MAPS: &[(&str, &[u8])] = embedded_maps![];
 
+/// `(path relative to the crate, bytes)` of every embedded demo.
+pub const DEMOS: &[(&str, &[u8])] = embedded_maps![];
+
+/// The embedded demos as batch inputs.
+pub fn demo_inputs() -> Vec<Input> {
+    DEMOS
+        .iter()
+        .map(|&(name, bytes)| Input::Embedded { name, bytes })
+        .collect()
+}
+
 /// The embedded maps as batch inputs.
 pub fn map_inputs() -> Vec<Input> {
     MAPS.iter()

@@ -17,6 +17,9 @@ use std::time::{Duration, Instant};
 pub enum BenchCommand {
     /// Map engine: parse, index, inflate (libdeflater vs flate2/zlib-rs).
     Maps(BenchArgs),
+    /// Codec kernels per tier on real demo chunk payloads: Huffman decode,
+    /// varint unpack, snapshot checksum and wrapping add.
+    Codecs(BenchArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -34,6 +37,7 @@ pub struct BenchArgs {
 pub fn run(cmd: BenchCommand) -> io::Result<ExitCode> {
     match cmd {
         BenchCommand::Maps(a) => bench_maps(a),
+        BenchCommand::Codecs(a) => bench_codecs(a),
     }
 }
 
@@ -52,7 +56,10 @@ fn measure(min: Duration, mut f: impl FnMut()) -> (f64, u32) {
 
 fn load_all(paths: &[PathBuf], ext: &str) -> io::Result<Vec<(Input, Vec<u8>)>> {
     let inputs = if paths.is_empty() {
-        embedded::map_inputs()
+        match ext {
+            "demo" => embedded::demo_inputs(),
+            _ => embedded::map_inputs(),
+        }
     } else {
         collect_inputs(paths, ext)
     };
@@ -202,5 +209,136 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
         r,
         out_bytes as f64 / 1e9 / s
     );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The data chunk payloads of demos: (Huffman-compressed, decompressed, ints).
+struct Payloads {
+    compressed: Vec<Vec<u8>>,
+    decompressed: Vec<Vec<u8>>,
+    ints: Vec<Vec<i32>>,
+}
+
+fn demo_payloads(files: &[(Input, Vec<u8>)]) -> Payloads {
+    use crate::codec::{huffman, varint};
+    let mut p = Payloads {
+        compressed: Vec::new(),
+        decompressed: Vec::new(),
+        ints: Vec::new(),
+    };
+    let mut out = vec![0u8; 1 << 16];
+    let mut ints = vec![0i32; 1 << 16];
+    let mut warnings = Vec::new();
+    for (_, bytes) in files {
+        let Ok(demo) = crate::demo::Demo::parse(bytes) else {
+            continue;
+        };
+        for chunk in demo.chunks() {
+            let Ok(chunk) = chunk else { break };
+            let Some(payload) = chunk.kind.payload() else {
+                continue;
+            };
+            let Ok(n) = huffman::decompress(payload, &mut out) else {
+                continue;
+            };
+            let Ok(k) = varint::unpack(&out[..n], &mut ints, &mut warnings) else {
+                continue;
+            };
+            p.compressed.push(payload.to_vec());
+            p.decompressed.push(out[..n].to_vec());
+            p.ints.push(ints[..k].to_vec());
+        }
+    }
+    p
+}
+
+fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
+    use crate::backend::Backend;
+    use crate::codec::snapshot::{checksum_with, wrapping_add_with};
+    use crate::codec::{huffman, varint};
+    let files = load_all(&a.paths, "demo")?;
+    let p = demo_payloads(&files);
+    let min = Duration::from_secs_f64(a.seconds);
+    let comp: u64 = p.compressed.iter().map(|c| c.len() as u64).sum();
+    let decomp: u64 = p.decompressed.iter().map(|c| c.len() as u64).sum();
+    let int_bytes: u64 = p.ints.iter().map(|c| 4 * c.len() as u64).sum();
+    println!(
+        "codecs: {} demos, {} chunk payloads: {:.2} MB Huffman-compressed, {:.2} MB decompressed, {:.2} MB of ints ({})",
+        files.len(),
+        p.compressed.len(),
+        comp as f64 / 1e6,
+        decomp as f64 / 1e6,
+        int_bytes as f64 / 1e6,
+        crate::backend::describe()
+    );
+    println!(
+        "{:<44} {:>8} {:>12} {:>8}",
+        "kernel", "tier", "MB/s", "runs"
+    );
+    let row = |kernel: &str, tier: Backend, bytes: u64, (secs, runs): (f64, u32)| {
+        println!(
+            "{:<44} {:>8} {:>12.1} {:>8}",
+            kernel,
+            tier.name(),
+            mb_per_s(bytes, secs),
+            runs
+        );
+    };
+    let mut out = vec![0u8; 1 << 16];
+    let mut ints = vec![0i32; 1 << 16];
+    let mut warnings = Vec::new();
+    for tier in [Backend::Oracle, Backend::Scalar] {
+        let m = measure(min, || {
+            for c in &p.compressed {
+                std::hint::black_box(huffman::decompress_with(tier, c, &mut out).ok());
+            }
+        });
+        row("huffman decode (MB/s of output)", tier, decomp, m);
+    }
+    for tier in Backend::ALL {
+        let m = measure(min, || {
+            for d in &p.decompressed {
+                warnings.clear();
+                std::hint::black_box(varint::unpack_with(tier, d, &mut ints, &mut warnings).ok());
+            }
+        });
+        row("varint unpack (MB/s of input)", tier, decomp, m);
+    }
+    let mut packed = Vec::new();
+    let m = measure(min, || {
+        for i in &p.ints {
+            packed.clear();
+            varint::pack(i, &mut packed);
+            std::hint::black_box(&packed);
+        }
+    });
+    row("varint pack (MB/s of output)", Backend::Scalar, decomp, m);
+    let mut enc = Vec::new();
+    let m = measure(min, || {
+        for d in &p.decompressed {
+            enc.clear();
+            huffman::compress(d, &mut enc);
+            std::hint::black_box(&enc);
+        }
+    });
+    row("huffman encode (MB/s of input)", Backend::Scalar, decomp, m);
+    for tier in Backend::ALL {
+        let m = measure(min, || {
+            for i in &p.ints {
+                std::hint::black_box(checksum_with(tier, i));
+            }
+        });
+        row("snapshot checksum (MB/s of ints)", tier, int_bytes, m);
+    }
+    let mut sum = vec![0i32; 1 << 16];
+    for tier in Backend::ALL {
+        let m = measure(min, || {
+            for i in &p.ints {
+                wrapping_add_with(tier, i, i, &mut sum[..i.len()]);
+                std::hint::black_box(&sum);
+            }
+        });
+        row("wrapping add old+diff (MB/s of ints)", tier, int_bytes, m);
+    }
     Ok(ExitCode::SUCCESS)
 }
