@@ -760,7 +760,7 @@ impl Map {
                 .map_err(|e| skip_error(e.kind, section, src.data_offset))?;
             out
         } else {
-            tiles::upgrade_legacy(scratch, src.format)
+            tiles::upgrade_legacy(scratch, tm.kind, src.format)
         };
         Ok(Some(TileLayer {
             kind: tm.kind,

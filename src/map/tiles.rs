@@ -185,14 +185,17 @@ impl PhysicsKind {
     }
 }
 
-/// Converts early DDRace speedup/switch tiles to the current layout.
-pub fn upgrade_legacy(bytes: &[u8], from: TileFormat) -> Vec<u8> {
-    if from == TileFormat::LEGACY_SPEEDUP {
+/// Converts tiles of `kind` stored in format `from` to the current layout
+/// (a copy when `from` already is it).
+pub fn upgrade_legacy(bytes: &[u8], kind: PhysicsKind, from: TileFormat) -> Vec<u8> {
+    if from == kind.format() {
+        bytes.to_vec()
+    } else if kind == PhysicsKind::Speedup && from == TileFormat::LEGACY_SPEEDUP {
         bytes
             .chunks_exact(4)
             .flat_map(|t| [t[0], 0, t[1], 0, t[2], t[3]])
             .collect()
-    } else if from == TileFormat::LEGACY_SWITCH {
+    } else if kind == PhysicsKind::Switch && from == TileFormat::LEGACY_SWITCH {
         bytes
             .chunks_exact(2)
             .flat_map(|t| [t[0], t[1], 0, 0])
@@ -628,12 +631,22 @@ mod tests {
         assert_eq!(PhysicsKind::Game.format_for_size(10, 20), None);
         assert_eq!(PhysicsKind::Game.format_for_size(u64::MAX, 20), None);
         assert_eq!(
-            upgrade_legacy(&[5, 28, 0x10, 0x00], TileFormat::LEGACY_SPEEDUP),
+            upgrade_legacy(
+                &[5, 28, 0x10, 0x00],
+                PhysicsKind::Speedup,
+                TileFormat::LEGACY_SPEEDUP
+            ),
             vec![5, 0, 28, 0, 0x10, 0x00]
         );
         assert_eq!(
-            upgrade_legacy(&[3, 24], TileFormat::LEGACY_SWITCH),
+            upgrade_legacy(&[3, 24], PhysicsKind::Switch, TileFormat::LEGACY_SWITCH),
             vec![3, 24, 0, 0]
+        );
+        // Tele tiles share the legacy switch layout but stay as they are.
+        let tele = PhysicsKind::Tele.format();
+        assert_eq!(
+            upgrade_legacy(&[3, 26], PhysicsKind::Tele, tele),
+            vec![3, 26]
         );
     }
 
