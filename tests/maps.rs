@@ -580,6 +580,46 @@ fn hostile_layers() {
 }
 
 #[test]
+fn summary_json_field_names() {
+    let mut l = game_layer(3, 2, 2, 0);
+    l[13] = 5; // image out of range
+    let m = tiny_map(
+        &[l],
+        &[vec![0, 0, 0, 0, 192, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0]],
+    );
+    let v = serde_json::to_value(summary_of(&m).unwrap()).unwrap();
+    assert_eq!(v["version_kind"], "ddnet06");
+    assert_eq!(v["absent_reason"], serde_json::Value::Null);
+    assert_eq!(v["counts"]["layers_game"], 1);
+    assert_eq!(v["stats"]["game_width"], 2);
+    assert_eq!(v["stats"]["game_entities"]["spawn"], 1);
+    assert_eq!(v["stats"]["non_empty_tiles"]["game"], 2);
+    assert_eq!(
+        v["stats"]["non_empty_tiles"]["tele"],
+        serde_json::Value::Null
+    );
+    assert_eq!(v["stats"]["special_tiles"], serde_json::json!(["DEATH"]));
+    // The offset is that of the image field (int 13) of the layer item.
+    let df = Datafile::parse(&m).unwrap();
+    let field = df.items_of_type(5).next().unwrap().offset + 8 + 4 * 13;
+    assert_eq!(field, 232);
+    assert_eq!(
+        v["warnings"],
+        serde_json::json!([{"kind": "ref_out_of_range", "section": "layer 0", "offset": field}])
+    );
+    let stub = {
+        let mut w = DatafileWriter::new();
+        w.add_item(0, 0, &[1]);
+        w.write()
+    };
+    let v = serde_json::to_value(summary_of(&stub).unwrap()).unwrap();
+    assert_eq!(
+        (v["version_kind"].as_str(), v["absent_reason"].as_str()),
+        (Some("absent"), Some("no_layers"))
+    );
+}
+
+#[test]
 fn duplicate_uuid_index_items_are_tolerated() {
     let Some(dir) = maps_dir() else { return };
     let bytes = read(&dir, "Teero888-ddnet_physics/f2f67a5d__run_antibuguse.map");

@@ -24,6 +24,7 @@
 //! runs weighted by `skip + 1` without expanding at all. [`oracle`] holds the
 //! plain one-tile-at-a-time versions the tests compare against.
 
+use crate::backend::Backend;
 use serde::Serialize;
 
 /// Which physics (or plain tiles) layer a tile layer is, from its flags.
@@ -515,6 +516,31 @@ pub fn histogram_skip(packed: &[u8], num_tiles: u64) -> Result<TileHistogram, Sk
     Ok(h)
 }
 
+/// [`histogram`] of the chosen tier. There is no SIMD tier: a histogram's
+/// scattered increments do not vectorise, and inflating dominates anyway.
+pub fn histogram_with(backend: Backend, data: &[u8], fmt: TileFormat) -> TileHistogram {
+    match backend {
+        Backend::Oracle => oracle::histogram(data, fmt),
+        Backend::Scalar | Backend::Simd => histogram(data, fmt),
+    }
+}
+
+/// [`expand_tile_skip`] of the chosen tier.
+pub fn expand_tile_skip_with(
+    backend: Backend,
+    packed: &[u8],
+    num_tiles: usize,
+    out: &mut Vec<u8>,
+) -> Result<(), SkipError> {
+    match backend {
+        Backend::Oracle => {
+            *out = oracle::expand_tile_skip(packed, num_tiles)?;
+            Ok(())
+        }
+        Backend::Scalar | Backend::Simd => expand_tile_skip(packed, num_tiles, out),
+    }
+}
+
 /// Plain reference versions: one tile at a time.
 pub mod oracle {
     use super::*;
@@ -672,6 +698,9 @@ mod tests {
         #[test]
         fn histogram_matches_oracle(data in prop::collection::vec(prop_oneof![Just(0u8), any::<u8>()], 0..600), kind in kind_strategy()) {
             prop_assert_eq!(histogram(&data, kind), oracle::histogram(&data, kind));
+            for b in Backend::ALL {
+                prop_assert_eq!(histogram_with(b, &data, kind), oracle::histogram(&data, kind));
+            }
         }
 
         #[test]
@@ -692,6 +721,11 @@ mod tests {
             let fast = expand_tile_skip(bytes, n, &mut out).map(|_| out.clone());
             let slow = oracle::expand_tile_skip(bytes, n);
             prop_assert_eq!(&fast, &slow);
+            for b in Backend::ALL {
+                let mut o = Vec::new();
+                let r = expand_tile_skip_with(b, bytes, n, &mut o).map(|_| o);
+                prop_assert_eq!(&r, &slow);
+            }
             let h = histogram_skip(bytes, n as u64);
             match (&slow, h) {
                 (Ok(expanded), Ok(h)) => {
