@@ -498,7 +498,9 @@ impl Map {
 
         // Version.
         let mut versions = df.items_of_type(ITEM_VERSION);
-        let version_item = versions.next().expect("absent_reason checked");
+        let Some(version_item) = versions.next() else {
+            return Ok(None);
+        };
         let version = version_item
             .data
             .get(0)

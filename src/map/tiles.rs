@@ -445,7 +445,8 @@ pub fn histogram(data: &[u8], fmt: TileFormat) -> TileHistogram {
     let ts = fmt.size;
     let id = fmt.id_offset;
     let pads = fmt.padding;
-    let mut sub = [[0u32; 256]; 4];
+    // u64 counters: a caller may raise the limits past 2^32 tiles.
+    let mut sub = [[0u64; 256]; 4];
     let mut pad_or = 0u8;
     let mut chunks = data.chunks_exact(4 * ts);
     if ts == 4 && id == 0 && pads == [2, 3] {
@@ -475,7 +476,7 @@ pub fn histogram(data: &[u8], fmt: TileFormat) -> TileHistogram {
     }
     let mut h = TileHistogram::default();
     for (i, c) in h.counts.iter_mut().enumerate() {
-        *c = sub.iter().map(|s| s[i] as u64).sum();
+        *c = sub.iter().map(|s| s[i]).sum();
     }
     h.padding_nonzero = pad_or != 0;
     h
