@@ -566,6 +566,20 @@ fn hostile_layers() {
         .warnings
         .iter()
         .any(|w| w.kind == MapWarningKind::GroupLayerRange));
+    // A group item of an unknown length.
+    let mut w = DatafileWriter::new();
+    w.add_item(0, 0, &[1]);
+    w.add_item(4, 0, &[3, 0, 0, 100, 100, 0, 1, 0, 0]);
+    w.add_item(5, 0, &game_layer(3, 2, 2, 0));
+    w.add_data(&[0; 16]);
+    let s = summary_of(&w.write()).unwrap();
+    let odd: Vec<_> = s
+        .warnings
+        .iter()
+        .filter(|w| w.kind == MapWarningKind::OddItemSize)
+        .map(|w| w.section)
+        .collect();
+    assert_eq!(odd, vec![MapSection::Group(0)]);
     // Truncated items are errors, not panics.
     let m = tiny_map(&[vec![0, 2, 0, 3, 2]], &[]);
     assert_eq!(summary_of(&m).unwrap_err().kind, MapErrorKind::ItemTooShort);

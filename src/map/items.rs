@@ -572,6 +572,10 @@ impl Map {
                 return Err(too_short(s, &it));
             }
             let version = get(&d, 0);
+            // 7: v1; 12: v2; 15: v3 (DDNet and 0.7).
+            if ![7, 12, 15].contains(&d.len()) {
+                r.warn(W::OddItemSize, s, it.offset);
+            }
             let clip = (version >= 2 && d.len() >= 12).then(|| Clip {
                 enabled: get(&d, 7) != 0,
                 x: get(&d, 8),
@@ -671,6 +675,9 @@ impl Map {
             let d = it.data;
             if d.len() < 4 {
                 return Err(too_short(s, &it));
+            }
+            if d.len() != 5 {
+                r.warn(W::OddItemSize, s, it.offset);
             }
             let external = get(&d, 1) != 0;
             if external {
@@ -1181,6 +1188,10 @@ fn read_layer(
                 return Err(too_short(s, it));
             }
             let version = get(&d, 3);
+            // 7: v1; 10: v2 with its name.
+            if ![7, 10].contains(&d.len()) {
+                r.warn(W::OddItemSize, s, it.offset);
+            }
             let name = if version >= 2 {
                 item_name(r, it, 7, 3, s)
             } else {
@@ -1205,6 +1216,9 @@ fn read_layer(
         LAYER_SOUNDS | LAYER_SOUNDS_DEPRECATED => {
             if d.len() < 7 {
                 return Err(too_short(s, it));
+            }
+            if d.len() != 10 {
+                r.warn(W::OddItemSize, s, it.offset);
             }
             let name = item_name(r, it, 7, 3, s);
             let num_sources = get(&d, 4);
