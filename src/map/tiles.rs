@@ -713,6 +713,18 @@ mod tests {
         }
 
         #[test]
+        fn skip_every_tail(seed in any::<u8>(), delta in -2i64..2) {
+            for len in 0..=64usize {
+                let bytes: Vec<u8> = (0..len).map(|i| (i as u8).wrapping_mul(seed) % 5).collect();
+                let total: i64 = bytes.chunks_exact(4).map(|t| t[2] as i64 + 1).sum();
+                let n = (total + delta).max(0) as usize;
+                let mut out = Vec::new();
+                let fast = expand_tile_skip(&bytes, n, &mut out).map(|_| out.clone());
+                prop_assert_eq!(fast, oracle::expand_tile_skip(&bytes, n), "len {}", len);
+            }
+        }
+
+        #[test]
         fn skip_matches_oracle(packed in prop::collection::vec((0u8..4, any::<u8>(), prop_oneof![Just(0u8), 0u8..4, any::<u8>()], prop_oneof![Just(0u8), any::<u8>()]), 0..40), extra in 0usize..3, delta in -3i64..3) {
             let bytes: Vec<u8> = packed.iter().flat_map(|&(a, b, c, d)| [a, b, c, d]).collect();
             let bytes = &bytes[..bytes.len().saturating_sub(extra % 4)];
