@@ -1,0 +1,262 @@
+//! Errors and warnings of the map view.
+//!
+//! Like the datafile layer's, both are small `Copy + Eq + Hash` values (a
+//! kind, the [`MapSection`] they arose in and a byte offset in the file) so a
+//! batch run can count them by kind across an archive.
+
+use crate::datafile;
+use serde::{Serialize, Serializer};
+use std::fmt;
+
+/// Where in a map something happened.
+///
+/// Item-level sections are numbered by the item's position among the items
+/// of its type (the index other items use to refer to it); `Item` and `Data`
+/// are numbered by the datafile's item and data tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MapSection {
+    /// The map as a whole (e.g. "no game layer").
+    Map,
+    /// The datafile item with this table index.
+    Item(u32),
+    /// The datafile data block with this index.
+    Data(u32),
+    Info,
+    Image(u32),
+    Envelope(u32),
+    EnvPoints,
+    Group(u32),
+    Layer(u32),
+    Sound(u32),
+    /// A UUID index item (type 0xFFFF) by its table index.
+    UuidIndex(u32),
+}
+
+impl fmt::Display for MapSection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MapSection::Map => f.write_str("map"),
+            MapSection::Item(i) => write!(f, "item {i}"),
+            MapSection::Data(i) => write!(f, "data {i}"),
+            MapSection::Info => f.write_str("info"),
+            MapSection::Image(i) => write!(f, "image {i}"),
+            MapSection::Envelope(i) => write!(f, "envelope {i}"),
+            MapSection::EnvPoints => f.write_str("envelope points"),
+            MapSection::Group(i) => write!(f, "group {i}"),
+            MapSection::Layer(i) => write!(f, "layer {i}"),
+            MapSection::Sound(i) => write!(f, "sound {i}"),
+            MapSection::UuidIndex(i) => write!(f, "uuid index {i}"),
+        }
+    }
+}
+
+impl Serialize for MapSection {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// What made the map part of a file unreadable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MapErrorKind {
+    /// A data block the view needs failed at the datafile layer (inflate,
+    /// size mismatch, limit).
+    Datafile(datafile::ErrorKind),
+    /// The version item does not hold version 1.
+    UnsupportedVersion,
+    /// An item is too short for the fields its type always has.
+    ItemTooShort,
+    /// A data index the view needs (tile data) is negative or out of range.
+    BadDataRef,
+    /// A tile layer's width or height is not positive, or width × height
+    /// overflows.
+    BadLayerSize,
+    /// A tile layer's (inflated) data is not width × height tiles.
+    TileDataSize,
+    /// A tile skip run goes past width × height.
+    TileSkipOverrun,
+    /// Tile skip runs end before width × height tiles.
+    TileSkipShort,
+    /// Expanding tiles would exceed the per-file decompression limit.
+    LimitExceeded,
+}
+
+impl MapErrorKind {
+    /// A stable snake_case name for machine-readable reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            MapErrorKind::Datafile(k) => k.name(),
+            MapErrorKind::UnsupportedVersion => "unsupported_map_version",
+            MapErrorKind::ItemTooShort => "item_too_short",
+            MapErrorKind::BadDataRef => "bad_data_ref",
+            MapErrorKind::BadLayerSize => "bad_layer_size",
+            MapErrorKind::TileDataSize => "tile_data_size",
+            MapErrorKind::TileSkipOverrun => "tile_skip_overrun",
+            MapErrorKind::TileSkipShort => "tile_skip_short",
+            MapErrorKind::LimitExceeded => "limit_exceeded",
+        }
+    }
+}
+
+impl fmt::Display for MapErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for MapErrorKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// A fatal problem of the map view: the kind, the section and the byte
+/// offset in the file (of the item, or of the data block's stored bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, thiserror::Error)]
+#[error("{kind} in {section} at byte {offset}")]
+pub struct MapError {
+    pub kind: MapErrorKind,
+    pub section: MapSection,
+    pub offset: u64,
+}
+
+impl MapError {
+    pub(crate) fn new(kind: MapErrorKind, section: MapSection, offset: usize) -> Self {
+        MapError {
+            kind,
+            section,
+            offset: offset as u64,
+        }
+    }
+}
+
+impl From<datafile::Error> for MapError {
+    fn from(e: datafile::Error) -> Self {
+        let section = match e.section {
+            datafile::Section::Item(i) => MapSection::Item(i),
+            datafile::Section::Data(i) => MapSection::Data(i),
+            _ => MapSection::Map,
+        };
+        MapError {
+            kind: MapErrorKind::Datafile(e.kind),
+            section,
+            offset: e.offset,
+        }
+    }
+}
+
+/// A non-fatal oddity of the map view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum MapWarningKind {
+    /// Two UUID index items declare the same type id or the same UUID (an
+    /// old tool bug; many maps have them).
+    DuplicateUuidIndex,
+    /// A UUID index item is not 4 ints long.
+    BadUuidIndex,
+    /// An item has fewer or more ints than its version implies.
+    OddItemSize,
+    /// An optional reference (image, envelope, sound, data block) is
+    /// neither -1 nor in range; it is treated as absent.
+    RefOutOfRange,
+    /// Unused tile bytes (skip, reserved, padding) are not zero.
+    NonZeroTilePadding,
+    /// A string has no NUL terminator.
+    StringUnterminated,
+    /// A string is longer than the view keeps; it was cut.
+    StringTruncated,
+    /// A group's layer range is outside the layer list or overlaps another.
+    GroupLayerRange,
+    /// No game layer.
+    MissingGameLayer,
+    /// More than one physics layer of a kind (the last one counts).
+    DuplicatePhysicsLayer,
+    /// A layer type other than tiles, quads and sounds.
+    UnknownLayerType,
+    /// Tile layer flags with several or unknown physics bits.
+    OddLayerFlags,
+    /// An envelope's point range is outside the envelope points.
+    EnvPointRange,
+    /// An envelope point has an unknown curve type.
+    BadCurveType,
+    /// An embedded image has no data, or data of another size than
+    /// width × height × bytes per pixel.
+    ImageDataSize,
+    /// A sound marked external (no client can load those).
+    ExternalSound,
+    /// More than one version or info item.
+    DuplicateItem,
+    /// Speedup or switch tiles in the early DDRace layout (4-byte speedup,
+    /// 2-byte switch tiles), read as such.
+    LegacyTileFormat,
+    /// An image or sound without a name.
+    MissingName,
+    /// A quads layer's data is not `num_quads` × 152 bytes.
+    QuadsDataSize,
+}
+
+impl MapWarningKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            MapWarningKind::DuplicateUuidIndex => "duplicate_uuid_index",
+            MapWarningKind::BadUuidIndex => "bad_uuid_index",
+            MapWarningKind::OddItemSize => "odd_item_size",
+            MapWarningKind::RefOutOfRange => "ref_out_of_range",
+            MapWarningKind::NonZeroTilePadding => "non_zero_tile_padding",
+            MapWarningKind::StringUnterminated => "string_unterminated",
+            MapWarningKind::StringTruncated => "string_truncated",
+            MapWarningKind::GroupLayerRange => "group_layer_range",
+            MapWarningKind::MissingGameLayer => "missing_game_layer",
+            MapWarningKind::DuplicatePhysicsLayer => "duplicate_physics_layer",
+            MapWarningKind::UnknownLayerType => "unknown_layer_type",
+            MapWarningKind::OddLayerFlags => "odd_layer_flags",
+            MapWarningKind::EnvPointRange => "env_point_range",
+            MapWarningKind::BadCurveType => "bad_curve_type",
+            MapWarningKind::ImageDataSize => "image_data_size",
+            MapWarningKind::ExternalSound => "external_sound",
+            MapWarningKind::DuplicateItem => "duplicate_item",
+            MapWarningKind::LegacyTileFormat => "legacy_tile_format",
+            MapWarningKind::MissingName => "missing_name",
+            MapWarningKind::QuadsDataSize => "quads_data_size",
+        }
+    }
+}
+
+impl fmt::Display for MapWarningKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for MapWarningKind {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// A warning: the kind, the section and the byte offset in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct MapWarning {
+    pub kind: MapWarningKind,
+    pub section: MapSection,
+    pub offset: u64,
+}
+
+impl MapWarning {
+    pub(crate) fn new(kind: MapWarningKind, section: MapSection, offset: usize) -> Self {
+        MapWarning {
+            kind,
+            section,
+            offset: offset as u64,
+        }
+    }
+}
+
+impl fmt::Display for MapWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} in {} at byte {}",
+            self.kind, self.section, self.offset
+        )
+    }
+}

@@ -1,0 +1,264 @@
+//! Derived statistics and the index summary of a map.
+//!
+//! [`summarize`] is the fast path of `maps index`: it reads the item tables,
+//! inflates the info strings and the tile data of the six physics layers (the
+//! last layer of each kind, as DDNet uses) and nothing else: no image pixels,
+//! no sounds, no quads, no plain tile layers. Each physics layer becomes a
+//! 256-entry histogram of its tile id byte ([`super::tiles::histogram`]);
+//! counts and special tile names come from the histograms. Tile skip data is
+//! counted run by run without expanding it.
+
+use super::error::{MapError, MapWarning};
+use super::items::{absent_reason, AbsentReason, Info, LayerKind, LoadOptions, Map, UuidType};
+use super::names::{self, ENTITY_OFFSET};
+use super::tiles::{PhysicsKind, TileHistogram};
+use crate::datafile::{Datafile, Inflater};
+use serde::Serialize;
+use std::collections::BTreeSet;
+
+/// Vanilla entity tiles of a game or front layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct EntityCounts {
+    pub spawn: u64,
+    pub spawn_red: u64,
+    pub spawn_blue: u64,
+    pub flag_red: u64,
+    pub flag_blue: u64,
+    pub armor: u64,
+    pub health: u64,
+    pub shotgun: u64,
+    pub grenade: u64,
+    pub ninja: u64,
+    pub laser: u64,
+}
+
+impl EntityCounts {
+    /// The counts of a layer's id histogram.
+    pub fn from_histogram(h: &TileHistogram) -> Self {
+        let c = |e: u8| h.counts[(ENTITY_OFFSET + e) as usize];
+        EntityCounts {
+            spawn: c(names::ENTITY_SPAWN),
+            spawn_red: c(names::ENTITY_SPAWN_RED),
+            spawn_blue: c(names::ENTITY_SPAWN_BLUE),
+            flag_red: c(names::ENTITY_FLAGSTAND_RED),
+            flag_blue: c(names::ENTITY_FLAGSTAND_BLUE),
+            armor: c(names::ENTITY_ARMOR_1),
+            health: c(names::ENTITY_HEALTH_1),
+            shotgun: c(names::ENTITY_WEAPON_SHOTGUN),
+            grenade: c(names::ENTITY_WEAPON_GRENADE),
+            ninja: c(names::ENTITY_POWERUP_NINJA),
+            laser: c(names::ENTITY_WEAPON_LASER),
+        }
+    }
+}
+
+/// Non-empty tiles (id ≠ 0) per physics layer; `None` where the map has no
+/// such layer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LayerTileCounts {
+    pub game: Option<u64>,
+    pub front: Option<u64>,
+    pub tele: Option<u64>,
+    pub speedup: Option<u64>,
+    pub switch: Option<u64>,
+    pub tune: Option<u64>,
+}
+
+impl LayerTileCounts {
+    fn slot(&mut self, kind: PhysicsKind) -> Option<&mut Option<u64>> {
+        Some(match kind {
+            PhysicsKind::Tiles => return None,
+            PhysicsKind::Game => &mut self.game,
+            PhysicsKind::Front => &mut self.front,
+            PhysicsKind::Tele => &mut self.tele,
+            PhysicsKind::Speedup => &mut self.speedup,
+            PhysicsKind::Switch => &mut self.switch,
+            PhysicsKind::Tune => &mut self.tune,
+        })
+    }
+}
+
+/// Statistics derived from the physics layers.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MapStats {
+    pub game_width: Option<u32>,
+    pub game_height: Option<u32>,
+    pub game_entities: EntityCounts,
+    pub front_entities: EntityCounts,
+    pub non_empty_tiles: LayerTileCounts,
+    /// The DDNet special tiles present (names as ddnet.org uses, see
+    /// [`super::names`]), sorted and deduplicated.
+    pub special_tiles: Vec<&'static str>,
+}
+
+impl MapStats {
+    /// Folds one physics layer's histogram into the statistics (names are
+    /// collected into `names`).
+    pub fn add_layer(
+        &mut self,
+        kind: PhysicsKind,
+        h: &TileHistogram,
+        names: &mut BTreeSet<&'static str>,
+    ) {
+        if let Some(slot) = self.non_empty_tiles.slot(kind) {
+            *slot = Some(h.non_empty());
+        }
+        match kind {
+            PhysicsKind::Game => self.game_entities = EntityCounts::from_histogram(h),
+            PhysicsKind::Front => self.front_entities = EntityCounts::from_histogram(h),
+            _ => {}
+        }
+        for (id, &n) in h.counts.iter().enumerate() {
+            if n > 0 {
+                if let Some(name) = names::tile_name(kind, id as u8) {
+                    names.insert(name);
+                }
+            }
+        }
+    }
+}
+
+/// Computes the statistics of `map`: inflates the last layer of each physics
+/// kind into `scratch`. Non-zero padding goes to `warnings`.
+pub fn map_stats(
+    map: &Map,
+    df: &Datafile<'_>,
+    inflater: &mut Inflater,
+    scratch: &mut Vec<u8>,
+    warnings: &mut Vec<MapWarning>,
+) -> Result<MapStats, MapError> {
+    let mut stats = MapStats::default();
+    let mut names = BTreeSet::new();
+    for kind in PhysicsKind::PHYSICS {
+        let Some(li) = map.physics_layer(kind) else {
+            continue;
+        };
+        if let Some(h) = map.tile_histogram(df, li, inflater, scratch, warnings)? {
+            stats.add_layer(kind, &h, &mut names);
+        }
+    }
+    if let Some(g) = map.game_layer() {
+        stats.game_width = u32::try_from(g.width).ok();
+        stats.game_height = u32::try_from(g.height).ok();
+    }
+    stats.special_tiles = names.into_iter().collect();
+    Ok(stats)
+}
+
+/// Item counts of a map.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MapCounts {
+    pub images_embedded: usize,
+    pub images_external: usize,
+    pub envelopes: usize,
+    pub env_points: usize,
+    pub groups: usize,
+    pub layers: usize,
+    pub layers_tiles: usize,
+    pub layers_game: usize,
+    pub layers_front: usize,
+    pub layers_tele: usize,
+    pub layers_speedup: usize,
+    pub layers_switch: usize,
+    pub layers_tune: usize,
+    pub layers_quads: usize,
+    pub layers_sounds: usize,
+    pub layers_unknown: usize,
+    pub quads: u64,
+    pub sound_sources: u64,
+    pub sounds: usize,
+}
+
+impl MapCounts {
+    pub fn of(map: &Map) -> Self {
+        let mut c = MapCounts {
+            images_external: map.images.iter().filter(|i| i.external).count(),
+            images_embedded: map.images.iter().filter(|i| !i.external).count(),
+            envelopes: map.envelopes.len(),
+            env_points: map.env_points.count,
+            groups: map.groups.len(),
+            layers: map.layers.len(),
+            sounds: map.sounds.len(),
+            ..MapCounts::default()
+        };
+        for l in &map.layers {
+            match &l.kind {
+                LayerKind::Tilemap(t) => {
+                    *match t.kind {
+                        PhysicsKind::Tiles => &mut c.layers_tiles,
+                        PhysicsKind::Game => &mut c.layers_game,
+                        PhysicsKind::Front => &mut c.layers_front,
+                        PhysicsKind::Tele => &mut c.layers_tele,
+                        PhysicsKind::Speedup => &mut c.layers_speedup,
+                        PhysicsKind::Switch => &mut c.layers_switch,
+                        PhysicsKind::Tune => &mut c.layers_tune,
+                    } += 1
+                }
+                LayerKind::Quads(q) => {
+                    c.layers_quads += 1;
+                    c.quads += q.num_quads.max(0) as u64;
+                }
+                LayerKind::Sounds(s) => {
+                    c.layers_sounds += 1;
+                    c.sound_sources += s.num_sources.max(0) as u64;
+                }
+                LayerKind::Unknown(_) => c.layers_unknown += 1,
+            }
+        }
+        c
+    }
+}
+
+/// The index record of one map.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct MapSummary {
+    /// `ddnet06`, `teeworlds07` or `absent`.
+    pub version_kind: &'static str,
+    /// Why the map part is absent (`no_version_item`, `no_layers`).
+    pub absent_reason: Option<&'static str>,
+    pub info: Option<Info>,
+    pub counts: Option<MapCounts>,
+    pub uuid_types: Vec<UuidType>,
+    pub stats: Option<MapStats>,
+    pub warnings: Vec<MapWarning>,
+}
+
+/// Reads the summary of a map: the map view without image, sound or quad
+/// data, plus [`MapStats`].
+///
+/// `inflater` is not reset: call [`Inflater::start_file`] per file. `scratch`
+/// is reused for every block. A datafile without a map part gives a summary
+/// with `version_kind = "absent"`; an `Err` concerns the map part only (the
+/// datafile stays usable).
+pub fn summarize(
+    df: &Datafile<'_>,
+    inflater: &mut Inflater,
+    scratch: &mut Vec<u8>,
+) -> Result<MapSummary, MapError> {
+    let absent = |reason: AbsentReason| MapSummary {
+        version_kind: "absent",
+        absent_reason: Some(reason.name()),
+        info: None,
+        counts: None,
+        uuid_types: Vec::new(),
+        stats: None,
+        warnings: Vec::new(),
+    };
+    if let Some(reason) = absent_reason(df) {
+        return Ok(absent(reason));
+    }
+    let Some(mut map) = Map::parse_with(df, inflater, scratch, LoadOptions::SUMMARY)? else {
+        return Ok(absent(AbsentReason::NoVersionItem));
+    };
+    let mut warnings = std::mem::take(&mut map.warnings);
+    let stats = map_stats(&map, df, inflater, scratch, &mut warnings)?;
+    Ok(MapSummary {
+        version_kind: map.kind.name(),
+        absent_reason: None,
+        counts: Some(MapCounts::of(&map)),
+        info: map.info.take(),
+        uuid_types: std::mem::take(&mut map.uuid_types),
+        stats: Some(stats),
+        warnings,
+    })
+}

@@ -1,0 +1,576 @@
+//! A deterministic generator of small, realistic maps.
+//!
+//! [`build`] writes a version 4 datafile with [`DatafileWriter`]: version and
+//! info items (with server settings), an external image, a color envelope
+//! with its points, a game group holding the game layer, the DDNet layers
+//! asked for (front, tele, speedup, switch, tune) and a plain tiles layer, a
+//! background group with a quads layer, and a DDNet auto mapper item declared
+//! through a UUID index item. With [`SynthParams::tile_skip`] the tiles and
+//! game layers are written as tilemap version 4 with tile skip runs (as
+//! Teeworlds 0.7 does).
+//!
+//! The generator keeps its own tally of every tile it places (overwrites
+//! included) and returns the statistics the map view must derive
+//! ([`SynthMap::stats`]), so tests can compare the two. Randomness is a
+//! seeded SplitMix64: the same parameters give the same bytes.
+
+use super::names::ENTITY_OFFSET;
+use super::stats::{EntityCounts, LayerTileCounts, MapCounts, MapStats};
+use super::strings::to_i32_string;
+use super::uuids;
+use crate::datafile::DatafileWriter;
+use std::collections::BTreeSet;
+
+/// What to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SynthParams {
+    pub seed: u64,
+    /// Game layer size in tiles (at least 3 × 3 is used).
+    pub width: u32,
+    pub height: u32,
+    pub front: bool,
+    pub tele: bool,
+    pub speedup: bool,
+    pub switch: bool,
+    pub tune: bool,
+    /// Write tiles and game layers as tilemap version 4 with tile skip.
+    pub tile_skip: bool,
+}
+
+impl SynthParams {
+    /// A map with only the game layer (and the plain layers).
+    pub fn new(seed: u64, width: u32, height: u32) -> Self {
+        SynthParams {
+            seed,
+            width,
+            height,
+            front: false,
+            tele: false,
+            speedup: false,
+            switch: false,
+            tune: false,
+            tile_skip: false,
+        }
+    }
+
+    /// Every DDNet layer.
+    pub fn with_all_layers(mut self) -> Self {
+        self.front = true;
+        self.tele = true;
+        self.speedup = true;
+        self.switch = true;
+        self.tune = true;
+        self
+    }
+}
+
+/// A generated map and what it contains.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SynthMap {
+    pub bytes: Vec<u8>,
+    /// The statistics the map view must report.
+    pub stats: MapStats,
+    /// The item counts the map view must report.
+    pub counts: MapCounts,
+    pub author: String,
+    pub settings: Vec<String>,
+}
+
+/// SplitMix64.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// Tile ids placed (facts of `mapitems.h`).
+const SOLID: u8 = 1;
+const DEATH: u8 = 2;
+const NOHOOK: u8 = 3;
+const THROUGH: u8 = 6;
+const FREEZE: u8 = 9;
+const UNFREEZE: u8 = 11;
+const DFREEZE: u8 = 12;
+const SWITCHOPEN: u8 = 24;
+const TELEIN: u8 = 26;
+const TELEOUT: u8 = 27;
+const BOOST: u8 = 28;
+const TELECHECK: u8 = 29;
+const TUNE: u8 = 68;
+const DOOR: u8 = ENTITY_OFFSET + 49;
+
+/// A tile grid of one layer with the generator's tally of its ids.
+struct Grid {
+    w: usize,
+    h: usize,
+    /// Tile bytes per cell.
+    size: usize,
+    id_offset: usize,
+    bytes: Vec<u8>,
+    tally: [u64; 256],
+}
+
+impl Grid {
+    fn new(w: usize, h: usize, size: usize, id_offset: usize) -> Self {
+        let mut tally = [0u64; 256];
+        tally[0] = (w * h) as u64;
+        Grid {
+            w,
+            h,
+            size,
+            id_offset,
+            bytes: vec![0; w * h * size],
+            tally,
+        }
+    }
+    /// Sets cell `i` to `tile` (whose id is at `id_offset`).
+    fn set(&mut self, i: usize, tile: &[u8]) {
+        let old = self.bytes[i * self.size + self.id_offset];
+        self.tally[old as usize] -= 1;
+        self.tally[tile[self.id_offset] as usize] += 1;
+        self.bytes[i * self.size..(i + 1) * self.size].copy_from_slice(tile);
+    }
+    fn id(&self, i: usize) -> u8 {
+        self.bytes[i * self.size + self.id_offset]
+    }
+    fn non_empty(&self) -> u64 {
+        (self.w * self.h) as u64 - self.tally[0]
+    }
+    fn interior_cell(&self, rng: &mut Rng) -> usize {
+        let x = 1 + rng.below(self.w as u64 - 2) as usize;
+        let y = 1 + rng.below(self.h as u64 - 2) as usize;
+        y * self.w + x
+    }
+}
+
+/// Packs 4-byte tiles with tile skip runs (at most 256 tiles per run).
+pub fn pack_tile_skip(tiles: &[u8]) -> Vec<u8> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut last: Option<[u8; 4]> = None;
+    for t in tiles.chunks_exact(4) {
+        let t = [t[0], t[1], 0, t[3]];
+        let n = out.len();
+        match last {
+            Some(l) if l == t && out[n - 2] < 255 => out[n - 2] += 1,
+            _ => {
+                out.extend_from_slice(&t);
+                last = Some(t);
+            }
+        }
+    }
+    out
+}
+
+fn entity_counts(g: &Grid) -> EntityCounts {
+    let c = |e: u8| g.tally[(ENTITY_OFFSET + e) as usize];
+    EntityCounts {
+        spawn: c(1),
+        spawn_red: c(2),
+        spawn_blue: c(3),
+        flag_red: c(4),
+        flag_blue: c(5),
+        armor: c(6),
+        health: c(7),
+        shotgun: c(8),
+        grenade: c(9),
+        ninja: c(10),
+        laser: c(11),
+    }
+}
+
+fn cstring(s: &str) -> Vec<u8> {
+    let mut v = s.as_bytes().to_vec();
+    v.push(0);
+    v
+}
+
+/// Generates the map bytes.
+pub fn generate(params: &SynthParams) -> Vec<u8> {
+    build(params).bytes
+}
+
+/// Generates a map and the statistics it must yield.
+pub fn build(p: &SynthParams) -> SynthMap {
+    let mut rng = Rng(p.seed ^ 0x7465_6562_6174_6368);
+    let (w, h) = (p.width.max(3) as usize, p.height.max(3) as usize);
+    let n = w * h;
+    let mut names: BTreeSet<&'static str> = BTreeSet::new();
+
+    // Game layer: solid border, random terrain, then entities.
+    let mut game = Grid::new(w, h, 4, 0);
+    for y in 0..h {
+        for x in 0..w {
+            let i = y * w + x;
+            let border = x == 0 || y == 0 || x == w - 1 || y == h - 1;
+            let id = if border {
+                SOLID
+            } else {
+                match rng.below(100) {
+                    0..=7 => SOLID,
+                    8..=9 => NOHOOK,
+                    10..=11 => DEATH,
+                    12..=14 => FREEZE,
+                    15 => UNFREEZE,
+                    _ => 0,
+                }
+            };
+            if id != 0 {
+                // Flags of solid tiles vary (rotation bits), as mappers do.
+                let flags = if id == SOLID { rng.below(16) as u8 } else { 0 };
+                game.set(i, &[id, flags, 0, 0]);
+            }
+        }
+    }
+    let entity_plan: [(u8, u64); 11] = [
+        (1, 1 + rng.below(4)),
+        (2, rng.below(3)),
+        (3, rng.below(3)),
+        (4, rng.below(2)),
+        (5, rng.below(2)),
+        (6, rng.below(4)),
+        (7, rng.below(4)),
+        (8, rng.below(3)),
+        (9, rng.below(3)),
+        (10, rng.below(2)),
+        (11, rng.below(3)),
+    ];
+    for (e, count) in entity_plan {
+        for _ in 0..count {
+            let i = game.interior_cell(&mut rng);
+            game.set(i, &[ENTITY_OFFSET + e, 0, 0, 0]);
+        }
+    }
+    for (id, name) in [(DEATH, "DEATH"), (FREEZE, "FREEZE"), (UNFREEZE, "UNFREEZE")] {
+        if game.tally[id as usize] > 0 {
+            names.insert(name);
+        }
+    }
+
+    let mut stats = MapStats {
+        game_width: Some(w as u32),
+        game_height: Some(h as u32),
+        game_entities: entity_counts(&game),
+        front_entities: EntityCounts::default(),
+        non_empty_tiles: LayerTileCounts {
+            game: Some(game.non_empty()),
+            ..LayerTileCounts::default()
+        },
+        special_tiles: Vec::new(),
+    };
+
+    let mut df = DatafileWriter::new();
+    df.add_item(0, 0, &[1]);
+
+    // Info with settings.
+    let author = format!("synth{}", p.seed % 1000);
+    let settings = vec![
+        format!("sv_team {}", p.seed % 2),
+        "tune gravity 0.5".to_string(),
+        "sv_deepfly 0".to_string(),
+    ];
+    let d_author = df.add_data(&cstring(&author)) as i32;
+    let d_version = df.add_data(&cstring("1.0")) as i32;
+    let d_credits = df.add_data(&cstring("teebatch synth")) as i32;
+    let d_license = df.add_data(&cstring("MIT")) as i32;
+    let mut settings_block = Vec::new();
+    for s in &settings {
+        settings_block.extend_from_slice(&cstring(s));
+    }
+    let d_settings = df.add_data(&settings_block) as i32;
+    df.add_item(
+        1,
+        0,
+        &[1, d_author, d_version, d_credits, d_license, d_settings],
+    );
+
+    // An external image.
+    let d_img_name = df.add_data(&cstring("grass_main")) as i32;
+    df.add_item(2, 0, &[1, 1024, 1024, 1, d_img_name, -1]);
+
+    // A color envelope with two points.
+    let mut env = vec![2, 4, 0, 2];
+    env.extend(to_i32_string("pulse", 8));
+    env.push(1);
+    df.add_item(3, 0, &env);
+    df.add_item(
+        6,
+        0,
+        &[0, 1, 1024, 1024, 1024, 1024, 1000, 1, 0, 0, 0, 1024],
+    );
+
+    // Tile layers.
+    struct TileLayerSpec {
+        flags: i32,
+        name: &'static str,
+        main: Vec<u8>,
+        special: Option<Vec<u8>>,
+        skip: bool,
+        image: i32,
+    }
+    let zeros = vec![0u8; n * 4];
+    let mut layers: Vec<TileLayerSpec> = vec![TileLayerSpec {
+        flags: 1,
+        name: "Game",
+        main: game.bytes.clone(),
+        special: None,
+        skip: p.tile_skip,
+        image: -1,
+    }];
+
+    if p.front {
+        let mut front = Grid::new(w, h, 4, 0);
+        for i in 0..n {
+            match rng.below(100) {
+                0..=2 => front.set(i, &[DFREEZE, 0, 0, 0]),
+                3..=4 => front.set(i, &[THROUGH, 0, 0, 0]),
+                _ => {}
+            }
+        }
+        for _ in 0..1 + rng.below(3) {
+            let i = front.interior_cell(&mut rng);
+            front.set(i, &[ENTITY_OFFSET + 7, 0, 0, 0]); // health
+        }
+        for (id, name) in [(DFREEZE, "DFREEZE"), (THROUGH, "THROUGH")] {
+            if front.tally[id as usize] > 0 {
+                names.insert(name);
+            }
+        }
+        stats.front_entities = entity_counts(&front);
+        stats.non_empty_tiles.front = Some(front.non_empty());
+        layers.push(TileLayerSpec {
+            flags: 8,
+            name: "Front",
+            main: zeros.clone(),
+            special: Some(front.bytes),
+            skip: false,
+            image: -1,
+        });
+    }
+    if p.tele {
+        let mut tele = Grid::new(w, h, 2, 1);
+        for number in 1..=1 + rng.below(3) as u8 {
+            let a = tele.interior_cell(&mut rng);
+            tele.set(a, &[number, TELEIN]);
+            let b = tele.interior_cell(&mut rng);
+            tele.set(b, &[number, TELEOUT]);
+        }
+        if rng.below(2) == 0 {
+            let c = tele.interior_cell(&mut rng);
+            tele.set(c, &[9, TELECHECK]);
+        }
+        for (id, name) in [
+            (TELEIN, "TELEIN"),
+            (TELEOUT, "TELEOUT"),
+            (TELECHECK, "TELECHECK"),
+        ] {
+            if tele.tally[id as usize] > 0 {
+                names.insert(name);
+            }
+        }
+        stats.non_empty_tiles.tele = Some(tele.non_empty());
+        layers.push(TileLayerSpec {
+            flags: 2,
+            name: "Tele",
+            main: zeros.clone(),
+            special: Some(tele.bytes),
+            skip: false,
+            image: -1,
+        });
+    }
+    if p.speedup {
+        let mut sp = Grid::new(w, h, 6, 2);
+        for _ in 0..1 + rng.below(5) {
+            let i = sp.interior_cell(&mut rng);
+            let angle = (rng.below(360) as i16).to_le_bytes();
+            sp.set(i, &[30, 0, BOOST, 0, angle[0], angle[1]]);
+        }
+        names.insert("BOOST");
+        stats.non_empty_tiles.speedup = Some(sp.non_empty());
+        layers.push(TileLayerSpec {
+            flags: 4,
+            name: "Speedup",
+            main: zeros.clone(),
+            special: Some(sp.bytes),
+            skip: false,
+            image: -1,
+        });
+    }
+    if p.switch {
+        let mut sw = Grid::new(w, h, 4, 1);
+        let s = sw.interior_cell(&mut rng);
+        sw.set(s, &[1, SWITCHOPEN, 0, 0]);
+        for _ in 0..1 + rng.below(3) {
+            let i = sw.interior_cell(&mut rng);
+            sw.set(i, &[1, DOOR, 0, 0]);
+        }
+        for (id, name) in [(SWITCHOPEN, "SWITCH"), (DOOR, "DOOR")] {
+            if sw.tally[id as usize] > 0 {
+                names.insert(name);
+            }
+        }
+        stats.non_empty_tiles.switch = Some(sw.non_empty());
+        layers.push(TileLayerSpec {
+            flags: 16,
+            name: "Switch",
+            main: zeros.clone(),
+            special: Some(sw.bytes),
+            skip: false,
+            image: -1,
+        });
+    }
+    if p.tune {
+        let mut tu = Grid::new(w, h, 2, 1);
+        for _ in 0..1 + rng.below(4) {
+            let i = tu.interior_cell(&mut rng);
+            tu.set(i, &[1, TUNE]);
+        }
+        names.insert("TUNE");
+        stats.non_empty_tiles.tune = Some(tu.non_empty());
+        layers.push(TileLayerSpec {
+            flags: 32,
+            name: "Tune",
+            main: zeros.clone(),
+            special: Some(tu.bytes),
+            skip: false,
+            image: -1,
+        });
+    }
+    // A plain tiles layer drawing the solid tiles with the image.
+    let mut deco = vec![0u8; n * 4];
+    for i in 0..n {
+        if game.id(i) == SOLID {
+            deco[i * 4] = 1 + rng.below(16) as u8;
+        }
+    }
+    layers.push(TileLayerSpec {
+        flags: 0,
+        name: "Deco",
+        main: deco,
+        special: None,
+        skip: p.tile_skip,
+        image: 0,
+    });
+
+    let num_tile_layers = layers.len();
+    for (k, l) in layers.iter().enumerate() {
+        let main = if l.skip {
+            pack_tile_skip(&l.main)
+        } else {
+            l.main.clone()
+        };
+        let d_main = df.add_data(&main) as i32;
+        let d_special = l.special.as_ref().map_or(-1, |s| df.add_data(s) as i32);
+        let at = |flag: i32| if l.flags == flag { d_special } else { -1 };
+        let version = if l.skip { 4 } else { 3 };
+        let mut item = vec![
+            0, 2, 0, version, w as i32, h as i32, l.flags, 255, 255, 255, 255, -1, 0, l.image,
+            d_main,
+        ];
+        item.extend(to_i32_string(l.name, 3));
+        item.extend([at(2), at(4), at(8), at(16), at(32)]);
+        df.add_item(5, k as u16, &item);
+    }
+
+    // Quads layer with two quads, the second colored by the envelope.
+    let num_quads = 2;
+    let mut quads = Vec::new();
+    for q in 0..num_quads {
+        let mut ints = [0i32; 38];
+        let (x, y) = (
+            rng.below(w as u64 * 32) as i32 * 512,
+            rng.below(h as u64 * 32) as i32 * 512,
+        );
+        for (c, (dx, dy)) in [(0, 0), (1, 0), (0, 1), (1, 1), (0, 0)].iter().enumerate() {
+            ints[2 * c] = x + dx * 64 * 512;
+            ints[2 * c + 1] = y + dy * 64 * 512;
+        }
+        for c in 0..4 {
+            ints[10 + 4 * c..14 + 4 * c].copy_from_slice(&[255, 255, 255, 255]);
+        }
+        ints[34] = -1;
+        ints[36] = if q == 1 { 0 } else { -1 };
+        quads.extend(ints.iter().flat_map(|v| v.to_le_bytes()));
+    }
+    let d_quads = df.add_data(&quads) as i32;
+    let mut item = vec![0, 3, 0, 2, num_quads, d_quads, -1];
+    item.extend(to_i32_string("Quads", 3));
+    df.add_item(5, num_tile_layers as u16, &item);
+
+    // Groups: game group, then a background group with the quads.
+    let mut g = vec![3, 0, 0, 100, 100, 0, num_tile_layers as i32, 0, 0, 0, 0, 0];
+    g.extend(to_i32_string("Game", 3));
+    df.add_item(4, 0, &g);
+    let mut g = vec![3, 0, 0, 50, 50, num_tile_layers as i32, 1, 0, 0, 0, 0, 0];
+    g.extend(to_i32_string("Background", 3));
+    df.add_item(4, 1, &g);
+
+    // An auto mapper config for the plain tiles layer, declared by UUID.
+    let am_type: u16 = 0x7fff;
+    let uuid = uuids::uuid_of_name("mapitemtype-automapper-config@ddnet.tw");
+    df.add_item(
+        crate::datafile::ITEMTYPE_EX,
+        am_type,
+        &uuids::uuid_to_ints(&uuid),
+    );
+    df.add_item(
+        am_type,
+        0,
+        &[1, 0, num_tile_layers as i32 - 1, 0, p.seed as i32, 1],
+    );
+
+    stats.special_tiles = names.into_iter().collect();
+    let physics = [p.front, p.tele, p.speedup, p.switch, p.tune];
+    let counts = MapCounts {
+        images_external: 1,
+        envelopes: 1,
+        env_points: 2,
+        groups: 2,
+        layers: num_tile_layers + 1,
+        layers_tiles: 1,
+        layers_game: 1,
+        layers_front: p.front as usize,
+        layers_tele: p.tele as usize,
+        layers_speedup: p.speedup as usize,
+        layers_switch: p.switch as usize,
+        layers_tune: p.tune as usize,
+        layers_quads: 1,
+        quads: num_quads as u64,
+        ..MapCounts::default()
+    };
+    debug_assert_eq!(num_tile_layers, 2 + physics.iter().filter(|&&b| b).count());
+    SynthMap {
+        bytes: df.write(),
+        stats,
+        counts,
+        author,
+        settings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::tiles::expand_tile_skip;
+
+    #[test]
+    fn pack_round_trip() {
+        let mut tiles = vec![0u8; 4 * 600];
+        tiles[4 * 10] = 1;
+        tiles[4 * 11] = 1;
+        let packed = pack_tile_skip(&tiles);
+        let mut out = Vec::new();
+        expand_tile_skip(&packed, 600, &mut out).unwrap();
+        assert_eq!(out, tiles);
+        // 10 zeros, 2 ones, 588 zeros = 256 + 256 + 76 → 1 + 1 + 3 runs.
+        assert_eq!(packed.len(), 4 * 5);
+    }
+}
