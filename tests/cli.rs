@@ -226,3 +226,44 @@ fn usage_errors_exit_2() {
     );
     assert_eq!(teebatch(&["frobnicate"]).status.code(), Some(2));
 }
+
+#[test]
+fn embedded_dataset_is_reproducible_and_indexed_by_default() {
+    use teebatch::map::synth::{build, SynthParams};
+    let embedded = teebatch::batch::embedded::MAPS;
+    assert_eq!(embedded.len(), 8);
+    for (i, (name, bytes)) in embedded.iter().enumerate() {
+        let params = SynthParams::collection(teebatch::batch::embedded::MAPS_SEED, i as u32);
+        let map = build(&params);
+        assert!(
+            map.bytes == *bytes,
+            "{name} differs from a fresh generation"
+        );
+    }
+    let out = teebatch(&["maps", "index", "--verify", "-q"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recs = records(&out);
+    assert_eq!(recs.len(), 8);
+    for (i, r) in recs.iter().enumerate() {
+        let params = SynthParams::collection(teebatch::batch::embedded::MAPS_SEED, i as u32);
+        let map = build(&params);
+        assert_eq!(r["path"], embedded[i].0);
+        assert_eq!(
+            r["map"]["stats"],
+            serde_json::to_value(&map.stats).unwrap(),
+            "{}",
+            embedded[i].0
+        );
+        assert_eq!(
+            r["map"]["counts"],
+            serde_json::to_value(&map.counts).unwrap()
+        );
+        assert!(r["data_crc32"].is_string());
+        assert_eq!(r["warnings"], serde_json::json!([]));
+    }
+}

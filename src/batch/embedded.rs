@@ -11,7 +11,20 @@ macro_rules! embedded_maps {
 }
 
 /// `(path relative to the crate, bytes)` of every embedded map.
-pub const MAPS: &[(&str, &[u8])] = embedded_maps![];
+pub const MAPS: &[(&str, &[u8])] = embedded_maps![
+    "datasets/maps/synth-s1-0000.map",
+    "datasets/maps/synth-s1-0001.map",
+    "datasets/maps/synth-s1-0002.map",
+    "datasets/maps/synth-s1-0003.map",
+    "datasets/maps/synth-s1-0004.map",
+    "datasets/maps/synth-s1-0005.map",
+    "datasets/maps/synth-s1-0006.map",
+    "datasets/maps/synth-s1-0007.map",
+];
+
+/// How the embedded maps were generated: `teebatch synth maps --out
+/// datasets/maps --count 8 --seed 1` (a test checks they still match).
+pub const MAPS_SEED: u64 = 1;
 
 /// `(path relative to the crate, bytes)` of every embedded demo.
 pub const DEMOS: &[(&str, &[u8])] = embedded_maps![];

@@ -106,7 +106,7 @@ pub struct MapRecord {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_crc32: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub map: Option<serde_json::Value>,
+    pub map: Option<crate::map::MapSummary>,
     pub warnings: Vec<WarningRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
@@ -266,11 +266,36 @@ pub fn index_bytes(
     add_map_summary(rec, &df, inflater, buf);
 }
 
-/// The map-level part of a record (filled in by the map view).
+/// The map-level part of a record: the summary, its warnings (moved to the
+/// record's list), or the map-level error (kept after any earlier error).
 fn add_map_summary(
-    _rec: &mut MapRecord,
-    _df: &Datafile<'_>,
-    _inflater: &mut Inflater,
-    _buf: &mut Vec<u8>,
+    rec: &mut MapRecord,
+    df: &Datafile<'_>,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
 ) {
+    match crate::map::summarize(df, inflater, buf) {
+        Ok(mut summary) => {
+            let warnings = std::mem::take(&mut summary.warnings);
+            rec.warnings
+                .extend(warnings.into_iter().map(|w| WarningRecord {
+                    stage: "map",
+                    kind: w.kind.name().into(),
+                    section: w.section.to_string(),
+                    offset: w.offset,
+                }));
+            rec.map = Some(summary);
+        }
+        Err(e) => {
+            if rec.error.is_none() {
+                rec.error = Some(ErrorRecord {
+                    stage: "map",
+                    kind: e.kind.name().into(),
+                    section: e.section.to_string(),
+                    offset: e.offset,
+                    message: e.to_string(),
+                });
+            }
+        }
+    }
 }

@@ -201,6 +201,13 @@ struct CsvRow<'a> {
     compressed_bytes: Option<u64>,
     decompressed_bytes: Option<u64>,
     data_crc32: Option<&'a str>,
+    map_version_kind: Option<&'a str>,
+    author: Option<&'a str>,
+    game_width: Option<u32>,
+    game_height: Option<u32>,
+    spawns: Option<u64>,
+    /// DDNet special tiles present, space-separated.
+    special_tiles: Option<String>,
     warnings: usize,
     error_stage: Option<&'a str>,
     error_kind: Option<&'a str>,
@@ -237,6 +244,8 @@ impl RecordSink {
 impl<'a> From<&'a MapRecord> for CsvRow<'a> {
     fn from(r: &'a MapRecord) -> Self {
         let e = r.error.as_ref();
+        let m = r.map.as_ref();
+        let stats = m.and_then(|m| m.stats.as_ref());
         CsvRow {
             path: &r.path,
             name: &r.name,
@@ -250,6 +259,15 @@ impl<'a> From<&'a MapRecord> for CsvRow<'a> {
             compressed_bytes: r.compressed_bytes,
             decompressed_bytes: r.decompressed_bytes,
             data_crc32: r.data_crc32.as_deref(),
+            map_version_kind: m.map(|m| m.version_kind),
+            author: m.and_then(|m| m.info.as_ref()?.author.as_deref()),
+            game_width: stats.and_then(|s| s.game_width),
+            game_height: stats.and_then(|s| s.game_height),
+            spawns: stats.map(|s| {
+                let (g, f) = (&s.game_entities, &s.front_entities);
+                g.spawn + g.spawn_red + g.spawn_blue + f.spawn + f.spawn_red + f.spawn_blue
+            }),
+            special_tiles: stats.map(|s| s.special_tiles.join(" ")),
             warnings: r.warnings.len(),
             error_stage: e.map(|e| e.stage),
             error_kind: e.map(|e| e.kind.as_str()),
@@ -263,8 +281,26 @@ impl<'a> From<&'a MapRecord> for CsvRow<'a> {
 pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
     match cmd {
         SynthCommand::Maps(a) => {
-            let _ = (a.out, a.count, a.seed);
-            Err(io::Error::other("synth maps: not wired yet"))
+            std::fs::create_dir_all(&a.out)?;
+            let mut bytes = 0;
+            for i in 0..a.count {
+                let params = crate::map::synth::SynthParams::collection(a.seed, i);
+                let map = crate::map::synth::generate(&params);
+                bytes += map.len();
+                std::fs::write(a.out.join(synth_map_name(a.seed, i)), map)?;
+            }
+            eprintln!(
+                "synth maps: wrote {} maps, {:.2} MB, to {}",
+                a.count,
+                bytes as f64 / 1e6,
+                a.out.display()
+            );
+            Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// File name of map `index` of a generated collection.
+pub fn synth_map_name(seed: u64, index: u32) -> String {
+    format!("synth-s{seed}-{index:04}.map")
 }

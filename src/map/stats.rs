@@ -220,6 +220,7 @@ pub struct MapSummary {
     pub counts: Option<MapCounts>,
     pub uuid_types: Vec<UuidType>,
     pub stats: Option<MapStats>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<MapWarning>,
 }
 
