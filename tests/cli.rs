@@ -261,7 +261,7 @@ fn embedded_dataset_is_reproducible_and_indexed_by_default() {
         );
         assert_eq!(
             r["map"]["counts"],
-            serde_json::to_value(&map.counts).unwrap()
+            serde_json::to_value(map.counts).unwrap()
         );
         assert!(r["data_crc32"].is_string());
         assert_eq!(r["warnings"], serde_json::json!([]));
