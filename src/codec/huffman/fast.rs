@@ -20,6 +20,10 @@
 //!             high nibble: bits of the first symbol
 //! ```
 //!
+//! A run may go on past the 6 stored symbols with 0x00 symbols only (up to
+//! [`MAX_COUNT`]): a second 8-byte store of zeros at offset 6 writes them
+//! (and clears the byte-7 metadata that the first store left there).
+//!
 //! A count of 0 means the first code is longer than [`LUT_BITS`] (or is
 //! EOF): bytes 1..3 then hold the start of a second-level table of
 //! 2^[`SUB_BITS`] `u16` entries indexed by the next bits, each holding a
@@ -40,16 +44,20 @@ use super::{HuffmanError, HuffmanErrorKind};
 pub const LUT_BITS: u32 = 12;
 const LUT_SIZE: usize = 1 << LUT_BITS;
 const LUT_MASK: u64 = LUT_SIZE as u64 - 1;
-/// Most symbols one entry decodes.
+/// Most arbitrary symbols one entry decodes.
 pub const MAX_RUN: usize = 6;
+/// Most symbols one entry decodes: [`MAX_RUN`] arbitrary ones, then only
+/// 0x00 (written by a second, all-zero 8-byte store).
+pub const MAX_COUNT: usize = MAX_RUN + 8;
 /// Entries decoded per refill: each uses at most `MAX_CODE_LEN` bits and a
 /// refill leaves at least 56.
 const ENTRIES_PER_REFILL: usize = 3;
-/// Output room the fast loop needs for [`ENTRIES_PER_REFILL`] unchecked
-/// 8-byte stores, each advancing by at most [`MAX_RUN`].
-const FAST_OUT_ROOM: usize = (ENTRIES_PER_REFILL - 1) * MAX_RUN + 8;
+/// Output room the fast loop needs for [`ENTRIES_PER_REFILL`] entries, each
+/// storing `MAX_COUNT` bytes (two overlapping 8-byte stores) and advancing
+/// by at most that.
+const FAST_OUT_ROOM: usize = ENTRIES_PER_REFILL * MAX_COUNT;
 
-const _: () = assert!(LUT_BITS <= 15 && MAX_CODE_LEN <= 15);
+const _: () = assert!(LUT_BITS <= 15 && MAX_CODE_LEN <= 15 && MAX_COUNT <= 15);
 const _: () = assert!(ENTRIES_PER_REFILL as u32 * MAX_CODE_LEN <= 56);
 
 /// Bits per second-level index: enough for the longest code.
@@ -110,7 +118,7 @@ fn entry(tree: &Tree, index: u64) -> Entry {
     let mut used = 0; // bits of complete symbols
     let mut first_len = 0;
     let mut pos = 0;
-    while count < MAX_RUN {
+    while count < MAX_COUNT {
         let mut node = tree.root;
         while !Tree::is_leaf(node) {
             if pos == LUT_BITS {
@@ -128,7 +136,12 @@ fn entry(tree: &Tree, index: u64) -> Entry {
             }
             break;
         }
-        symbols[count] = node as u8;
+        if count < MAX_RUN {
+            symbols[count] = node as u8;
+        } else if node != 0 {
+            // Past the stored symbols only 0x00 can follow (the zero store).
+            break;
+        }
         count += 1;
         used = pos;
         if count == 1 {
@@ -208,6 +221,7 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
             bitcount -= used;
             if count != 0 {
                 out[n..n + 8].copy_from_slice(&(e >> 8).to_le_bytes());
+                out[n + MAX_RUN..n + MAX_COUNT].copy_from_slice(&[0; 8]);
                 n += count;
             } else {
                 let node = long_symbol(sub, e, &mut bitbuf, &mut bitcount);
@@ -240,8 +254,9 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
         let e = lut[(bitbuf & LUT_MASK) as usize];
         let count = run_count(e);
         let used = run_bits(e);
-        if count != 0 && used as usize <= total_bits - start && n + 8 <= out.len() {
+        if count != 0 && used as usize <= total_bits - start && n + MAX_COUNT <= out.len() {
             out[n..n + 8].copy_from_slice(&(e >> 8).to_le_bytes());
+            out[n + MAX_RUN..n + MAX_COUNT].copy_from_slice(&[0; 8]);
             n += count;
             bitbuf >>= used;
             bitcount -= used;
