@@ -62,7 +62,7 @@ fn chunks_match_golden() {
     let mut out_fast = vec![0u8; MAX_PAYLOAD];
     let mut out_oracle = vec![0u8; MAX_PAYLOAD];
     let mut ints = vec![0i32; MAX_PAYLOAD];
-    let mut ints_oracle = vec![0i32; MAX_PAYLOAD];
+    let mut ints_other = vec![0i32; MAX_PAYLOAD];
     for path in &demos {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(path).unwrap();
@@ -86,16 +86,13 @@ fn chunks_match_golden() {
             let mut warnings: Vec<VarintWarning> = Vec::new();
             let count = varint::unpack(decoded, &mut ints, &mut warnings)
                 .unwrap_or_else(|e| panic!("{name} chunk {}: {e}", chunk.index));
-            let mut warnings_oracle = Vec::new();
-            let r = varint::unpack_with(
-                Backend::Oracle,
-                decoded,
-                &mut ints_oracle,
-                &mut warnings_oracle,
-            );
-            assert_eq!(r, Ok(count));
-            assert_eq!(ints[..count], ints_oracle[..count]);
-            assert_eq!(warnings, warnings_oracle);
+            for backend in [Backend::Oracle, Backend::Scalar] {
+                let mut warnings_other = Vec::new();
+                let r = varint::unpack_with(backend, decoded, &mut ints_other, &mut warnings_other);
+                assert_eq!(r, Ok(count), "{name} chunk {} {backend}", chunk.index);
+                assert_eq!(ints[..count], ints_other[..count]);
+                assert_eq!(warnings, warnings_other);
+            }
 
             let line = format!(
                 "{data_index}\t{kind}\t{}\t{n}\t{}\t{count}\t{}",
