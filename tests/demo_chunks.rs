@@ -322,6 +322,28 @@ fn header_errors() {
     assert_eq!(parsed.chunks_offset(), 436);
     assert_eq!(parsed.chunks().count(), 0);
 
+    // Version 3: no timeline markers; a 2-byte "map", then one tick chunk.
+    let mut v3 = b"TWDEMO\0\x03".to_vec();
+    v3.resize(8 + 168, 0);
+    v3[8..11].copy_from_slice(b"0.6");
+    v3[136..140].copy_from_slice(&2i32.to_be_bytes());
+    v3.extend_from_slice(&[0xaa, 0xbb, 0x85]);
+    let parsed = Demo::parse(&v3).unwrap();
+    assert_eq!(parsed.version(), 3);
+    assert_eq!(parsed.net_version(), b"0.6");
+    assert_eq!(parsed.timeline_markers(), &[] as &[i32]);
+    assert_eq!(parsed.map(), [0xaa, 0xbb]);
+    assert_eq!(parsed.chunks_offset(), 178);
+    let chunks: Vec<_> = parsed.chunks().map(|c| c.unwrap().kind).collect();
+    assert_eq!(
+        chunks,
+        [ChunkKind::Tick {
+            tick: 5,
+            keyframe: false
+        }]
+    );
+    assert!(format!("{parsed:?}").contains("map_size: 2"));
+
     let err = |bytes: &[u8]| Demo::parse(bytes).unwrap_err();
     assert_eq!(err(b"TWDEMO").kind, DemoErrorKind::UnexpectedEnd);
     assert_eq!(err(b"TWDEMX\0\x06").kind, DemoErrorKind::BadMagic);
