@@ -55,10 +55,10 @@ pub const MAX_COUNT: usize = MAX_RUN + 8;
 /// Entries always decoded per refill: each uses at most `MAX_CODE_LEN` bits
 /// and a refill leaves at least 56. A fourth follows if its bits are there.
 const ENTRIES_PER_REFILL: usize = 3;
-/// Output room the fast loop needs for [`ENTRIES_PER_REFILL`] + 1 entries,
-/// each storing `MAX_COUNT` bytes (two overlapping 8-byte stores) and
-/// advancing by at most that.
-const FAST_OUT_ROOM: usize = (ENTRIES_PER_REFILL + 1) * MAX_COUNT;
+/// Output window of one fast-loop iteration: [`ENTRIES_PER_REFILL`] + 1
+/// entries, each advancing by at most 15 (the count nibble) and storing
+/// `MAX_COUNT` bytes (two overlapping 8-byte stores).
+const WINDOW: usize = (ENTRIES_PER_REFILL + 1) * 15 + MAX_COUNT;
 
 const _: () = assert!(LUT_BITS <= 15 && MAX_CODE_LEN <= 15 && MAX_COUNT <= 15);
 const _: () = assert!(ENTRIES_PER_REFILL as u32 * MAX_CODE_LEN <= 56);
@@ -207,15 +207,21 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
     let mut pos = 0usize;
     let mut n = 0usize;
 
-    // Fast loop: every bit in the buffer is a real input bit, and there is
-    // room for unchecked stores.
-    while n + FAST_OUT_ROOM <= out.len() {
-        let Some(word) = load_u64(input, pos) else {
+    // Fast loop: every bit in the buffer is a real input bit, and each
+    // iteration writes into a fixed-size window of the output, so the
+    // stores need no bounds checks (run counts are at most 15, so 4 entries
+    // stay below `4 * 15 + MAX_COUNT`).
+    while let Some(word) = load_u64(input, pos) {
+        let Some(Ok(window)) = out
+            .get_mut(n..n + WINDOW)
+            .map(<&mut [u8; WINDOW]>::try_from)
+        else {
             break;
         };
         bitbuf |= word << bitcount;
         pos += ((63 - bitcount) >> 3) as usize;
         bitcount |= 56;
+        let mut k = 0usize;
         // One table entry: a run of symbols, or a long code (maybe EOF).
         macro_rules! step {
             () => {{
@@ -225,16 +231,16 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
                 bitbuf >>= used;
                 bitcount -= used;
                 if count != 0 {
-                    out[n..n + 8].copy_from_slice(&(e >> 8).to_le_bytes());
-                    out[n + MAX_RUN..n + MAX_COUNT].copy_from_slice(&[0; 8]);
-                    n += count;
+                    window[k..k + 8].copy_from_slice(&(e >> 8).to_le_bytes());
+                    window[k + MAX_RUN..k + MAX_COUNT].copy_from_slice(&[0; 8]);
+                    k += count;
                 } else {
                     let node = long_symbol(sub, e, &mut bitbuf, &mut bitcount);
                     if node == EOF {
-                        return Ok(n);
+                        return Ok(n + k);
                     }
-                    out[n] = node as u8;
-                    n += 1;
+                    window[k] = node as u8;
+                    k += 1;
                 }
             }};
         }
@@ -245,6 +251,7 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
         if bitcount >= MAX_CODE_LEN {
             step!();
         }
+        n += k;
     }
 
     // Tail: byte-wise refills, zero bytes past the end of the input; a run
