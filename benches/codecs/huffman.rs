@@ -17,7 +17,8 @@ pub fn bench(c: &mut Criterion) {
             assert_eq!(tw.len(), d.len());
             let mut buf = Vec::with_capacity(d.len() * 2 + 16);
             let tw = libtw2_huffman::compress_into(d, &mut buf).expect("libtw2 encodes");
-            assert_eq!(tw, &c[..]);
+            // libtw2's `compress` leaves out the reference's extra zero byte.
+            assert!(tw == &c[..] || (tw == &c[..c.len() - 1] && c.last() == Some(&0)));
         }
         let mut group = c.benchmark_group("huffman/decode");
         group.throughput(Throughput::Bytes(corpus.decompressed_bytes()));
