@@ -10,12 +10,12 @@
 //! The table is indexed by the next [`LUT_BITS`] bits. An entry (a `u64`,
 //! little-endian bytes) holds up to [`MAX_RUN`] whole symbols that those bits
 //! begin with, so a run of short codes (0x00 is the 1-bit code and dominates
-//! snapshot deltas) costs one lookup and one unconditional 8-byte store:
+//! snapshot deltas) costs one lookup and unconditional 8-byte stores:
 //!
 //! ```text
 //! byte 0      bits used by all symbols (the shift amount, as in libdeflate:
-//!             `bitbuf >>= entry` needs no extraction)
-//! byte 1..7   the symbols (unused bytes zero); stored as `entry >> 8`
+//!             `bitbuf >>= entry & 63` is a single shift)
+//! bytes 1..=6 the symbols (unused bytes zero); stored as `entry >> 8`
 //! byte 7      low nibble: count of symbols (0 = see below),
 //!             high nibble: bits of the first symbol
 //! ```
@@ -31,6 +31,10 @@
 //! 12..16). No code needs a bit-by-bit walk. EOF never joins a run, so a run
 //! never needs an end-of-stream check.
 //!
+//! Tried and dropped (slower): keeping the refill off the lookup chain by
+//! taking the next index before ORing in new bytes (needs a larger bit
+//! reserve, so fewer entries per refill).
+//!
 //! The last input bytes (fewer than 8 left to load) are decoded by the same
 //! tables, taking a whole run only when all its bits are real input bits and
 //! the output has room for the 8-byte store, else one symbol.
@@ -40,11 +44,14 @@ use std::sync::OnceLock;
 use super::tree::{Tree, EOF, MAX_CODE_LEN};
 use super::{HuffmanError, HuffmanErrorKind};
 
-/// Bits per table index. 12 bits = a 32 KiB table that stays in L1.
-/// Measured on all demo payloads (user cycles per output byte, x86-64
-/// baseline): 11 bits 4.6, 12 bits 3.7, 13 bits 3.6 (64 KiB), 14 bits
-/// 3.6–4.1 (128 KiB, noisy).
-pub const LUT_BITS: u32 = 12;
+/// Bits per table index (13 bits = a 64 KiB table).
+///
+/// Measured as user cycles per output byte (`perf stat`, x86-64 baseline,
+/// shared 2-core AMD EPYC), all demo payloads / 16 MiB generated stream:
+/// 11 bits 4.6 / –, 12 bits 3.7–4.1 / 7.5, 13 bits 3.6–4.0 / 6.3,
+/// 14 bits 3.6–4.1 / – (noisy). Real payloads do not care between 12 and
+/// 13; higher-entropy data gains from fewer long codes.
+pub const LUT_BITS: u32 = 13;
 const LUT_SIZE: usize = 1 << LUT_BITS;
 const LUT_MASK: u64 = LUT_SIZE as u64 - 1;
 /// Most arbitrary symbols one entry decodes.
