@@ -62,7 +62,7 @@ fn chunks_match_golden() {
     let mut out_fast = vec![0u8; MAX_PAYLOAD];
     let mut out_oracle = vec![0u8; MAX_PAYLOAD];
     let mut ints = vec![0i32; MAX_PAYLOAD];
-    let mut ints_oracle = vec![0i32; MAX_PAYLOAD];
+    let mut ints_other = vec![0i32; MAX_PAYLOAD];
     for path in &demos {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let bytes = std::fs::read(path).unwrap();
@@ -86,16 +86,13 @@ fn chunks_match_golden() {
             let mut warnings: Vec<VarintWarning> = Vec::new();
             let count = varint::unpack(decoded, &mut ints, &mut warnings)
                 .unwrap_or_else(|e| panic!("{name} chunk {}: {e}", chunk.index));
-            let mut warnings_oracle = Vec::new();
-            let r = varint::unpack_with(
-                Backend::Oracle,
-                decoded,
-                &mut ints_oracle,
-                &mut warnings_oracle,
-            );
-            assert_eq!(r, Ok(count));
-            assert_eq!(ints[..count], ints_oracle[..count]);
-            assert_eq!(warnings, warnings_oracle);
+            for backend in [Backend::Oracle, Backend::Scalar] {
+                let mut warnings_other = Vec::new();
+                let r = varint::unpack_with(backend, decoded, &mut ints_other, &mut warnings_other);
+                assert_eq!(r, Ok(count), "{name} chunk {} {backend}", chunk.index);
+                assert_eq!(ints[..count], ints_other[..count]);
+                assert_eq!(warnings, warnings_other);
+            }
 
             let line = format!(
                 "{data_index}\t{kind}\t{}\t{n}\t{}\t{count}\t{}",
@@ -324,6 +321,28 @@ fn header_errors() {
     assert_eq!(parsed.map_sha256(), None);
     assert_eq!(parsed.chunks_offset(), 436);
     assert_eq!(parsed.chunks().count(), 0);
+
+    // Version 3: no timeline markers; a 2-byte "map", then one tick chunk.
+    let mut v3 = b"TWDEMO\0\x03".to_vec();
+    v3.resize(8 + 168, 0);
+    v3[8..11].copy_from_slice(b"0.6");
+    v3[136..140].copy_from_slice(&2i32.to_be_bytes());
+    v3.extend_from_slice(&[0xaa, 0xbb, 0x85]);
+    let parsed = Demo::parse(&v3).unwrap();
+    assert_eq!(parsed.version(), 3);
+    assert_eq!(parsed.net_version(), b"0.6");
+    assert_eq!(parsed.timeline_markers(), &[] as &[i32]);
+    assert_eq!(parsed.map(), [0xaa, 0xbb]);
+    assert_eq!(parsed.chunks_offset(), 178);
+    let chunks: Vec<_> = parsed.chunks().map(|c| c.unwrap().kind).collect();
+    assert_eq!(
+        chunks,
+        [ChunkKind::Tick {
+            tick: 5,
+            keyframe: false
+        }]
+    );
+    assert!(format!("{parsed:?}").contains("map_size: 2"));
 
     let err = |bytes: &[u8]| Demo::parse(bytes).unwrap_err();
     assert_eq!(err(b"TWDEMO").kind, DemoErrorKind::UnexpectedEnd);

@@ -8,6 +8,18 @@ use crate::common::corpora;
 pub fn bench(c: &mut Criterion) {
     for corpus in corpora() {
         let mut out = vec![0u8; corpus.max_decompressed() + 64];
+        // Every decoder and encoder must succeed on every input, else the
+        // timings below would measure early exits.
+        for (c, d) in corpus.compressed.iter().zip(&corpus.decompressed) {
+            assert_eq!(huffman::decompress(c, &mut out), Ok(d.len()));
+            assert_eq!(huffman::oracle::decompress(c, &mut out), Ok(d.len()));
+            let tw = libtw2_huffman::decompress_into(c, &mut out[..]).expect("libtw2 decodes");
+            assert_eq!(tw.len(), d.len());
+            let mut buf = Vec::with_capacity(d.len() * 2 + 16);
+            let tw = libtw2_huffman::compress_into(d, &mut buf).expect("libtw2 encodes");
+            // libtw2's `compress` leaves out the reference's extra zero byte.
+            assert!(tw == &c[..] || (tw == &c[..c.len() - 1] && c.last() == Some(&0)));
+        }
         let mut group = c.benchmark_group("huffman/decode");
         group.throughput(Throughput::Bytes(corpus.decompressed_bytes()));
         group.bench_function(BenchmarkId::new("oracle", corpus.name), |b| {

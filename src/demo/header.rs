@@ -20,7 +20,7 @@ const MARKERS_LEN: usize = 4 + 4 * MAX_TIMELINE_MARKERS;
 /// A parsed demo: header fields, embedded map, and where the chunks start.
 ///
 /// Everything borrows from the input bytes; nothing is copied.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Demo<'a> {
     bytes: &'a [u8],
     version: u8,
@@ -36,6 +36,27 @@ pub struct Demo<'a> {
     map_sha256: Option<[u8; 32]>,
     map_offset: usize,
     chunks_offset: usize,
+}
+
+impl std::fmt::Debug for Demo<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        f.debug_struct("Demo")
+            .field("version", &self.version)
+            .field("net_version", &text(self.net_version))
+            .field("map_name", &text(self.map_name))
+            .field("map_size", &self.map_size)
+            .field("map_crc", &format_args!("{:08x}", self.map_crc))
+            .field("type", &text(self.kind))
+            .field("length", &self.length)
+            .field("timestamp", &text(self.timestamp))
+            .field("timeline_markers", &self.timeline_markers())
+            .field("map_sha256", &self.map_sha256.map(hex::encode))
+            .field("map_offset", &self.map_offset)
+            .field("chunks_offset", &self.chunks_offset)
+            .field("file_len", &self.bytes.len())
+            .finish()
+    }
 }
 
 /// The bytes of a fixed-size string field up to its first NUL.
