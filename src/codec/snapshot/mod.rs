@@ -30,9 +30,14 @@
 //! application clear and refill the buffers without allocating once warm.
 //!
 //! Limits follow DDNet's `CSnapshot`: at most [`MAX_ITEMS`] items and
-//! [`MAX_SIZE`] bytes in total (8 header bytes + 4 per offset + items), types
-//! up to [`MAX_TYPE`], ids up to [`MAX_ID`]. Known quirks mirrored from
-//! DDNet's `CSnapshotDelta::UnpackDelta` are documented in [`delta`].
+//! [`MAX_SIZE`] bytes in total (8 header bytes + 4 per offset + items), items
+//! of at most [`MAX_ITEM_SIZE`] bytes, item deltas with types up to
+//! [`MAX_TYPE`] and ids up to [`MAX_ID`]. Full snapshots are checked a little
+//! more strictly than DDNet's `CSnapshot::IsValid`: the first offset must be
+//! 0 (as snapshot.md says) and keys must be unique (DDNet checks neither).
+//! Like DDNet, every item must hold its key and ints after the last item are
+//! an error. Known quirks mirrored from DDNet's
+//! `CSnapshotDelta::UnpackDelta` are documented in [`delta`].
 
 pub mod add;
 pub mod checksum;
