@@ -272,16 +272,23 @@ fn apply_inner(
     } else {
         old_to_new.clear();
         old_to_new.resize(old.len(), 0);
+        // Start from the old index: drop the removed keys, then move the
+        // kept items after the first removed one to their new positions.
+        new.index.clone_from(&old.index);
+        let mut first_removed = old.len();
         for (j, &k) in delta.removed_keys().iter().enumerate() {
             match old.index_of(k as u32) {
-                Some(i) => old_to_new[i] = REMOVED,
+                Some(i) => {
+                    old_to_new[i] = REMOVED;
+                    first_removed = first_removed.min(i);
+                    new.index.remove(k as u32);
+                }
                 None => warnings.push(Warning {
                     kind: WarningKind::RemovedKeyMissing,
                     offset: DELTA_HEADER_INTS + j,
                 }),
             }
         }
-        new.index.reset(old.len());
         let mut i = 0;
         while i < old.len() {
             if old_to_new[i] == REMOVED {
@@ -299,7 +306,9 @@ fn apply_inner(
                 let j = new.keys.len();
                 old_to_new[i + k] = j as u32;
                 new.keys.push(key);
-                let _ = new.index.insert(key, j);
+                if i > first_removed {
+                    new.index.set(key, j);
+                }
                 new.starts.push(old.starts[i + k + 1].wrapping_add(shift));
             }
             new.data
