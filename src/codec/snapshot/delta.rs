@@ -300,19 +300,23 @@ fn apply_inner(
             while e < old.len() && old_to_new[e] != REMOVED {
                 e += 1;
             }
-            let base = new.data.len() as u32;
-            let shift = base.wrapping_sub(old.starts[i]);
-            for (k, &key) in old.keys[i..e].iter().enumerate() {
-                let j = new.keys.len();
-                old_to_new[i + k] = j as u32;
-                new.keys.push(key);
-                if i > first_removed {
-                    new.index.set(key, j);
-                }
-                new.starts.push(old.starts[i + k + 1].wrapping_add(shift));
-            }
+            let j0 = new.keys.len();
+            let shift = (new.data.len() as u32).wrapping_sub(old.starts[i]);
+            let keys = &old.keys[i..e];
+            new.keys.extend_from_slice(keys);
+            new.starts
+                .extend(old.starts[i + 1..=e].iter().map(|s| s.wrapping_add(shift)));
             new.data
                 .extend_from_slice(&old.data[old.starts[i] as usize..old.starts[e] as usize]);
+            for (k, m) in old_to_new[i..e].iter_mut().enumerate() {
+                *m = (j0 + k) as u32;
+            }
+            if i > first_removed {
+                // Every item after a removed one moved.
+                for (k, &key) in keys.iter().enumerate() {
+                    new.index.set(key, j0 + k);
+                }
+            }
             i = e;
         }
     }
