@@ -19,8 +19,10 @@
 //! - Quirks kept from DDNet: a removed key that is not in the old snapshot is
 //!   ignored (here: [`WarningKind::RemovedKeyMissing`]); a key both removed
 //!   and updated is appended at the end with `old + diff`; a key repeated in
-//!   one delta replaces the earlier data in place
-//!   ([`WarningKind::DuplicateItemDelta`]); ints after the last item delta
+//!   one delta replaces the earlier data in place (warned as
+//!   [`WarningKind::DuplicateItemDelta`] when the key was added by the
+//!   delta; a repeated update of a kept item is not warned about: each is
+//!   computed from the old item, so the last wins); ints after the last item delta
 //!   are ignored ([`WarningKind::TrailingData`]); `_zero` is ignored
 //!   ([`WarningKind::NonZeroPadding`]).
 //!
@@ -227,7 +229,7 @@ pub fn apply_delta(
 
 /// Applies the delta ints `delta` to `old`, writing the result into `new`
 /// (its buffers are reused; on error it is left empty). Warnings are
-/// appended to `warnings`.
+/// appended to `warnings` (those met before an error stay there).
 pub fn apply_delta_with(
     backend: Backend,
     old: &Snapshot,
