@@ -508,6 +508,10 @@ fn parse_literal_snapshot() {
         iter,
         vec![(key(9, 1), vec![5, -6]), (key(0, 0x7fff), vec![7])]
     );
+    assert_eq!(
+        s.summary().to_string(),
+        format!("2\t6\t1\t20\t{want_crc:08x}")
+    );
     // Empty snapshot.
     assert_eq!(Snapshot::parse(&[0, 0]).unwrap().len(), 0);
     assert_eq!(Snapshot::new().to_ints(), vec![0, 0]);

@@ -331,6 +331,24 @@ pub struct SnapshotSummary {
     pub canonical_crc32: u32,
 }
 
+impl fmt::Display for SnapshotSummary {
+    /// The five columns after `tick` and `kind` of a golden
+    /// `snapshots_full.tsv` row, tab-separated: `num_items`, `checksum`,
+    /// `num_items_excl_uuid_type_items`, `data_size_bytes`,
+    /// `canonical_crc32` (8 lowercase hex digits).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}\t{}\t{}\t{}\t{:08x}",
+            self.num_items,
+            self.checksum,
+            self.num_items_excl_type_declarations,
+            self.data_size_bytes,
+            self.canonical_crc32
+        )
+    }
+}
+
 /// A snapshot: items (key + data ints) in order.
 pub struct Snapshot {
     keys: Vec<u32>,
