@@ -382,6 +382,79 @@ proptest! {
     }
 
     #[test]
+    fn long_delta_chains(seed in any::<u64>(), p in protocol_strategy()) {
+        // Many ticks through two reused snapshots: items removed, re-added,
+        // changed and added every tick, so the key index goes through
+        // tombstones and rebuilds. Each tick must reproduce the generated
+        // snapshot, its lookups, and the model on a garbled delta.
+        let mut rng = seed | 1;
+        let mut next = move |n: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % n
+        };
+        let types = [5u16, 9, 0x7fff];
+        let mut truth = Snapshot::new();
+        let mut cur = Snapshot::new();
+        let mut out = Snapshot::new();
+        let mut w = Vec::new();
+        let mut delta = Vec::new();
+        for _tick in 0..60 {
+            let mut want = Snapshot::new();
+            for (k, d) in truth.iter() {
+                match next(10) {
+                    0 | 1 => {}
+                    2 | 3 => {
+                        let v: Vec<i32> = d.iter().map(|&x| x.wrapping_add(next(5) as i32 - 2)).collect();
+                        want.push(k, &v).unwrap();
+                    }
+                    _ => want.push(k, d).unwrap(),
+                }
+            }
+            for _ in 0..next(12) {
+                let t = types[next(3) as usize];
+                let k = key(t, next(60) as u16);
+                let n = item_size(p, t, 4);
+                let v: Vec<i32> = (0..n).map(|_| next(1 << 20) as i32).collect();
+                if want.get(k).is_none() && truth.get(k).is_none() {
+                    want.push(k, &v).unwrap();
+                }
+            }
+            create_delta(&truth, &want, p, &mut delta).unwrap();
+            apply_delta(&cur, &delta, p, &mut out, &mut w).unwrap();
+            prop_assert_eq!(&out, &want);
+            for (k, d) in want.iter() {
+                prop_assert_eq!(out.get(k), Some(d));
+            }
+            for (k, _) in truth.iter() {
+                if want.get(k).is_none() {
+                    prop_assert_eq!(out.get(k), None);
+                }
+            }
+            // A garbled copy of the delta against the same old snapshot.
+            if !delta.is_empty() {
+                let mut bad = delta.clone();
+                let i = next(bad.len() as u64) as usize;
+                bad[i] = bad[i].wrapping_add(next(3) as i32 - 1);
+                let (got, _) = apply(&cur, &bad, p);
+                let model = model_apply(&cur, &bad, p);
+                match (got, model) {
+                    (Ok(g), Ok(m)) => {
+                        let g: Vec<(u32, Vec<i32>)> = g.iter().map(|(k, d)| (k, d.to_vec())).collect();
+                        prop_assert_eq!(g, m);
+                    }
+                    (Err(a), Err(b)) => prop_assert_eq!(a, b),
+                    (a, b) => prop_assert!(false, "crate {:?} vs model {:?}", a.map(|s| s.len()), b),
+                }
+            }
+            std::mem::swap(&mut cur, &mut out);
+            truth = want;
+        }
+        prop_assert!(w.is_empty());
+    }
+
+    #[test]
     fn parse_random_ints_never_panics(ints in prop::collection::vec(prop_oneof![
             4 => -2i32..64,
             1 => any::<i32>(),
@@ -434,6 +507,10 @@ fn parse_literal_snapshot() {
     assert_eq!(
         iter,
         vec![(key(9, 1), vec![5, -6]), (key(0, 0x7fff), vec![7])]
+    );
+    assert_eq!(
+        s.summary().to_string(),
+        format!("2\t6\t1\t20\t{want_crc:08x}")
     );
     // Empty snapshot.
     assert_eq!(Snapshot::parse(&[0, 0]).unwrap().len(), 0);

@@ -15,6 +15,7 @@ pub fn wrapping_add_oracle(old: &[i32], diff: &[i32], out: &mut [i32]) {
 }
 
 /// Scalar: fixed 8-int blocks the compiler can unroll, then the tail.
+#[inline]
 pub fn wrapping_add_scalar(old: &[i32], diff: &[i32], out: &mut [i32]) {
     let n = old.len().min(diff.len()).min(out.len());
     let (old, diff, out) = (&old[..n], &diff[..n], &mut out[..n]);
@@ -41,6 +42,7 @@ fn load8(c: &[i32]) -> i32x8 {
 }
 
 /// `wide` SIMD: `i32x8` blocks (adds wrap), then the scalar tail.
+#[inline]
 pub fn wrapping_add_simd(old: &[i32], diff: &[i32], out: &mut [i32]) {
     let n = old.len().min(diff.len()).min(out.len());
     let (old, diff, out) = (&old[..n], &diff[..n], &mut out[..n]);

@@ -19,8 +19,10 @@
 //! - Quirks kept from DDNet: a removed key that is not in the old snapshot is
 //!   ignored (here: [`WarningKind::RemovedKeyMissing`]); a key both removed
 //!   and updated is appended at the end with `old + diff`; a key repeated in
-//!   one delta replaces the earlier data in place
-//!   ([`WarningKind::DuplicateItemDelta`]); ints after the last item delta
+//!   one delta replaces the earlier data in place (warned as
+//!   [`WarningKind::DuplicateItemDelta`] when the key was added by the
+//!   delta; a repeated update of a kept item is not warned about: each is
+//!   computed from the old item, so the last wins); ints after the last item delta
 //!   are ignored ([`WarningKind::TrailingData`]); `_zero` is ignored
 //!   ([`WarningKind::NonZeroPadding`]).
 //!
@@ -227,7 +229,7 @@ pub fn apply_delta(
 
 /// Applies the delta ints `delta` to `old`, writing the result into `new`
 /// (its buffers are reused; on error it is left empty). Warnings are
-/// appended to `warnings`.
+/// appended to `warnings` (those met before an error stay there).
 pub fn apply_delta_with(
     backend: Backend,
     old: &Snapshot,
@@ -272,16 +274,23 @@ fn apply_inner(
     } else {
         old_to_new.clear();
         old_to_new.resize(old.len(), 0);
+        // Start from the old index: drop the removed keys, then move the
+        // kept items after the first removed one to their new positions.
+        new.index.clone_from(&old.index);
+        let mut first_removed = old.len();
         for (j, &k) in delta.removed_keys().iter().enumerate() {
             match old.index_of(k as u32) {
-                Some(i) => old_to_new[i] = REMOVED,
+                Some(i) => {
+                    old_to_new[i] = REMOVED;
+                    first_removed = first_removed.min(i);
+                    new.index.remove(k as u32);
+                }
                 None => warnings.push(Warning {
                     kind: WarningKind::RemovedKeyMissing,
                     offset: DELTA_HEADER_INTS + j,
                 }),
             }
         }
-        new.index.reset(old.len());
         let mut i = 0;
         while i < old.len() {
             if old_to_new[i] == REMOVED {
@@ -293,17 +302,23 @@ fn apply_inner(
             while e < old.len() && old_to_new[e] != REMOVED {
                 e += 1;
             }
-            let base = new.data.len() as u32;
-            let shift = base.wrapping_sub(old.starts[i]);
-            for (k, &key) in old.keys[i..e].iter().enumerate() {
-                let j = new.keys.len();
-                old_to_new[i + k] = j as u32;
-                new.keys.push(key);
-                let _ = new.index.insert(key, j);
-                new.starts.push(old.starts[i + k + 1].wrapping_add(shift));
-            }
+            let j0 = new.keys.len();
+            let shift = (new.data.len() as u32).wrapping_sub(old.starts[i]);
+            let keys = &old.keys[i..e];
+            new.keys.extend_from_slice(keys);
+            new.starts
+                .extend(old.starts[i + 1..=e].iter().map(|s| s.wrapping_add(shift)));
             new.data
                 .extend_from_slice(&old.data[old.starts[i] as usize..old.starts[e] as usize]);
+            for (k, m) in old_to_new[i..e].iter_mut().enumerate() {
+                *m = (j0 + k) as u32;
+            }
+            if i > first_removed {
+                // Every item after a removed one moved.
+                for (k, &key) in keys.iter().enumerate() {
+                    new.index.set(key, j0 + k);
+                }
+            }
             i = e;
         }
     }

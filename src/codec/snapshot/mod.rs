@@ -30,9 +30,14 @@
 //! application clear and refill the buffers without allocating once warm.
 //!
 //! Limits follow DDNet's `CSnapshot`: at most [`MAX_ITEMS`] items and
-//! [`MAX_SIZE`] bytes in total (8 header bytes + 4 per offset + items), types
-//! up to [`MAX_TYPE`], ids up to [`MAX_ID`]. Known quirks mirrored from
-//! DDNet's `CSnapshotDelta::UnpackDelta` are documented in [`delta`].
+//! [`MAX_SIZE`] bytes in total (8 header bytes + 4 per offset + items), items
+//! of at most [`MAX_ITEM_SIZE`] bytes, item deltas with types up to
+//! [`MAX_TYPE`] and ids up to [`MAX_ID`]. Full snapshots are checked a little
+//! more strictly than DDNet's `CSnapshot::IsValid`: the first offset must be
+//! 0 (as snapshot.md says) and keys must be unique (DDNet checks neither).
+//! Like DDNet, every item must hold its key and ints after the last item are
+//! an error. Known quirks mirrored from DDNet's
+//! `CSnapshotDelta::UnpackDelta` are documented in [`delta`].
 
 pub mod add;
 pub mod checksum;
@@ -180,14 +185,20 @@ pub struct Warning {
 }
 
 const EMPTY_SLOT: u64 = u64::MAX;
+/// Index half of a slot whose key was removed (a tombstone: probe chains
+/// run on through it). Item positions are below [`MAX_ITEMS`], and
+/// `key << 32 | DEAD` never equals [`EMPTY_SLOT`].
+const DEAD: u32 = u32::MAX - 1;
 
-/// Open-addressing (linear probing) map from item key to item index, at
-/// most half full. A slot packs `key << 32 | index`.
+/// Open-addressing (linear probing) map from item key to item position. A
+/// slot packs `key << 32 | position`. At most half the slots are used
+/// (live or tombstones); a key has at most one slot.
 #[derive(Debug, Default)]
 struct KeyIndex {
     slots: Vec<u64>,
     shift: u32,
-    len: usize,
+    /// Used slots, tombstones included.
+    used: usize,
 }
 
 impl Clone for KeyIndex {
@@ -195,14 +206,14 @@ impl Clone for KeyIndex {
         KeyIndex {
             slots: self.slots.clone(),
             shift: self.shift,
-            len: self.len,
+            used: self.used,
         }
     }
     /// Reuses `self`'s slots (the derived one would reallocate).
     fn clone_from(&mut self, source: &Self) {
         self.slots.clone_from(&source.slots);
         self.shift = source.shift;
-        self.len = source.len;
+        self.used = source.used;
     }
 }
 
@@ -213,7 +224,7 @@ impl KeyIndex {
         self.slots.clear();
         self.slots.resize(want, EMPTY_SLOT);
         self.shift = 32 - want.trailing_zeros();
-        self.len = 0;
+        self.used = 0;
     }
 
     #[inline]
@@ -221,8 +232,9 @@ impl KeyIndex {
         (key.wrapping_mul(0x9e37_79b9) >> self.shift) as usize
     }
 
+    /// The slot holding `key` (live or dead).
     #[inline]
-    fn find(&self, key: u32) -> Option<usize> {
+    fn slot_of(&self, key: u32) -> Option<usize> {
         let mask = self.slots.len().wrapping_sub(1);
         let mut i = self.home(key);
         for _ in 0..self.slots.len() {
@@ -231,41 +243,73 @@ impl KeyIndex {
                 return None;
             }
             if (s >> 32) as u32 == key {
-                return Some(s as u32 as usize);
+                return Some(i & mask);
             }
             i = (i & mask) + 1;
         }
         None
     }
 
-    /// Inserts `key -> index`, or returns the index already stored for `key`.
     #[inline]
-    fn insert(&mut self, key: u32, index: usize) -> Result<(), usize> {
-        if (self.len + 1) * 2 > self.slots.len() {
-            self.grow();
+    fn find(&self, key: u32) -> Option<usize> {
+        let s = self.slots[self.slot_of(key)?] as u32;
+        (s != DEAD).then_some(s as usize)
+    }
+
+    /// Marks `key` removed, if present.
+    #[inline]
+    fn remove(&mut self, key: u32) {
+        if let Some(i) = self.slot_of(key) {
+            self.slots[i] = (key as u64) << 32 | DEAD as u64;
+        }
+    }
+
+    /// Moves the live `key` to `position`.
+    #[inline]
+    fn set(&mut self, key: u32, position: usize) {
+        if let Some(i) = self.slot_of(key) {
+            self.slots[i] = (key as u64) << 32 | position as u64;
+        }
+    }
+
+    /// Inserts `key -> position` (reviving its tombstone if it has one), or
+    /// returns the position already stored for a live `key`.
+    #[inline]
+    fn insert(&mut self, key: u32, position: usize) -> Result<(), usize> {
+        if (self.used + 1) * 2 > self.slots.len() {
+            self.rehash();
         }
         let mask = self.slots.len() - 1;
         let mut i = self.home(key) & mask;
         loop {
             let s = self.slots[i];
             if s == EMPTY_SLOT {
-                self.slots[i] = (key as u64) << 32 | index as u64;
-                self.len += 1;
+                self.slots[i] = (key as u64) << 32 | position as u64;
+                self.used += 1;
                 return Ok(());
             }
             if (s >> 32) as u32 == key {
+                if s as u32 == DEAD {
+                    self.slots[i] = (key as u64) << 32 | position as u64;
+                    return Ok(());
+                }
                 return Err(s as u32 as usize);
             }
             i = (i + 1) & mask;
         }
     }
 
+    /// Rebuilds without tombstones, with room for one more live key.
     #[cold]
-    fn grow(&mut self) {
+    fn rehash(&mut self) {
         let old = std::mem::take(&mut self.slots);
-        self.reset((self.len + 1).max(old.len()));
+        let live = old
+            .iter()
+            .filter(|&&s| s != EMPTY_SLOT && s as u32 != DEAD)
+            .count();
+        self.reset(live + 1);
         for s in old {
-            if s != EMPTY_SLOT {
+            if s != EMPTY_SLOT && s as u32 != DEAD {
                 let _ = self.insert((s >> 32) as u32, s as u32 as usize);
             }
         }
@@ -285,6 +329,24 @@ pub struct SnapshotSummary {
     pub data_size_bytes: usize,
     /// See [`Snapshot::canonical_crc32`].
     pub canonical_crc32: u32,
+}
+
+impl fmt::Display for SnapshotSummary {
+    /// The five columns after `tick` and `kind` of a golden
+    /// `snapshots_full.tsv` row, tab-separated: `num_items`, `checksum`,
+    /// `num_items_excl_uuid_type_items`, `data_size_bytes`,
+    /// `canonical_crc32` (8 lowercase hex digits).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}\t{}\t{}\t{}\t{:08x}",
+            self.num_items,
+            self.checksum,
+            self.num_items_excl_type_declarations,
+            self.data_size_bytes,
+            self.canonical_crc32
+        )
+    }
 }
 
 /// A snapshot: items (key + data ints) in order.
@@ -685,6 +747,42 @@ mod tests {
         }
         assert_eq!(a.len(), 200);
         assert!(w.is_empty());
+    }
+
+    #[test]
+    fn key_index_tombstones() {
+        let mut ix = KeyIndex::default();
+        ix.reset(8);
+        let slots = ix.slots.len();
+        // Churn far more keys through than the table holds: removed keys
+        // leave tombstones, rehashing clears them without growing.
+        for k in 0..1000u32 {
+            assert_eq!(ix.insert(k, (k % 7) as usize), Ok(()));
+            assert_eq!(ix.insert(k, 99), Err((k % 7) as usize));
+            if k >= 3 {
+                ix.remove(k - 3);
+                assert_eq!(ix.find(k - 3), None);
+            }
+        }
+        assert_eq!(ix.slots.len(), slots);
+        for k in 997..1000u32 {
+            assert_eq!(ix.find(k), Some((k % 7) as usize));
+        }
+        // A removed key comes back in its own tombstone.
+        ix.remove(998);
+        let used = ix.used;
+        assert_eq!(ix.insert(998, 5), Ok(()));
+        assert_eq!(ix.used, used);
+        assert_eq!(ix.find(998), Some(5));
+        ix.set(998, 6);
+        assert_eq!(ix.find(998), Some(6));
+        // Keys that look like the empty slot or a tombstone still work.
+        assert_eq!(ix.insert(u32::MAX, 1), Ok(()));
+        assert_eq!(ix.find(u32::MAX), Some(1));
+        ix.remove(u32::MAX);
+        assert_eq!(ix.find(u32::MAX), None);
+        assert_eq!(ix.insert(u32::MAX, 2), Ok(()));
+        assert_eq!(ix.find(u32::MAX), Some(2));
     }
 
     #[test]
