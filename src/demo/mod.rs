@@ -36,6 +36,7 @@
 //! markers, map, chunk N) and the byte offset in the file.
 
 mod chunk;
+pub mod dump;
 mod header;
 pub mod message;
 pub mod players;

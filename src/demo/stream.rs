@@ -1,1 +1,0 @@
-//! The snapshot stream: the snapshot in effect at every tick.

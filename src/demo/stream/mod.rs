@@ -1,0 +1,724 @@
+//! The snapshot stream: every chunk of a demo decoded, every snapshot
+//! reconstructed, in file order.
+//!
+//! A demo's chunk data (see [`super::chunk`]) is a run of tick markers, each
+//! followed by the data chunks of that tick, typically:
+//!
+//! ```text
+//! tick 2176 (keyframe)  snapshot  message message …
+//! tick 2178             delta     message …
+//! tick 2180                       message …        (no snapshot chunk)
+//! ```
+//!
+//! Every data payload goes through Huffman decompression (at most 64 KiB of
+//! output) and varint unpacking (at most 16 384 ints, what fits in DDNet's
+//! 64 KiB chunk buffer); a full snapshot is parsed from its ints, a delta is
+//! applied to the previous reconstructed snapshot with the item sizes of the
+//! demo's protocol. This follows DDNet's `CDemoPlayer::DoTick`
+//! (`src/engine/shared/demo.cpp`) and libtw2's demo reader, which made the
+//! golden files:
+//!
+//! - `tick` of a data chunk is that of the latest tick marker (`-1` before
+//!   any, with a [`StreamWarningKind::DataBeforeTick`] warning).
+//! - A delta applies to the previous reconstructed snapshot; a delta before
+//!   any full snapshot is an error ([`StreamErrorKind::DeltaBeforeSnapshot`]).
+//! - The snapshot in effect at a tick marker is the one reconstructed from
+//!   that tick's snapshot chunk, or else the previous one (DDNet's player
+//!   replays the last snapshot for a tick without one). A [`TickEvent`] is
+//!   therefore emitted when its tick is complete: at the next tick marker or
+//!   at the end of the data, after the data chunks of its tick.
+//! - Payloads of size 0 decode to nothing (DDNet skips decompression).
+//! - Type-0 ("unknown") chunks are decompressed and unpacked like the others
+//!   (DDNet does so too) and reported with a warning.
+//!
+//! The protocol (0.6 or 0.7 pre-agreed item sizes) comes from the header's
+//! `net_version`, not the file version. An unknown `net_version` falls back
+//! to DDNet's rule (`0.7…` means 0.7, anything else 0.6) with a
+//! [`StreamWarningKind::UnknownNetVersion`] warning.
+//!
+//! Tick validation, from the two references: DDNet rejects a tick-delta
+//! marker before any absolute tick and ticks outside `0..0x6fff_ffff`;
+//! libtw2 rejects an absolute tick that does not increase. A keyframe marker
+//! written as a delta is accepted (DDNet plays it; libtw2 refuses it) with a
+//! [`StreamWarningKind::KeyframeTickDelta`] warning.
+//!
+//! Errors end the stream: everything decoded before stays reported, the
+//! error carries the chunk index and the chunk's byte offset in the file
+//! (plus the offset inside the failing layer). Warnings are collected with
+//! the same positions.
+//!
+//! [`Decoder`] owns every buffer (Huffman output, ints, message bytes, two
+//! snapshots swapped old/new) and reuses them: once warm, decoding a chunk
+//! allocates nothing. [`parallel`] splits one demo at keyframes and decodes
+//! the parts on rayon workers.
+
+pub mod parallel;
+pub mod stats;
+
+pub use parallel::{segments, split_points, visit_parallel, Segment};
+pub use stats::{demo_stats, ChunkCounts, DemoStats, ItemTypeStats, StatsVisitor};
+
+use super::ChunkKind;
+use super::{Chunks, Demo, DemoError, DemoErrorKind};
+use crate::backend::Backend;
+use crate::codec::huffman::{self, HuffmanErrorKind};
+use crate::codec::snapshot::{self, apply_delta_with, Protocol, Snapshot};
+use crate::codec::varint::{self, VarintErrorKind, VarintWarning, VarintWarningKind};
+
+/// Largest Huffman-decompressed payload (DDNet's 64 KiB chunk buffers).
+pub const MAX_PAYLOAD: usize = 64 * 1024;
+/// Most ints one payload may unpack to (64 KiB of `i32`s, DDNet's
+/// `m_aChunkData`).
+pub const MAX_INTS: usize = MAX_PAYLOAD / 4;
+/// Smallest valid tick (DDNet `MIN_TICK`).
+pub const MIN_TICK: i32 = 0;
+/// Ticks must be below this (DDNet `MAX_TICK`).
+pub const MAX_TICK: i32 = 0x6fff_ffff;
+
+/// What ended a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+pub enum StreamErrorKind {
+    /// Chunk framing (a chunk cut off by the end of the file).
+    #[error("{0}")]
+    Container(DemoErrorKind),
+    /// Huffman decompression of a payload.
+    #[error("huffman: {0}")]
+    Huffman(HuffmanErrorKind),
+    /// Varint unpacking of a payload.
+    #[error("varint: {0}")]
+    Varint(VarintErrorKind),
+    /// Parsing a full snapshot or applying a delta.
+    #[error("snapshot: {0}")]
+    Snapshot(snapshot::ErrorKind),
+    /// A payload decompresses to more than [`MAX_PAYLOAD`] bytes or unpacks
+    /// to more than [`MAX_INTS`] ints.
+    #[error("payload larger than 64 KiB once decoded")]
+    PayloadTooLarge,
+    /// A snapshot delta before any full snapshot.
+    #[error("snapshot delta before any full snapshot")]
+    DeltaBeforeSnapshot,
+    /// The first tick marker is a tick delta (DDNet and libtw2 refuse it).
+    #[error("tick delta before any absolute tick")]
+    TickDeltaBeforeStart,
+    /// An absolute tick not above the previous tick (libtw2's rule).
+    #[error("tick does not increase")]
+    TickNotIncreasing,
+    /// A tick outside `MIN_TICK..MAX_TICK` (DDNet's rule).
+    #[error("tick out of range")]
+    TickOutOfRange,
+}
+
+/// A stream error: kind, chunk index (counting every chunk, tick markers
+/// included), file offset of that chunk's header byte, and the offset inside
+/// the layer that failed (Huffman input byte in the payload, byte in the
+/// decompressed payload for varints, int for snapshots; 0 otherwise).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[error("demo stream: {kind} in chunk {chunk} at byte {offset} (inner offset {inner_offset})")]
+pub struct StreamError {
+    pub kind: StreamErrorKind,
+    pub chunk: usize,
+    pub offset: usize,
+    pub inner_offset: usize,
+}
+
+impl StreamError {
+    fn new(kind: StreamErrorKind, pos: ChunkPos, inner_offset: usize) -> StreamError {
+        StreamError {
+            kind,
+            chunk: pos.index,
+            offset: pos.offset,
+            inner_offset,
+        }
+    }
+
+    fn container(e: DemoError) -> StreamError {
+        let chunk = match e.section {
+            super::Section::Chunk(i) => i,
+            _ => 0,
+        };
+        StreamError {
+            kind: StreamErrorKind::Container(e.kind),
+            chunk,
+            offset: e.offset,
+            inner_offset: 0,
+        }
+    }
+}
+
+/// A non-fatal oddity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StreamWarningKind {
+    /// From varint unpacking (overlong form, non-zero padding).
+    Varint(VarintWarningKind),
+    /// From delta application (see [`snapshot::WarningKind`]).
+    Snapshot(snapshot::WarningKind),
+    /// A data chunk of type 0.
+    UnknownChunk,
+    /// The header's `net_version` is neither 0.6 nor 0.7; DDNet's fallback
+    /// was used.
+    UnknownNetVersion,
+    /// A keyframe tick marker written as a tick delta.
+    KeyframeTickDelta,
+    /// A data chunk before the first tick marker.
+    DataBeforeTick,
+}
+
+/// A warning with its position: chunk index (`None` for the header), file
+/// offset of the chunk (or header field) and the offset inside the layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StreamWarning {
+    pub kind: StreamWarningKind,
+    pub chunk: Option<usize>,
+    pub offset: usize,
+    pub inner_offset: usize,
+}
+
+/// Where a chunk is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ChunkPos {
+    /// Index among all chunks (tick markers included).
+    pub index: usize,
+    /// File offset of the chunk's header byte.
+    pub offset: usize,
+}
+
+/// A data chunk's payload at each decoding stage.
+#[derive(Clone, Copy, Debug)]
+pub struct Payload<'a> {
+    /// Index among data chunks only (the golden `chunks.tsv` index).
+    pub data_index: usize,
+    /// As stored in the file (Huffman-coded).
+    pub compressed: &'a [u8],
+    /// After Huffman decompression.
+    pub decompressed: &'a [u8],
+    /// After varint unpacking.
+    pub ints: &'a [i32],
+}
+
+/// Full snapshot or delta.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SnapshotKind {
+    Full,
+    Delta,
+}
+
+impl SnapshotKind {
+    /// `S` or `D`, as in the golden files.
+    pub fn letter(self) -> char {
+        match self {
+            SnapshotKind::Full => 'S',
+            SnapshotKind::Delta => 'D',
+        }
+    }
+}
+
+/// A completed tick: emitted after the data chunks of its tick.
+#[derive(Clone, Copy, Debug)]
+pub struct TickEvent<'a> {
+    pub tick: i32,
+    pub keyframe: bool,
+    /// Whether a snapshot or delta chunk followed the marker in this tick.
+    pub had_snapshot_chunk: bool,
+    /// The tick marker chunk.
+    pub pos: ChunkPos,
+    /// The snapshot in effect (`None` before the first snapshot).
+    pub snapshot: Option<&'a Snapshot>,
+    /// Its checksum (0 without snapshot).
+    pub checksum: i32,
+}
+
+/// A reconstructed snapshot.
+#[derive(Clone, Copy, Debug)]
+pub struct SnapshotEvent<'a> {
+    pub tick: i32,
+    pub kind: SnapshotKind,
+    pub pos: ChunkPos,
+    pub payload: Payload<'a>,
+    pub snapshot: &'a Snapshot,
+    /// Wrapping sum of the item data.
+    pub checksum: i32,
+}
+
+/// A message chunk, unpacked to ints; the message layer decodes them.
+#[derive(Clone, Copy, Debug)]
+pub struct MessageEvent<'a> {
+    pub tick: i32,
+    pub pos: ChunkPos,
+    pub payload: Payload<'a>,
+    /// The ints as little-endian bytes: the message as DDNet hands it to
+    /// its message unpacker.
+    pub bytes: &'a [u8],
+}
+
+/// A data chunk of type 0, decoded like the others.
+#[derive(Clone, Copy, Debug)]
+pub struct UnknownEvent<'a> {
+    pub tick: i32,
+    pub pos: ChunkPos,
+    pub chunk_type: u8,
+    pub payload: Payload<'a>,
+}
+
+/// One step of the stream.
+#[derive(Clone, Copy, Debug)]
+pub enum Event<'a> {
+    Tick(TickEvent<'a>),
+    Snapshot(SnapshotEvent<'a>),
+    Message(MessageEvent<'a>),
+    Unknown(UnknownEvent<'a>),
+}
+
+/// Something that consumes events (dumps, statistics).
+pub trait Visitor {
+    fn visit(&mut self, event: &Event<'_>);
+}
+
+impl<V: Visitor + ?Sized> Visitor for &mut V {
+    fn visit(&mut self, event: &Event<'_>) {
+        (**self).visit(event)
+    }
+}
+
+/// The reusable decoding state of one worker.
+pub struct Decoder {
+    backend: Backend,
+    huffman: Vec<u8>,
+    ints: Vec<i32>,
+    message: Vec<u8>,
+    current: Snapshot,
+    scratch: Snapshot,
+    varint_warnings: Vec<VarintWarning>,
+    snapshot_warnings: Vec<snapshot::Warning>,
+    warnings: Vec<StreamWarning>,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new(Backend::default())
+    }
+}
+
+impl Decoder {
+    /// A decoder whose kernels use `backend`.
+    pub fn new(backend: Backend) -> Decoder {
+        Decoder {
+            backend,
+            huffman: vec![0; MAX_PAYLOAD],
+            ints: vec![0; MAX_INTS],
+            message: Vec::with_capacity(MAX_PAYLOAD),
+            current: Snapshot::new(),
+            scratch: Snapshot::new(),
+            varint_warnings: Vec::new(),
+            snapshot_warnings: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Starts decoding `demo` from its first chunk (clears the warnings).
+    pub fn stream<'d, 'a>(&'d mut self, demo: &Demo<'a>) -> Stream<'d, 'a> {
+        self.stream_segment(demo, &Segment::whole(demo))
+    }
+
+    /// Starts decoding one [`Segment`] of `demo` (see [`parallel`]).
+    pub fn stream_segment<'d, 'a>(&'d mut self, demo: &Demo<'a>, seg: &Segment) -> Stream<'d, 'a> {
+        self.warnings.clear();
+        self.current.clear();
+        let net_version = demo.net_version();
+        let protocol = std::str::from_utf8(net_version)
+            .ok()
+            .and_then(Protocol::from_net_version);
+        let protocol = match protocol {
+            Some(p) => p,
+            None => {
+                if seg.index == 0 {
+                    self.warnings.push(StreamWarning {
+                        kind: StreamWarningKind::UnknownNetVersion,
+                        chunk: None,
+                        offset: 8,
+                        inner_offset: 0,
+                    });
+                }
+                if net_version.starts_with(b"0.7") {
+                    Protocol::V07
+                } else {
+                    Protocol::V06
+                }
+            }
+        };
+        Stream {
+            chunks: demo.chunks_at(seg.offset, seg.index, seg.tick_before),
+            bytes: demo.bytes(),
+            inline_flag: demo.has_inline_tick_flag(),
+            protocol,
+            end: seg.end,
+            last_tick: seg.last_tick,
+            data_index: seg.data_index,
+            pending: None,
+            have_snapshot: false,
+            checksum: 0,
+            done: false,
+            dec: self,
+        }
+    }
+
+    /// The warnings of the latest stream.
+    pub fn warnings(&self) -> &[StreamWarning] {
+        &self.warnings
+    }
+
+    /// Takes the warnings of the latest stream.
+    pub fn take_warnings(&mut self) -> Vec<StreamWarning> {
+        std::mem::take(&mut self.warnings)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PendingTick {
+    tick: i32,
+    keyframe: bool,
+    had_snapshot_chunk: bool,
+    pos: ChunkPos,
+}
+
+/// What one step produced, before it is turned into a borrowing [`Event`].
+enum Step<'a> {
+    Tick(PendingTick),
+    Data {
+        kind: ChunkKind<'a>,
+        pos: ChunkPos,
+        compressed: &'a [u8],
+        bytes: usize,
+        ints: usize,
+    },
+}
+
+/// A decoding pass over a demo's chunks; see [`Stream::next_event`].
+pub struct Stream<'d, 'a> {
+    dec: &'d mut Decoder,
+    chunks: Chunks<'a>,
+    bytes: &'a [u8],
+    inline_flag: bool,
+    protocol: Protocol,
+    end: usize,
+    last_tick: Option<i32>,
+    data_index: usize,
+    pending: Option<PendingTick>,
+    have_snapshot: bool,
+    checksum: i32,
+    done: bool,
+}
+
+impl<'d, 'a> Stream<'d, 'a> {
+    /// The protocol deltas are decoded with.
+    pub fn protocol(&self) -> Protocol {
+        self.protocol
+    }
+
+    /// Warnings so far.
+    pub fn warnings(&self) -> &[StreamWarning] {
+        &self.dec.warnings
+    }
+
+    /// Takes the warnings so far.
+    pub fn take_warnings(&mut self) -> Vec<StreamWarning> {
+        std::mem::take(&mut self.dec.warnings)
+    }
+
+    /// The next event; after `None` or an error, always `None`.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next_event(&mut self) -> Option<Result<Event<'_>, StreamError>> {
+        let step = match self.step() {
+            Ok(Some(s)) => s,
+            Ok(None) => return None,
+            Err(e) => {
+                self.done = true;
+                return Some(Err(e));
+            }
+        };
+        let dec = &*self.dec;
+        let tick = self.last_tick.unwrap_or(-1);
+        let event = match step {
+            Step::Tick(p) => Event::Tick(TickEvent {
+                tick: p.tick,
+                keyframe: p.keyframe,
+                had_snapshot_chunk: p.had_snapshot_chunk,
+                pos: p.pos,
+                snapshot: self.have_snapshot.then_some(&dec.current),
+                checksum: self.checksum,
+            }),
+            Step::Data {
+                kind,
+                pos,
+                compressed,
+                bytes,
+                ints,
+            } => {
+                let payload = Payload {
+                    data_index: self.data_index - 1,
+                    compressed,
+                    decompressed: &dec.huffman[..bytes],
+                    ints: &dec.ints[..ints],
+                };
+                match kind {
+                    ChunkKind::Snapshot(_) | ChunkKind::Delta(_) => {
+                        Event::Snapshot(SnapshotEvent {
+                            tick,
+                            kind: if matches!(kind, ChunkKind::Snapshot(_)) {
+                                SnapshotKind::Full
+                            } else {
+                                SnapshotKind::Delta
+                            },
+                            pos,
+                            payload,
+                            snapshot: &dec.current,
+                            checksum: self.checksum,
+                        })
+                    }
+                    ChunkKind::Message(_) => Event::Message(MessageEvent {
+                        tick,
+                        pos,
+                        payload,
+                        bytes: &dec.message,
+                    }),
+                    ChunkKind::Unknown { chunk_type, .. } => Event::Unknown(UnknownEvent {
+                        tick,
+                        pos,
+                        chunk_type,
+                        payload,
+                    }),
+                    ChunkKind::Tick { .. } => unreachable!("tick markers are Step::Tick"),
+                }
+            }
+        };
+        Some(Ok(event))
+    }
+
+    /// Runs the stream to its end, handing every event to `visitor`;
+    /// returns the error that ended it, if any.
+    pub fn run(&mut self, visitor: &mut impl Visitor) -> Option<StreamError> {
+        loop {
+            match self.next_event()? {
+                Ok(ev) => visitor.visit(&ev),
+                Err(e) => return Some(e),
+            }
+        }
+    }
+
+    fn warn(&mut self, kind: StreamWarningKind, pos: ChunkPos, inner_offset: usize) {
+        self.dec.warnings.push(StreamWarning {
+            kind,
+            chunk: Some(pos.index),
+            offset: pos.offset,
+            inner_offset,
+        });
+    }
+
+    fn finish(&mut self) -> Option<Step<'a>> {
+        self.done = true;
+        self.pending.take().map(Step::Tick)
+    }
+
+    fn step(&mut self) -> Result<Option<Step<'a>>, StreamError> {
+        loop {
+            if self.done {
+                return Ok(None);
+            }
+            if self.chunks.offset() >= self.end {
+                return Ok(self.finish());
+            }
+            let chunk = match self.chunks.next() {
+                None => return Ok(self.finish()),
+                Some(Err(e)) => return Err(StreamError::container(e)),
+                Some(Ok(c)) => c,
+            };
+            let pos = ChunkPos {
+                index: chunk.index,
+                offset: chunk.offset,
+            };
+            match chunk.kind {
+                ChunkKind::Tick { tick, keyframe } => {
+                    self.check_tick(tick, keyframe, pos)?;
+                    let next = PendingTick {
+                        tick,
+                        keyframe,
+                        had_snapshot_chunk: false,
+                        pos,
+                    };
+                    if let Some(prev) = self.pending.replace(next) {
+                        return Ok(Some(Step::Tick(prev)));
+                    }
+                }
+                kind => return self.decode_data(kind, pos).map(Some),
+            }
+        }
+    }
+
+    fn check_tick(&mut self, tick: i32, keyframe: bool, pos: ChunkPos) -> Result<(), StreamError> {
+        let header = self.bytes.get(pos.offset).copied().unwrap_or(0);
+        let inline = if self.inline_flag {
+            header & 0x20 != 0
+        } else {
+            header & 0x3f != 0
+        };
+        let err = |kind| Err(StreamError::new(kind, pos, 0));
+        match self.last_tick {
+            None if inline => return err(StreamErrorKind::TickDeltaBeforeStart),
+            Some(prev) if !inline && tick <= prev => {
+                return err(StreamErrorKind::TickNotIncreasing)
+            }
+            _ => {}
+        }
+        if !(MIN_TICK..MAX_TICK).contains(&tick) {
+            return err(StreamErrorKind::TickOutOfRange);
+        }
+        if keyframe && inline {
+            self.warn(StreamWarningKind::KeyframeTickDelta, pos, 0);
+        }
+        self.last_tick = Some(tick);
+        Ok(())
+    }
+
+    fn decode_data(&mut self, kind: ChunkKind<'a>, pos: ChunkPos) -> Result<Step<'a>, StreamError> {
+        let compressed = kind.payload().unwrap_or(&[]);
+        if self.last_tick.is_none() {
+            self.warn(StreamWarningKind::DataBeforeTick, pos, 0);
+        }
+        let (bytes, ints) = self.decode_payload(compressed, pos)?;
+        let dec = &mut *self.dec;
+        let ints_slice = &dec.ints[..ints];
+        match kind {
+            ChunkKind::Snapshot(_) => {
+                dec.scratch.parse_into(ints_slice).map_err(|e| {
+                    StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset)
+                })?;
+                self.reconstructed();
+            }
+            ChunkKind::Delta(_) => {
+                if !self.have_snapshot {
+                    return Err(StreamError::new(
+                        StreamErrorKind::DeltaBeforeSnapshot,
+                        pos,
+                        0,
+                    ));
+                }
+                dec.snapshot_warnings.clear();
+                let r = apply_delta_with(
+                    dec.backend,
+                    &dec.current,
+                    ints_slice,
+                    self.protocol,
+                    &mut dec.scratch,
+                    &mut dec.snapshot_warnings,
+                );
+                for i in 0..dec.snapshot_warnings.len() {
+                    let w = dec.snapshot_warnings[i];
+                    dec.warnings.push(StreamWarning {
+                        kind: StreamWarningKind::Snapshot(w.kind),
+                        chunk: Some(pos.index),
+                        offset: pos.offset,
+                        inner_offset: w.offset,
+                    });
+                }
+                r.map_err(|e| StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset))?;
+                self.reconstructed();
+            }
+            ChunkKind::Message(_) => {
+                dec.message.clear();
+                dec.message
+                    .extend(ints_slice.iter().flat_map(|v| v.to_le_bytes()));
+            }
+            ChunkKind::Unknown { .. } => {
+                self.warn(StreamWarningKind::UnknownChunk, pos, 0);
+            }
+            ChunkKind::Tick { .. } => {}
+        }
+        self.data_index += 1;
+        Ok(Step::Data {
+            kind,
+            pos,
+            compressed,
+            bytes,
+            ints,
+        })
+    }
+
+    /// The scratch snapshot holds a new valid snapshot: make it current.
+    fn reconstructed(&mut self) {
+        let dec = &mut *self.dec;
+        std::mem::swap(&mut dec.current, &mut dec.scratch);
+        self.checksum = dec.current.checksum_with(dec.backend);
+        self.have_snapshot = true;
+        if let Some(p) = &mut self.pending {
+            p.had_snapshot_chunk = true;
+        }
+    }
+
+    /// Huffman + varints into the decoder's buffers; returns both lengths.
+    fn decode_payload(
+        &mut self,
+        compressed: &[u8],
+        pos: ChunkPos,
+    ) -> Result<(usize, usize), StreamError> {
+        if compressed.is_empty() {
+            return Ok((0, 0));
+        }
+        let dec = &mut *self.dec;
+        let bytes =
+            huffman::decompress_with(dec.backend, compressed, &mut dec.huffman).map_err(|e| {
+                let kind = match e.kind {
+                    HuffmanErrorKind::OutputFull => StreamErrorKind::PayloadTooLarge,
+                    k => StreamErrorKind::Huffman(k),
+                };
+                StreamError::new(kind, pos, e.offset)
+            })?;
+        dec.varint_warnings.clear();
+        let r = varint::unpack_with(
+            dec.backend,
+            &dec.huffman[..bytes],
+            &mut dec.ints,
+            &mut dec.varint_warnings,
+        );
+        for w in &dec.varint_warnings {
+            dec.warnings.push(StreamWarning {
+                kind: StreamWarningKind::Varint(w.kind),
+                chunk: Some(pos.index),
+                offset: pos.offset,
+                inner_offset: w.offset,
+            });
+        }
+        let ints = r.map_err(|e| {
+            let kind = match e.kind {
+                VarintErrorKind::OutputFull => StreamErrorKind::PayloadTooLarge,
+                k => StreamErrorKind::Varint(k),
+            };
+            StreamError::new(kind, pos, e.offset)
+        })?;
+        Ok((bytes, ints))
+    }
+}
+
+/// The result of running a visitor over a demo.
+#[derive(Debug)]
+pub struct Outcome<V> {
+    pub visitor: V,
+    pub warnings: Vec<StreamWarning>,
+    /// The error that ended the stream early, if any.
+    pub error: Option<StreamError>,
+}
+
+/// Decodes all of `demo` sequentially with `decoder`, handing every event to
+/// `visitor`.
+pub fn visit<V: Visitor>(demo: &Demo<'_>, decoder: &mut Decoder, mut visitor: V) -> Outcome<V> {
+    let mut stream = decoder.stream(demo);
+    let error = stream.run(&mut visitor);
+    let warnings = stream.take_warnings();
+    Outcome {
+        visitor,
+        warnings,
+        error,
+    }
+}
