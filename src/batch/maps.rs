@@ -1,11 +1,10 @@
 //! `maps index`: one record per map, and statistics merged across workers.
 
+use super::record::{BatchStats, ErrorRecord, WarningRecord};
 use super::{load, Input, MmapMode};
-use crate::datafile::{self, Datafile, Inflater, Limits};
+use crate::datafile::{Datafile, Inflater, Limits};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
-use std::ops::AddAssign;
 
 /// Options of one `maps index` run.
 #[derive(Clone, Copy, Debug)]
@@ -27,51 +26,6 @@ impl Default for IndexOptions {
             max_file_bytes: 1 << 30,
         }
     }
-}
-
-/// A failure, as reported in a record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ErrorRecord {
-    /// Which layer failed: `io`, `datafile` or `map`.
-    pub stage: &'static str,
-    /// A stable snake_case kind, e.g. `truncated`, `inflate`.
-    pub kind: String,
-    /// Where: `header`, `item 12`, `data 3`, ... (`file` for I/O).
-    pub section: String,
-    /// Byte offset in the file.
-    pub offset: u64,
-    pub message: String,
-}
-
-impl ErrorRecord {
-    fn io(err: &std::io::Error) -> Self {
-        ErrorRecord {
-            stage: "io",
-            kind: "io".into(),
-            section: "file".into(),
-            offset: 0,
-            message: err.to_string(),
-        }
-    }
-
-    fn datafile(e: &datafile::Error) -> Self {
-        ErrorRecord {
-            stage: "datafile",
-            kind: e.kind.name().into(),
-            section: e.section.name(),
-            offset: e.offset,
-            message: e.to_string(),
-        }
-    }
-}
-
-/// A warning, as reported in a record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct WarningRecord {
-    pub stage: &'static str,
-    pub kind: String,
-    pub section: String,
-    pub offset: u64,
 }
 
 /// One line of `maps index` output.
@@ -112,65 +66,12 @@ pub struct MapRecord {
     pub error: Option<ErrorRecord>,
 }
 
-/// Per-worker statistics, merged by addition.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct IndexStats {
-    pub files: u64,
-    pub ok: u64,
-    pub failed: u64,
-    pub bytes: u64,
-    pub decompressed_bytes: u64,
-    pub errors_by_kind: BTreeMap<String, u64>,
-    pub warnings_by_kind: BTreeMap<String, u64>,
-}
-
-impl IndexStats {
-    pub fn record(&mut self, r: &MapRecord) {
-        self.files += 1;
-        self.bytes += r.size;
-        if let Some(e) = &r.error {
-            self.failed += 1;
-            *self
-                .errors_by_kind
-                .entry(format!("{}.{}", e.stage, e.kind))
-                .or_default() += 1;
-        } else {
-            self.ok += 1;
-        }
-        for w in &r.warnings {
-            *self
-                .warnings_by_kind
-                .entry(format!("{}.{}", w.stage, w.kind))
-                .or_default() += 1;
-        }
-        if r.data_crc32.is_some() {
-            self.decompressed_bytes += r.decompressed_bytes.unwrap_or(0);
-        }
-    }
-}
-
-impl AddAssign for IndexStats {
-    fn add_assign(&mut self, o: IndexStats) {
-        self.files += o.files;
-        self.ok += o.ok;
-        self.failed += o.failed;
-        self.bytes += o.bytes;
-        self.decompressed_bytes += o.decompressed_bytes;
-        for (k, v) in o.errors_by_kind {
-            *self.errors_by_kind.entry(k).or_default() += v;
-        }
-        for (k, v) in o.warnings_by_kind {
-            *self.warnings_by_kind.entry(k).or_default() += v;
-        }
-    }
-}
-
 /// What one worker keeps between files.
 pub struct Worker {
     pub read_buf: Vec<u8>,
     pub data_buf: Vec<u8>,
     pub inflater: Inflater,
-    pub stats: IndexStats,
+    pub stats: BatchStats,
 }
 
 impl Worker {
@@ -179,7 +80,7 @@ impl Worker {
             read_buf: Vec::new(),
             data_buf: Vec::new(),
             inflater: Inflater::new(limits),
-            stats: IndexStats::default(),
+            stats: BatchStats::default(),
         }
     }
 }
@@ -193,14 +94,8 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> MapRec
         ..MapRecord::default()
     };
     if input.listed_size() > opts.max_file_bytes {
-        rec.error = Some(ErrorRecord {
-            stage: "io",
-            kind: "too_large".into(),
-            section: "file".into(),
-            offset: opts.max_file_bytes,
-            message: format!("file is larger than the {} byte limit", opts.max_file_bytes),
-        });
-        w.stats.record(&rec);
+        rec.error = Some(ErrorRecord::too_large(opts.max_file_bytes));
+        w.stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
         return rec;
     }
     let Worker {
@@ -213,7 +108,7 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> MapRec
         Ok(bytes) => index_bytes(&mut rec, &bytes, opts, inflater, data_buf),
         Err(e) => rec.error = Some(ErrorRecord::io(&e)),
     }
-    stats.record(&rec);
+    stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
     rec
 }
 

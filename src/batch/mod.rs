@@ -12,8 +12,10 @@
 //! Statistics are per-worker values merged by addition at the end (ripgrep's
 //! `Stats` pattern): no lock on the hot path.
 
+pub mod demos;
 pub mod embedded;
 pub mod maps;
+pub mod record;
 
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::collections::BTreeMap;

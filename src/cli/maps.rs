@@ -1,14 +1,12 @@
 //! `teebatch maps ...` and `teebatch synth maps`.
 
-use super::{mb_per_s, open_output, BatchArgs};
-use crate::batch::maps::{index_input, IndexOptions, IndexStats, MapRecord, Worker};
-use crate::batch::{collect_inputs, embedded, run_ordered, Input};
+use super::{open_output, BatchArgs, BatchRun};
+use crate::batch::maps::{index_input, IndexOptions, MapRecord, Worker};
+use crate::batch::{collect_inputs, embedded, Input};
 use serde::Serialize;
 use std::io::{self, Write};
-use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum MapsCommand {
@@ -66,18 +64,6 @@ pub struct SynthMapsArgs {
     pub seed: u64,
 }
 
-/// The summary printed to stderr and written by `--summary`.
-#[derive(Debug, Serialize)]
-pub struct Summary {
-    pub command: &'static str,
-    pub jobs: usize,
-    pub elapsed_s: f64,
-    pub files_per_s: f64,
-    pub mb_per_s: f64,
-    #[serde(flatten)]
-    pub stats: IndexStats,
-}
-
 pub fn run(cmd: MapsCommand) -> io::Result<ExitCode> {
     match cmd {
         MapsCommand::Index(args) => index(args),
@@ -98,92 +84,26 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         },
         ..IndexOptions::default()
     };
-    let jobs = args.batch.jobs();
-    let total: u64 = inputs.iter().map(Input::listed_size).sum();
-    let bar = args.batch.progress(total, inputs.len());
     let out = open_output(args.output.as_ref())?;
     let mut sink = match args.format {
         Format::Json => RecordSink::Json(out),
         Format::Csv => RecordSink::Csv(Box::new(csv::Writer::from_writer(out))),
     };
-    let mut write_err: Option<io::Error> = None;
-    let start = Instant::now();
-    let n = inputs.len();
-    let states = run_ordered(
-        &inputs,
-        jobs,
-        || Worker::new(opts.limits),
-        |w, _i, input| index_input(w, input, &opts),
-        |i, rec: MapRecord| {
-            bar.inc(rec.size);
-            bar.set_message(format!("{}/{n} files", i + 1));
-            match sink.write(&rec) {
-                Ok(()) => ControlFlow::Continue(()),
-                Err(e) => {
-                    write_err = Some(e);
-                    ControlFlow::Break(())
-                }
-            }
-        },
-    );
-    bar.finish_and_clear();
-    if let Some(e) = write_err {
-        return Err(e);
-    }
-    sink.flush()?;
-    let elapsed = start.elapsed().as_secs_f64();
-    let mut stats = IndexStats::default();
-    for w in states {
-        stats += w.stats;
-    }
-    let summary = Summary {
+    let batch = BatchRun {
         command: "maps index",
-        jobs,
-        elapsed_s: elapsed,
-        files_per_s: if elapsed > 0.0 {
-            stats.files as f64 / elapsed
-        } else {
-            0.0
-        },
-        mb_per_s: mb_per_s(stats.bytes, elapsed),
-        stats,
+        args: &args.batch,
+        summary_path: args.summary.as_ref(),
     };
-    if !args.batch.quiet {
-        print_summary(&summary);
-    }
-    if let Some(p) = &args.summary {
-        let f = std::fs::File::create(p)?;
-        serde_json::to_writer_pretty(f, &summary).map_err(io::Error::other)?;
-    }
-    Ok(if summary.stats.failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-fn print_summary(s: &Summary) {
-    let st = &s.stats;
-    let mut e = io::stderr().lock();
-    let _ = writeln!(
-        e,
-        "{}: {} files ({} ok, {} failed), {:.1} MB in {:.3} s on {} jobs: {:.1} files/s, {:.1} MB/s",
-        s.command,
-        st.files,
-        st.ok,
-        st.failed,
-        st.bytes as f64 / 1e6,
-        s.elapsed_s,
-        s.jobs,
-        s.files_per_s,
-        s.mb_per_s
-    );
-    for (k, v) in &st.errors_by_kind {
-        let _ = writeln!(e, "  error {k}: {v}");
-    }
-    for (k, v) in &st.warnings_by_kind {
-        let _ = writeln!(e, "  warning {k}: {v}");
-    }
+    let (code, _) = batch.run(
+        &inputs,
+        || Worker::new(opts.limits),
+        |w, input| index_input(w, input, &opts),
+        |rec: &MapRecord| rec.size,
+        |rec| sink.write(rec),
+        |w| std::mem::take(&mut w.stats),
+    )?;
+    sink.flush()?;
+    Ok(code)
 }
 
 /// The flat CSV row of a record.
@@ -225,10 +145,7 @@ enum RecordSink {
 impl RecordSink {
     fn write(&mut self, r: &MapRecord) -> io::Result<()> {
         match self {
-            RecordSink::Json(out) => {
-                serde_json::to_writer(&mut *out, r).map_err(io::Error::other)?;
-                out.write_all(b"\n")
-            }
+            RecordSink::Json(out) => super::write_json_line(out, r),
             RecordSink::Csv(w) => w.serialize(CsvRow::from(r)).map_err(io::Error::other),
         }
     }

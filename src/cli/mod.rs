@@ -6,12 +6,18 @@
 //! exit code says something failed (0 all good, 1 some file failed, 2 usage).
 
 mod bench;
+mod demos;
 mod maps;
 
+use crate::batch::record::BatchStats;
+use crate::batch::{run_ordered, Input};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Instant;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -29,6 +35,9 @@ pub enum Command {
     /// Maps (Teeworlds datafiles).
     #[command(subcommand)]
     Maps(maps::MapsCommand),
+    /// Demos (replays).
+    #[command(subcommand)]
+    Demos(demos::DemosCommand),
     /// Measure the engines (MB/s per kernel and tier).
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -97,6 +106,7 @@ pub fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Maps(c) => maps::run(c),
+        Command::Demos(c) => demos::run(c),
         Command::Bench(c) => bench::run(c),
         Command::Synth(c) => maps::run_synth(c),
     };
@@ -128,4 +138,130 @@ pub fn mb_per_s(bytes: u64, secs: f64) -> f64 {
     } else {
         0.0
     }
+}
+
+/// The summary printed to stderr and written by `--summary`.
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    pub command: &'static str,
+    pub jobs: usize,
+    pub elapsed_s: f64,
+    pub files_per_s: f64,
+    pub mb_per_s: f64,
+    #[serde(flatten)]
+    pub stats: BatchStats,
+}
+
+impl Summary {
+    fn print(&self) {
+        let st = &self.stats;
+        let mut e = io::stderr().lock();
+        let _ = writeln!(
+            e,
+            "{}: {} files ({} ok, {} failed), {:.1} MB in {:.3} s on {} jobs: {:.1} files/s, {:.1} MB/s",
+            self.command,
+            st.files,
+            st.ok,
+            st.failed,
+            st.bytes as f64 / 1e6,
+            self.elapsed_s,
+            self.jobs,
+            self.files_per_s,
+            self.mb_per_s
+        );
+        for (k, v) in &st.errors_by_kind {
+            let _ = writeln!(e, "  error {k}: {v}");
+        }
+        for (k, v) in &st.warnings_by_kind {
+            let _ = writeln!(e, "  warning {k}: {v}");
+        }
+    }
+}
+
+/// One batch command run: inputs through workers, records to a writer in
+/// input order, a progress bar, the summary, and the exit code.
+pub struct BatchRun<'a> {
+    pub command: &'static str,
+    pub args: &'a BatchArgs,
+    pub summary_path: Option<&'a PathBuf>,
+}
+
+impl BatchRun<'_> {
+    /// Runs the batch. `process` makes one record per input; `write` emits
+    /// it (an error, e.g. a closed pipe, stops the batch); `stats` takes the
+    /// statistics out of each worker at the end. Returns the exit code (1 if
+    /// any file failed) and the workers.
+    pub fn run<W: Send, R: Send>(
+        &self,
+        inputs: &[Input],
+        init: impl Fn() -> W + Sync + Send,
+        process: impl Fn(&mut W, &Input) -> R + Sync + Send,
+        size: impl Fn(&R) -> u64,
+        mut write: impl FnMut(&R) -> io::Result<()>,
+        stats: impl Fn(&mut W) -> BatchStats,
+    ) -> io::Result<(ExitCode, Vec<W>)> {
+        let jobs = self.args.jobs();
+        let total: u64 = inputs.iter().map(Input::listed_size).sum();
+        let bar = self.args.progress(total, inputs.len());
+        let n = inputs.len();
+        let mut write_err = None;
+        let start = Instant::now();
+        let mut workers = run_ordered(
+            inputs,
+            jobs,
+            init,
+            |w, _, input| process(w, input),
+            |i, rec: R| {
+                bar.inc(size(&rec));
+                bar.set_message(format!("{}/{n} files", i + 1));
+                match write(&rec) {
+                    Ok(()) => ControlFlow::Continue(()),
+                    Err(e) => {
+                        write_err = Some(e);
+                        ControlFlow::Break(())
+                    }
+                }
+            },
+        );
+        bar.finish_and_clear();
+        if let Some(e) = write_err {
+            return Err(e);
+        }
+        let elapsed = start.elapsed().as_secs_f64();
+        let mut total = BatchStats::default();
+        for w in &mut workers {
+            total += stats(w);
+        }
+        let summary = Summary {
+            command: self.command,
+            jobs,
+            elapsed_s: elapsed,
+            files_per_s: if elapsed > 0.0 {
+                total.files as f64 / elapsed
+            } else {
+                0.0
+            },
+            mb_per_s: mb_per_s(total.bytes, elapsed),
+            stats: total,
+        };
+        if !self.args.quiet {
+            summary.print();
+        }
+        if let Some(p) = self.summary_path {
+            let f = std::fs::File::create(p)?;
+            serde_json::to_writer_pretty(f, &summary).map_err(io::Error::other)?;
+        }
+        let code = if summary.stats.failed > 0 {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        };
+        Ok((code, workers))
+    }
+}
+
+/// Writes one JSON object and a newline.
+pub fn write_json_line(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
+    out.write_all(b"\n")
 }

@@ -1,0 +1,301 @@
+//! `demos index`: one record per demo, decoded through the snapshot stream.
+
+use super::record::{BatchStats, ErrorRecord, WarningRecord};
+use super::{load, Input, MmapMode};
+use crate::backend::Backend;
+use crate::codec::snapshot::Protocol;
+use crate::datafile::Datafile;
+use crate::demo::stream::{visit, Decoder, DemoStats, StatsVisitor};
+use crate::demo::Demo;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+
+/// Ticks per second, everywhere.
+pub const TICKS_PER_SECOND: f64 = 50.0;
+
+/// Options of one `demos index` run.
+#[derive(Clone, Copy, Debug)]
+pub struct IndexOptions {
+    pub mmap: MmapMode,
+    pub backend: Backend,
+    /// Files larger than this are not read (an error of kind `too_large`).
+    pub max_file_bytes: u64,
+}
+
+impl Default for IndexOptions {
+    fn default() -> Self {
+        IndexOptions {
+            mmap: MmapMode::Auto,
+            backend: Backend::default(),
+            max_file_bytes: 4 << 30,
+        }
+    }
+}
+
+/// The demo header as reported.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HeaderRecord {
+    pub version: u8,
+    pub net_version: String,
+    /// `0.6` or `0.7`: which item size table the snapshots use.
+    pub protocol: Option<&'static str>,
+    pub map_name: String,
+    pub map_size: u32,
+    /// 8 lowercase hex digits.
+    pub map_crc: String,
+    #[serde(rename = "type")]
+    pub demo_type: String,
+    /// Seconds, as written by the recorder.
+    pub length: i32,
+    pub timestamp: String,
+    pub timeline_markers: Vec<i32>,
+    /// The v6 DDNet SHA-256 extension, if present.
+    pub map_sha256: Option<String>,
+}
+
+/// The embedded map as found and checked against the header.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct EmbeddedMapRecord {
+    pub size: u64,
+    pub crc32: String,
+    pub sha256: String,
+    pub crc32_matches_header: bool,
+    /// `None` when the header carries no SHA-256.
+    pub sha256_matches_header: Option<bool>,
+    pub datafile_version: Option<&'static str>,
+    pub num_item_types: Option<usize>,
+    pub num_items: Option<usize>,
+    pub num_data: Option<usize>,
+    /// Why the embedded map is not a readable datafile.
+    pub error: Option<ErrorRecord>,
+}
+
+/// One line of `demos index` output. Fields that could not be determined
+/// because of an error are absent; everything decoded before it is kept.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DemoRecord {
+    pub path: String,
+    pub name: String,
+    pub size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub header: Option<HeaderRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map: Option<EmbeddedMapRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<crate::demo::stream::stats::ChunkCounts>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_tick: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_tick: Option<i32>,
+    /// Tick markers seen.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ticks: Option<u64>,
+    /// (last_tick - first_tick) / 50.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshots_reconstructed: Option<u64>,
+    /// Snapshot items per type: ordinal types as `id (name)`, extended ones
+    /// as `uuid (Name)`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub item_types: BTreeMap<String, crate::demo::stream::stats::ItemTypeStats>,
+    pub warnings: Vec<WarningRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorRecord>,
+}
+
+/// What one worker keeps between files.
+pub struct Worker {
+    pub read_buf: Vec<u8>,
+    pub decoder: Decoder,
+    pub stats: BatchStats,
+    /// Snapshot/chunk statistics summed over the worker's demos.
+    pub demo_stats: DemoStats,
+}
+
+impl Worker {
+    pub fn new(backend: Backend) -> Self {
+        Worker {
+            read_buf: Vec::new(),
+            decoder: Decoder::new(backend),
+            stats: BatchStats::default(),
+            demo_stats: DemoStats::default(),
+        }
+    }
+}
+
+/// Indexes one demo and records it in the worker's statistics.
+pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> DemoRecord {
+    let mut rec = DemoRecord {
+        path: input.display_path(),
+        name: input.stem(),
+        size: input.listed_size(),
+        ..DemoRecord::default()
+    };
+    if input.listed_size() > opts.max_file_bytes {
+        rec.error = Some(ErrorRecord::too_large(opts.max_file_bytes));
+    } else {
+        match load(input, opts.mmap, &mut w.read_buf) {
+            Ok(bytes) => {
+                if let Some(stats) = index_bytes(&mut rec, &bytes, &mut w.decoder) {
+                    w.demo_stats += stats;
+                }
+            }
+            Err(e) => rec.error = Some(ErrorRecord::io(&e)),
+        }
+    }
+    w.stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
+    rec
+}
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A stable snake_case name for a (nested) kind enum from its Debug form:
+/// `Huffman(MissingEof)` → `huffman.missing_eof`, `TickNotIncreasing` →
+/// `tick_not_increasing`.
+pub fn kind_name(kind: &impl std::fmt::Debug) -> String {
+    let debug = format!("{kind:?}");
+    let mut out = String::with_capacity(debug.len() + 4);
+    let mut prev_lower = false;
+    for c in debug.chars() {
+        match c {
+            '(' => {
+                out.push('.');
+                prev_lower = false;
+            }
+            ')' => {}
+            c if c.is_ascii_uppercase() => {
+                if prev_lower {
+                    out.push('_');
+                }
+                out.push(c.to_ascii_lowercase());
+                prev_lower = false;
+            }
+            c => {
+                out.push(c);
+                prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+            }
+        }
+    }
+    out
+}
+
+/// Fills `rec` from the bytes of one demo; returns the snapshot statistics.
+pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) -> Option<DemoStats> {
+    rec.size = bytes.len() as u64;
+    rec.sha256 = Some(hex::encode(Sha256::digest(bytes)));
+    let demo = match Demo::parse(bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            rec.error = Some(ErrorRecord {
+                stage: "demo",
+                kind: kind_name(&e.kind),
+                section: e.section.to_string(),
+                offset: e.offset as u64,
+                message: e.to_string(),
+            });
+            return None;
+        }
+    };
+    let net_version = lossy(demo.net_version());
+    let protocol = Protocol::from_net_version(&net_version);
+    rec.header = Some(HeaderRecord {
+        version: demo.version(),
+        protocol: protocol.map(|p| match p {
+            Protocol::V06 => "0.6",
+            Protocol::V07 => "0.7",
+        }),
+        net_version,
+        map_name: lossy(demo.map_name()),
+        map_size: demo.map_size(),
+        map_crc: format!("{:08x}", demo.map_crc()),
+        demo_type: lossy(demo.demo_type()),
+        length: demo.length(),
+        timestamp: lossy(demo.timestamp()),
+        timeline_markers: demo.timeline_markers().to_vec(),
+        map_sha256: demo.map_sha256().map(hex::encode),
+    });
+    rec.map = Some(embedded_map(&demo));
+
+    let outcome = visit(&demo, decoder, StatsVisitor::new());
+    let stats = outcome.visitor.finish();
+    rec.warnings.extend(outcome.warnings.iter().map(|w| {
+        WarningRecord {
+            stage: "stream",
+            kind: kind_name(&w.kind),
+            section: w
+                .chunk
+                .map_or_else(|| "header".to_string(), |c| format!("chunk {c}")),
+            offset: w.offset as u64,
+        }
+    }));
+    if let Some(e) = outcome.error {
+        rec.error = Some(ErrorRecord {
+            stage: "stream",
+            kind: kind_name(&e.kind),
+            section: format!("chunk {}", e.chunk),
+            offset: e.offset as u64,
+            message: e.to_string(),
+        });
+    }
+    rec.chunks = Some(stats.chunks);
+    rec.first_tick = stats.first_tick;
+    rec.last_tick = stats.last_tick;
+    rec.ticks = Some(stats.chunks.tick_markers);
+    rec.duration_s = match (stats.first_tick, stats.last_tick) {
+        (Some(a), Some(b)) => Some(f64::from(b.saturating_sub(a)) / TICKS_PER_SECOND),
+        _ => None,
+    };
+    rec.snapshots_reconstructed = Some(stats.snapshots_reconstructed);
+    for (type_id, s) in &stats.item_types_ordinal {
+        let name = protocol
+            .and_then(|p| p.item_name(u32::from(*type_id)))
+            .unwrap_or(if *type_id == 0 {
+                "uuid_type_declaration"
+            } else {
+                "unknown"
+            });
+        rec.item_types
+            .insert(format!("{type_id} ({name})"), s.clone());
+    }
+    for (key, s) in &stats.item_types_uuid {
+        rec.item_types.insert(key.clone(), s.clone());
+    }
+    Some(stats)
+}
+
+fn embedded_map(demo: &Demo<'_>) -> EmbeddedMapRecord {
+    let map = demo.map();
+    let crc = crc32fast::hash(map);
+    let sha = Sha256::digest(map);
+    let mut r = EmbeddedMapRecord {
+        size: map.len() as u64,
+        crc32: format!("{crc:08x}"),
+        sha256: hex::encode(sha),
+        crc32_matches_header: crc == demo.map_crc(),
+        sha256_matches_header: demo.map_sha256().map(|h| h[..] == sha[..]),
+        ..EmbeddedMapRecord::default()
+    };
+    if map.is_empty() {
+        return r;
+    }
+    match Datafile::parse(map) {
+        Ok(df) => {
+            r.datafile_version = Some(df.version().name());
+            r.num_item_types = Some(df.item_types().len());
+            r.num_items = Some(df.num_items());
+            r.num_data = Some(df.num_data());
+        }
+        Err(e) => {
+            let mut er = ErrorRecord::datafile(&e);
+            er.offset += demo.map_offset() as u64;
+            r.error = Some(er);
+        }
+    }
+    r
+}

@@ -1,0 +1,134 @@
+//! `teebatch demos ...`.
+
+use super::{open_output, write_json_line, BatchArgs, BatchRun};
+use crate::backend::Backend;
+use crate::batch::demos::{index_input, DemoRecord, IndexOptions, Worker};
+use crate::batch::{collect_inputs, embedded, Input};
+use crate::demo::dump::{dump_parallel, dump_with, DumpError, DumpKind};
+use crate::demo::stream::segments;
+use crate::demo::Demo;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Subcommand, Debug)]
+pub enum DemosCommand {
+    /// Decode every snapshot of every demo: one JSON record per demo.
+    ///
+    /// PATHs are files or directory trees (searched recursively for *.demo).
+    /// With no PATH the embedded default dataset is indexed.
+    Index(IndexArgs),
+    /// Print one demo's snapshots, ticks or chunks in the golden TSV formats.
+    Dump(DumpArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct IndexArgs {
+    pub paths: Vec<PathBuf>,
+    /// Write records here instead of stdout.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Also write the summary as JSON to this file.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// Kernel tier: simd (default), scalar or oracle.
+    #[arg(long, default_value_t = Backend::Simd)]
+    pub backend: Backend,
+    #[command(flatten)]
+    pub batch: BatchArgs,
+}
+
+#[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("what").required(true).multiple(false)))]
+pub struct DumpArgs {
+    pub file: PathBuf,
+    /// Per snapshot or delta chunk: tick, items, checksum.
+    #[arg(long, group = "what")]
+    pub snapshots: bool,
+    /// Per snapshot: kind, items, checksum, data size, canonical CRC-32.
+    #[arg(long, group = "what")]
+    pub snapshots_full: bool,
+    /// Per tick marker: the snapshot in effect.
+    #[arg(long, group = "what")]
+    pub ticks: bool,
+    /// Per data chunk: sizes and CRC-32s of each decoding stage.
+    #[arg(long, group = "what")]
+    pub chunks: bool,
+    /// Decode on this many threads by splitting at keyframes (same output).
+    #[arg(long, short = 'j', default_value_t = 1)]
+    pub jobs: usize,
+    #[arg(long, default_value_t = Backend::Simd)]
+    pub backend: Backend,
+}
+
+pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
+    match cmd {
+        DemosCommand::Index(a) => index(a),
+        DemosCommand::Dump(a) => dump(a),
+    }
+}
+
+fn index(args: IndexArgs) -> io::Result<ExitCode> {
+    let inputs: Vec<Input> = if args.paths.is_empty() {
+        embedded::demo_inputs()
+    } else {
+        collect_inputs(&args.paths, "demo")
+    };
+    let opts = IndexOptions {
+        mmap: args.batch.mmap,
+        backend: args.backend,
+        ..IndexOptions::default()
+    };
+    let mut out = open_output(args.output.as_ref())?;
+    let batch = BatchRun {
+        command: "demos index",
+        args: &args.batch,
+        summary_path: args.summary.as_ref(),
+    };
+    let (code, _) = batch.run(
+        &inputs,
+        || Worker::new(opts.backend),
+        |w, input| index_input(w, input, &opts),
+        |rec: &DemoRecord| rec.size,
+        |rec| write_json_line(&mut out, rec),
+        |w| std::mem::take(&mut w.stats),
+    )?;
+    out.flush()?;
+    Ok(code)
+}
+
+fn dump(args: DumpArgs) -> io::Result<ExitCode> {
+    let kind = if args.snapshots {
+        DumpKind::Snapshots
+    } else if args.snapshots_full {
+        DumpKind::SnapshotsFull
+    } else if args.ticks {
+        DumpKind::Ticks
+    } else {
+        DumpKind::Chunks
+    };
+    let bytes = std::fs::read(&args.file)?;
+    let demo = match Demo::parse(&bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("{}: {e}", args.file.display());
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
+    let result = if args.jobs > 1 {
+        let segs = segments(&demo, args.jobs * 4);
+        dump_parallel(args.backend, &demo, kind, &segs, &mut out)
+    } else {
+        dump_with(args.backend, &demo, kind, &mut out)
+    };
+    out.flush()?;
+    match result {
+        Ok(_) => Ok(ExitCode::SUCCESS),
+        Err(DumpError::Io(e)) => Err(e),
+        Err(DumpError::Stream(e)) => {
+            eprintln!("{}: {e}", args.file.display());
+            Ok(ExitCode::from(1))
+        }
+    }
+}
