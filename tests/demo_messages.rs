@@ -137,7 +137,10 @@ fn find(demos: &[PathBuf], needle: &str) -> PathBuf {
         .clone()
 }
 
-fn counts(list: &[(&'static str, &str, usize)]) -> BTreeMap<(&'static str, String), usize> {
+/// (space, name, count).
+type Count = (&'static str, &'static str, usize);
+
+fn counts(list: &[Count]) -> BTreeMap<(&'static str, String), usize> {
     list.iter()
         .map(|&(space, name, n)| ((space, name.to_owned()), n))
         .collect()
@@ -151,7 +154,7 @@ fn counts(list: &[(&'static str, &str, usize)]) -> BTreeMap<(&'static str, Strin
 fn every_message_decodes_with_exact_counts() {
     let Some(demos) = demos() else { return };
     let golden = datasets().unwrap().join("golden");
-    let expected: [(&str, &[(&str, &str, usize)]); 10] = [
+    let expected: [(&str, &[Count]); 10] = [
         (
             "064_ddnet_join_chat_walk_disconnect",
             &[
