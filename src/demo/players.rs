@@ -687,6 +687,46 @@ mod tests {
     }
 
     #[test]
+    fn tracker_07_names_by_message_and_chat() {
+        use crate::demo::message::decode;
+        let mut t = PlayerTracker::new(Protocol::V07, TrackerConfig::default());
+        let mut w = Vec::new();
+        // Real bytes: De_ClientEnter "bar", id 1, team 0.
+        let enter = decode(b"\x2cbar\0\x01\0\0", Protocol::V07, &mut Vec::new()).unwrap();
+        t.feed_message(10, &enter);
+        let mut s = Snapshot::new();
+        s.push(item_key(11, 1), &[0, 5, 30]).unwrap();
+        t.feed_snapshot(10, &s, &mut w);
+        assert_eq!(t.current_view()[0].name.as_deref(), Some("bar"));
+        assert_eq!(t.current_view()[0].team, Some(0));
+        // Sv_Chat 0.7: mode 2 (team), client 1, target -1, "gl".
+        let chat = decode(b"\x06\x02\x01\x40gl\0\0\0", Protocol::V07, &mut Vec::new()).unwrap();
+        t.feed_message(11, &chat);
+        let line = &t.chat()[0];
+        assert_eq!(
+            (
+                line.tick,
+                line.client_id,
+                line.name.as_deref(),
+                line.mode,
+                line.text.as_str()
+            ),
+            (11, 1, Some("bar"), ChatMode::Team, "gl")
+        );
+        // Sv_ClientDrop id 1: the message name is gone from later views.
+        let drop = decode(&[0x28, 1, 0, 0], Protocol::V07, &mut Vec::new()).unwrap();
+        t.feed_message(12, &drop);
+        t.feed_snapshot(12, &s, &mut w);
+        assert_eq!(t.current_view()[0].name, None);
+        let r = t.player(1).unwrap();
+        assert_eq!(
+            (r.names.as_slice(), r.score, r.ticks_present),
+            (&["bar".to_owned()][..], Some(5), 2)
+        );
+        assert!(w.is_empty());
+    }
+
+    #[test]
     fn tracker_caps_players() {
         let cfg = TrackerConfig {
             max_players: 1,

@@ -42,8 +42,9 @@
 //!   kept in [`Message::extra`] with a [`MessageWarningKind::TrailingBytes`]
 //!   warning, never dropped. Up to 3 trailing zero bytes are the demo
 //!   writer's padding and not reported.
-//! - Strings are sanitised like DDNet's `CUnpacker` (`SANITIZE_CC`): bytes
-//!   below 32 become spaces; invalid UTF-8 becomes U+FFFD. Both warn.
+//! - Strings are sanitised like DDNet's `CUnpacker`: bytes below 32 become
+//!   spaces (MOTD and broadcasts keep tab, CR and LF, DDNet's `SANITIZE`);
+//!   invalid UTF-8 becomes U+FFFD. Both warn.
 //! - Messages whose ids are known but whose fields are not decoded here
 //!   (tune parameters, vote lists, snapshots…) and unknown ids keep their
 //!   field bytes as [`Body::Raw`].
@@ -60,7 +61,7 @@ use crate::codec::snapshot::Protocol;
 use crate::codec::varint::{self, VarintError};
 
 pub use names::{ex_messages, game_message_name, lookup_ex, system_message_name, ExMessage};
-pub use unpack::{Unpacker, MAX_STRING_LEN};
+pub use unpack::{Sanitize, Unpacker, MAX_STRING_LEN};
 
 /// What went wrong while decoding a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
@@ -131,15 +132,17 @@ pub struct Header {
 }
 
 /// Reads the header int and, for id 0, the UUID.
-pub fn decode_header(bytes: &[u8]) -> Result<Header, MessageError> {
+pub fn decode_header(
+    bytes: &[u8],
+    warnings: &mut Vec<MessageWarning>,
+) -> Result<Header, MessageError> {
     if bytes.is_empty() {
         return Err(MessageError {
             kind: MessageErrorKind::Empty,
             offset: 0,
         });
     }
-    let mut warnings = Vec::new();
-    let mut u = Unpacker::new(bytes, 0, &mut warnings);
+    let mut u = Unpacker::new(bytes, 0, warnings);
     let header = u.int()?;
     if header < 0 {
         return Err(MessageError {
@@ -164,10 +167,13 @@ pub fn decode_header(bytes: &[u8]) -> Result<Header, MessageError> {
 /// The name of a message id in `protocol`, if known: `NETMSG_*` names
 /// without the prefix for system messages (`MAP_CHANGE`), `network.py`
 /// names for game messages (`Sv_Chat`), and the code names of extended
-/// messages (`Sv_RaceFinish`, `MAP_DETAILS`).
+/// messages (`Sv_RaceFinish`, `MAP_DETAILS`). Like DDNet, an extended
+/// message is only known in its own space (system or game).
 pub fn message_name(protocol: Protocol, system: bool, id: MessageId) -> Option<&'static str> {
     match id {
-        MessageId::Ex(uuid) => lookup_ex(&uuid).map(|m| m.name),
+        MessageId::Ex(uuid) => lookup_ex(&uuid)
+            .filter(|m| m.system == system)
+            .map(|m| m.name),
         MessageId::Ordinal(id) if system => system_message_name(protocol, id),
         MessageId::Ordinal(id) => game_message_name(protocol, id),
     }
@@ -404,7 +410,7 @@ pub fn decode<'a>(
     protocol: Protocol,
     warnings: &mut Vec<MessageWarning>,
 ) -> Result<Message<'a>, MessageError> {
-    let header = decode_header(bytes)?;
+    let header = decode_header(bytes, warnings)?;
     let name = message_name(protocol, header.system, header.id);
     let mut u = Unpacker::new(bytes, header.body_offset, warnings);
     let body = match name {
@@ -458,8 +464,12 @@ fn decode_body<'a>(
                 text: u.string()?,
             })
         }
-        "Sv_Broadcast" => Body::Broadcast { text: u.string()? },
-        "Sv_Motd" => Body::Motd { text: u.string()? },
+        "Sv_Broadcast" => Body::Broadcast {
+            text: u.string_with(Sanitize::KeepWhitespace)?,
+        },
+        "Sv_Motd" => Body::Motd {
+            text: u.string_with(Sanitize::KeepWhitespace)?,
+        },
         "Sv_KillMsg" => {
             let [killer, victim, weapon, mode_special] = u.ints()?;
             Body::KillMsg(KillMsg {

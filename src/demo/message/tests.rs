@@ -108,20 +108,33 @@ fn broadcast_motd_kill_emoticon() {
             text: "Welcome".into()
         }
     );
-    let b = Msg::new(1, false).str(b"line1\nline2").padded();
+    // MOTD (DDNet SANITIZE): newline and tab stay, other control bytes
+    // become spaces.
+    let b = Msg::new(1, false).str(b"line1\nline2\t\x07!").padded();
     let (m, w) = ok(&b, Protocol::V07);
-    // SANITIZE_CC: the newline becomes a space.
     assert_eq!(
         m.body,
         Body::Motd {
-            text: "line1 line2".into()
+            text: "line1\nline2\t !".into()
         }
     );
     assert_eq!(
         w,
         [MessageWarning {
             kind: MessageWarningKind::ControlCharacters,
-            offset: 6
+            offset: 13
+        }]
+    );
+    // Chat (SANITIZE_CC): the newline becomes a space.
+    let b = Msg::new(3, false).int(0).int(1).str(b"a\nb").padded();
+    let (m, w) = ok(&b, Protocol::V06);
+    let Body::Chat(c) = m.body else { panic!() };
+    assert_eq!(c.text, "a b");
+    assert_eq!(
+        w,
+        [MessageWarning {
+            kind: MessageWarningKind::ControlCharacters,
+            offset: 4
         }]
     );
     // Real 0.6 bytes: killer 1, victim 1, weapon -2 (self), special 0.
@@ -519,4 +532,132 @@ fn message_bytes_are_little_endian_ints() {
     let mut out = Vec::new();
     message_bytes(&[0x6c6c_6568, 0x6f], &mut out);
     assert_eq!(out, b"hello\0\0\0");
+}
+
+#[test]
+fn ex_messages_only_in_their_own_space() {
+    // Sv_Record sent with the system flag: unknown, like in DDNet.
+    let b = Msg::ex("record@netmsg.ddnet.tw", true).int(1).int(2).0;
+    let (m, _) = ok(&b, Protocol::V06);
+    assert_eq!(m.name, None);
+    assert_eq!(m.body, Body::Raw(&[1, 2]));
+    // MAP_DETAILS sent as a game message: unknown too.
+    let b = Msg::ex("map-details@ddnet.tw", false).0;
+    assert_eq!(ok(&b, Protocol::V06).0.name, None);
+}
+
+#[test]
+fn team_settings_gamemsg_votes_race_07() {
+    let b = Msg::new(4, false).int(2).int(-1).int(1).int(5000).padded();
+    assert_eq!(
+        ok(&b, Protocol::V07).0.body,
+        Body::Team {
+            client_id: 2,
+            team: -1,
+            silent: true,
+            cooldown_tick: 5000
+        }
+    );
+    let b = Msg::new(17, false)
+        .int(1)
+        .int(2)
+        .int(0)
+        .int(1)
+        .int(1)
+        .int(16)
+        .padded();
+    assert_eq!(
+        ok(&b, Protocol::V07).0.body,
+        Body::ServerSettings {
+            kick_vote: true,
+            kick_min: 2,
+            spec_vote: false,
+            team_lock: true,
+            team_balance: true,
+            player_slots: 16
+        }
+    );
+    // Sv_GameMsg keeps its parameters packed, with no trailing warning.
+    let b = Msg::new(21, false).int(3).int(1).int(7).0;
+    let (m, w) = ok(&b, Protocol::V07);
+    assert_eq!(
+        m.body,
+        Body::GameMsg {
+            game_msg_id: 3,
+            params: &[1, 7]
+        }
+    );
+    assert!(w.is_empty() && m.extra.is_empty());
+    let b = Msg::new(16, false).int(3).int(1).int(2).int(6).padded();
+    assert_eq!(
+        ok(&b, Protocol::V06).0.body,
+        Body::VoteStatus {
+            yes: 3,
+            no: 1,
+            pass: 2,
+            total: 6
+        }
+    );
+    // 0.7 has race messages as ordinals.
+    let b = Msg::new(35, false)
+        .int(1)
+        .int(65_432)
+        .int(-7)
+        .int(0)
+        .padded();
+    let (m, _) = ok(&b, Protocol::V07);
+    assert_eq!(m.name, Some("Sv_RaceFinish"));
+    assert_eq!(
+        m.body,
+        Body::RaceFinish {
+            client_id: 1,
+            time: 65_432,
+            diff: -7,
+            record_personal: false,
+            // 8 bytes: no padding, no m_RecordServer.
+            record_server: None
+        }
+    );
+    let b = Msg::new(36, false).int(-150).padded();
+    assert_eq!(
+        ok(&b, Protocol::V07).0.body,
+        Body::Checkpoint { diff: -150 }
+    );
+    // Id 35 is unknown in 0.6.
+    assert_eq!(ok(&b, Protocol::V06).0.name, None);
+}
+
+#[test]
+fn overlong_header_int_warns() {
+    // Header 6 (Sv_Chat) written in two bytes.
+    let b = [0x86, 0x00, 0, 0, b'x', 0];
+    let (m, w) = ok(&b, Protocol::V06);
+    assert_eq!(m.name, Some("Sv_Chat"));
+    assert_eq!(
+        w,
+        [MessageWarning {
+            kind: MessageWarningKind::OverlongInt,
+            offset: 0
+        }]
+    );
+}
+
+#[test]
+fn payload_round_trip() {
+    // Message bytes → ints → varints → Huffman, and back.
+    let msg = Msg::new(3, false).int(0).int(2).str(b"gg").padded();
+    let ints: Vec<i32> = msg
+        .chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let mut packed = Vec::new();
+    crate::codec::varint::pack(&ints, &mut packed);
+    let mut payload = Vec::new();
+    crate::codec::huffman::compress(&packed, &mut payload);
+    let mut buf = MessageBuffer::new();
+    assert_eq!(buf.unpack(&payload).unwrap(), &msg[..]);
+    let Body::Chat(c) = ok(&msg, Protocol::V06).0.body else {
+        panic!()
+    };
+    assert_eq!((c.client_id, &*c.text), (2, "gg"));
 }

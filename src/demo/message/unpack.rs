@@ -3,9 +3,12 @@
 //!
 //! Ints use the variable-length encoding of `codec::varint` (libtw2-doc
 //! `int.md`). Strings run to the first NUL; DDNet's unpacker then replaces
-//! every byte below 32 with a space (`str_sanitize_cc`, its `SANITIZE_CC`
-//! mode), which is what [`Unpacker::string`] does too, with a warning. A
-//! string must end within [`MAX_STRING_LEN`] bytes.
+//! control characters with spaces, as [`Unpacker::string`] does (with a
+//! warning), in one of DDNet's two modes ([`Sanitize`]): `SANITIZE_CC`
+//! (every byte below 32; names, chat) or `SANITIZE` (keeps tab, CR and LF;
+//! MOTD and broadcasts). DDNet's `SKIP_START_WHITESPACES` is not applied:
+//! the text is kept as sent. A string must end within [`MAX_STRING_LEN`]
+//! bytes.
 //!
 //! Every error carries the byte offset, inside the message, of the field
 //! that could not be read.
@@ -21,6 +24,15 @@ use crate::codec::varint::{self, VarintWarningKind};
 /// packet payload; 2048 leaves room and stops a garbage message from
 /// producing a string the size of the whole chunk.
 pub const MAX_STRING_LEN: usize = 2048;
+
+/// Which control characters a string keeps (DDNet's sanitise modes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sanitize {
+    /// `SANITIZE_CC`: every byte below 32 becomes a space.
+    ControlCharacters,
+    /// `SANITIZE`: like `SANITIZE_CC` but tab, LF and CR stay.
+    KeepWhitespace,
+}
 
 /// A cursor over the bytes of one message.
 #[derive(Debug)]
@@ -93,8 +105,14 @@ impl<'a, 'w> Unpacker<'a, 'w> {
         self.int().map(|v| v != 0)
     }
 
-    /// Reads a NUL-terminated string, control characters replaced by spaces.
+    /// Reads a NUL-terminated string, every byte below 32 replaced by a
+    /// space (`SANITIZE_CC`).
     pub fn string(&mut self) -> Result<Cow<'a, str>, MessageError> {
+        self.string_with(Sanitize::ControlCharacters)
+    }
+
+    /// Reads a NUL-terminated string sanitised in `mode`.
+    pub fn string_with(&mut self, mode: Sanitize) -> Result<Cow<'a, str>, MessageError> {
         let start = self.pos;
         let rest = self.rest();
         if rest.is_empty() {
@@ -111,17 +129,19 @@ impl<'a, 'w> Unpacker<'a, 'w> {
         };
         self.pos += len + 1;
         let raw = &rest[..len];
-        Ok(self.sanitize(raw, start))
+        Ok(self.sanitize(raw, start, mode))
     }
 
-    /// DDNet's `str_sanitize_cc` plus a UTF-8 check (invalid sequences
-    /// become U+FFFD, with a warning).
-    fn sanitize(&mut self, raw: &'a [u8], start: usize) -> Cow<'a, str> {
-        let s: Cow<'a, [u8]> = match raw.iter().position(|&b| b < 32) {
+    /// DDNet's `str_sanitize_cc` / `str_sanitize` plus a UTF-8 check
+    /// (invalid sequences become U+FFFD, with a warning).
+    fn sanitize(&mut self, raw: &'a [u8], start: usize, mode: Sanitize) -> Cow<'a, str> {
+        let keep = mode == Sanitize::KeepWhitespace;
+        let bad = |b: u8| b < 32 && !(keep && matches!(b, b'\t' | b'\n' | b'\r'));
+        let s: Cow<'a, [u8]> = match raw.iter().position(|&b| bad(b)) {
             None => Cow::Borrowed(raw),
             Some(first) => {
                 self.warn(MessageWarningKind::ControlCharacters, start + first);
-                Cow::Owned(raw.iter().map(|&b| if b < 32 { b' ' } else { b }).collect())
+                Cow::Owned(raw.iter().map(|&b| if bad(b) { b' ' } else { b }).collect())
             }
         };
         match s {
