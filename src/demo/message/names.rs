@@ -161,7 +161,7 @@ const GAME_07: [&str; 40] = [
 ];
 
 /// (UUID name, code name, system) of DDNet's extended messages.
-const EX_NAMES: [(&str, &str, bool); 42] = [
+const EX_NAMES: [(&str, &str, bool); 45] = [
     // protocol_ex_msgs.h (system)
     ("what-is@ddnet.tw", "WHATIS", true),
     ("it-is@ddnet.tw", "ITIS", true),
@@ -185,6 +185,9 @@ const EX_NAMES: [(&str, &str, bool); 42] = [
     ("rcon-cmd-group-end@ddnet.org", "RCON_CMD_GROUP_END", true),
     ("map-reload@ddnet.org", "MAP_RELOAD", true),
     ("reconnect@ddnet.org", "RECONNECT", true),
+    ("sv-maplist-add@ddnet.org", "MAPLIST_ADD", true),
+    ("sv-maplist-start@ddnet.org", "MAPLIST_GROUP_START", true),
+    ("sv-maplist-end@ddnet.org", "MAPLIST_GROUP_END", true),
     // datasrc/network.py (game)
     ("my-own-message@heinrich5991.de", "Sv_MyOwnMessage", false),
     ("show-distance@netmsg.ddnet.tw", "Cl_ShowDistance", false),
