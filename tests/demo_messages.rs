@@ -606,6 +606,19 @@ proptest! {
         }
     }
 
+    /// Random compressed payloads through the whole message path.
+    #[test]
+    fn random_payloads_never_panic(payload in proptest::collection::vec(any::<u8>(), 0..300)) {
+        let mut buf = MessageBuffer::new();
+        if let Ok(bytes) = buf.unpack(&payload) {
+            prop_assert!(bytes.len() % 4 == 0);
+            let bytes = bytes.to_vec();
+            for p in [Protocol::V06, Protocol::V07] {
+                let _ = decode(&bytes, p, &mut Vec::new());
+            }
+        }
+    }
+
     /// Random snapshots (player-related types included) never panic the
     /// extractor or the tracker.
     #[test]

@@ -60,7 +60,7 @@ pub enum PlayerWarningKind {
     ShortItem,
     /// A packed name/clan/skin was not UTF-8 (read as empty, like DDNet).
     InvalidString,
-    /// More distinct client ids than the tracker keeps.
+    /// More distinct client ids than the tracker keeps (once per id).
     TooManyPlayers,
 }
 
@@ -340,6 +340,8 @@ pub struct PlayerTracker {
     infos: BTreeMap<u16, MessageInfo>,
     chat: Vec<ChatLine>,
     view: Vec<PlayerView>,
+    /// Client ids refused for lack of room (warned about once each).
+    refused: std::collections::BTreeSet<u16>,
 }
 
 fn push_distinct(list: &mut Vec<String>, s: &str, cap: usize) {
@@ -358,6 +360,7 @@ impl PlayerTracker {
             infos: BTreeMap::new(),
             chat: Vec::new(),
             view: Vec::new(),
+            refused: std::collections::BTreeSet::new(),
         }
     }
 
@@ -370,10 +373,12 @@ impl PlayerTracker {
         for p in &self.view {
             if !self.records.contains_key(&p.client_id) {
                 if self.records.len() >= cfg.max_players {
-                    warnings.push(PlayerWarning {
-                        kind: PlayerWarningKind::TooManyPlayers,
-                        key: u32::from(p.client_id),
-                    });
+                    if self.refused.insert(p.client_id) {
+                        warnings.push(PlayerWarning {
+                            kind: PlayerWarningKind::TooManyPlayers,
+                            key: u32::from(p.client_id),
+                        });
+                    }
                     continue;
                 }
                 self.records.insert(
@@ -738,6 +743,7 @@ mod tests {
         s.push(item_key(10, 1), &[0, 1, 0, 0, 0]).unwrap();
         let mut w = Vec::new();
         t.feed_snapshot(1, &s, &mut w);
+        t.feed_snapshot(2, &s, &mut w);
         assert_eq!(t.players().count(), 1);
         assert_eq!(
             w,
