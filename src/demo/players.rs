@@ -1,1 +1,756 @@
-//! The player view: client infos, teams, scores, positions per tick.
+//! The player view: who is in a snapshot (names, clans, skins, teams,
+//! scores, positions) and a tracker that follows players tick by tick.
+//!
+//! # Where the facts live
+//!
+//! Protocol 0.6 / DDNet (`datasrc/network.py`), item id = client id unless
+//! said:
+//!
+//! ```text
+//! obj_client_info  (type 11, 17 ints)  name[4] clan[3] country skin[6]
+//!                                      use_custom_color color_body color_feet
+//! obj_player_info  (type 10, 5 ints)   local client_id team score latency
+//!                                      (the client id is the m_ClientId field)
+//! obj_character    (type 9, 22 ints)   tick x y vel_x vel_y angle direction …
+//! ```
+//!
+//! Protocol 0.7 (Teeworlds 0.7 `datasrc/network.py`): `obj_player_info`
+//! (type 11) has 3 ints, `player_flags score latency`; names and teams come
+//! by message (`Sv_ClientInfo`, `De_ClientEnter`, dropped by
+//! `Sv_ClientDrop` / `De_ClientLeave`), and demos recorded by the 0.7 client
+//! also carry `obj_de_client_info` (type 13, 58 ints: `local team name[4]
+//! clan[3] country skin_part_names[6][6] use_custom_colors[6]
+//! skin_part_colors[6]`). `obj_character` is type 10; x and y are again
+//! ints 1 and 2.
+//!
+//! # Strings packed into ints
+//!
+//! Names, clans and skins in snapshot items are strings packed 4 bytes per
+//! int, big-endian, each byte stored plus 128 (DDNet `StrToInts`). Reading
+//! follows DDNet's `IntsToStr`: subtract 128 from each byte, stop at the
+//! first NUL, force the very last byte to be the terminator (so a 4-int name
+//! holds at most 15 bytes), and an invalid UTF-8 result counts as empty.
+//!
+//! # Quirks
+//!
+//! - A client id can be reused by a different player after a leave; the
+//!   tracker keys records by client id and lists every distinct name seen.
+//! - Memory is bounded: at most [`TrackerConfig::max_players`] records,
+//!   [`TrackerConfig::max_strings`] distinct names/clans/skins per player,
+//!   and position tracks are sampled and capped ([`PositionConfig`]).
+
+use std::collections::BTreeMap;
+
+use super::message::{Body, ChatMode, Message};
+use crate::codec::snapshot::{item_id, item_type, Protocol, Snapshot};
+
+/// 0.6 item types.
+const V06_CHARACTER: u16 = 9;
+const V06_PLAYER_INFO: u16 = 10;
+const V06_CLIENT_INFO: u16 = 11;
+/// 0.7 item types.
+const V07_CHARACTER: u16 = 10;
+const V07_PLAYER_INFO: u16 = 11;
+const V07_DE_CLIENT_INFO: u16 = 13;
+
+/// A non-fatal oddity found while reading players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PlayerWarningKind {
+    /// A player-related item has fewer ints than its layout.
+    ShortItem,
+    /// A packed name/clan/skin was not UTF-8 (read as empty, like DDNet).
+    InvalidString,
+    /// More distinct client ids than the tracker keeps (once per id).
+    TooManyPlayers,
+}
+
+/// A warning with the item key (`type << 16 | id`) it concerns, or the
+/// client id for [`PlayerWarningKind::TooManyPlayers`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PlayerWarning {
+    pub kind: PlayerWarningKind,
+    pub key: u32,
+}
+
+/// Unpacks a string packed into ints the DDNet way (see the module docs).
+///
+/// Returns `None` if the bytes are not UTF-8 (DDNet then uses "").
+pub fn ints_to_str(ints: &[i32]) -> Option<String> {
+    let mut bytes: Vec<u8> = ints
+        .iter()
+        .flat_map(|v| v.to_be_bytes())
+        .map(|b| b.wrapping_sub(128))
+        .collect();
+    if let Some(last) = bytes.last_mut() {
+        *last = 0;
+    }
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    bytes.truncate(end);
+    String::from_utf8(bytes).ok()
+}
+
+/// One player as one snapshot (plus, in 0.7, the client-info messages so
+/// far) shows them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerView {
+    pub client_id: u16,
+    pub name: Option<String>,
+    pub clan: Option<String>,
+    pub country: Option<i32>,
+    /// 0.6 skin name; 0.7 body part name.
+    pub skin: Option<String>,
+    pub team: Option<i32>,
+    pub score: Option<i32>,
+    pub latency: Option<i32>,
+    /// The recording client's own player.
+    pub local: bool,
+    /// `obj_character` position, if the player has a character.
+    pub position: Option<(i32, i32)>,
+}
+
+/// What 0.7 messages said about a client (name, clan, skin body, team).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MessageInfo {
+    pub name: String,
+    pub clan: Option<String>,
+    pub skin: Option<String>,
+    pub country: Option<i32>,
+    pub team: Option<i32>,
+}
+
+fn read_str(
+    data: &[i32],
+    range: std::ops::Range<usize>,
+    key: u32,
+    warnings: &mut Vec<PlayerWarning>,
+) -> Option<String> {
+    let ints = data.get(range)?;
+    match ints_to_str(ints) {
+        Some(s) => Some(s),
+        None => {
+            warnings.push(PlayerWarning {
+                kind: PlayerWarningKind::InvalidString,
+                key,
+            });
+            Some(String::new())
+        }
+    }
+}
+
+/// The players of one snapshot, sorted by client id.
+///
+/// `infos` supplies 0.7 names from messages (ignored for 0.6); a 0.7
+/// `obj_de_client_info` item takes precedence over it. A player is listed
+/// when any of its items is present.
+pub fn players(
+    snap: &Snapshot,
+    protocol: Protocol,
+    infos: &BTreeMap<u16, MessageInfo>,
+    warnings: &mut Vec<PlayerWarning>,
+) -> Vec<PlayerView> {
+    let mut out: BTreeMap<u16, PlayerView> = BTreeMap::new();
+    fn entry(out: &mut BTreeMap<u16, PlayerView>, id: u16) -> &mut PlayerView {
+        out.entry(id).or_insert_with(|| PlayerView {
+            client_id: id,
+            ..PlayerView::default()
+        })
+    }
+    for (key, data) in snap.iter() {
+        let (ty, id) = (item_type(key), item_id(key));
+        let short = |need: usize, w: &mut Vec<PlayerWarning>| {
+            let s = data.len() < need;
+            if s {
+                w.push(PlayerWarning {
+                    kind: PlayerWarningKind::ShortItem,
+                    key,
+                });
+            }
+            s
+        };
+        match (protocol, ty) {
+            (Protocol::V06, V06_CLIENT_INFO) => {
+                if short(17, warnings) {
+                    continue;
+                }
+                let p = entry(&mut out, id);
+                p.name = read_str(data, 0..4, key, warnings);
+                p.clan = read_str(data, 4..7, key, warnings);
+                p.country = data.get(7).copied();
+                p.skin = read_str(data, 8..14, key, warnings);
+            }
+            (Protocol::V06, V06_PLAYER_INFO) => {
+                if short(5, warnings) {
+                    continue;
+                }
+                let Ok(cid) = u16::try_from(data[1]) else {
+                    continue;
+                };
+                let p = entry(&mut out, cid);
+                p.local = data[0] != 0;
+                p.team = Some(data[2]);
+                p.score = Some(data[3]);
+                p.latency = Some(data[4]);
+            }
+            (Protocol::V07, V07_PLAYER_INFO) => {
+                if short(3, warnings) {
+                    continue;
+                }
+                let p = entry(&mut out, id);
+                p.score = Some(data[1]);
+                p.latency = Some(data[2]);
+            }
+            (Protocol::V07, V07_DE_CLIENT_INFO) => {
+                if short(58, warnings) {
+                    continue;
+                }
+                let p = entry(&mut out, id);
+                p.local = data[0] != 0;
+                p.team = Some(data[1]);
+                p.name = read_str(data, 2..6, key, warnings);
+                p.clan = read_str(data, 6..9, key, warnings);
+                p.country = Some(data[9]);
+                p.skin = read_str(data, 10..16, key, warnings);
+            }
+            (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER) => {
+                if short(3, warnings) {
+                    continue;
+                }
+                entry(&mut out, id).position = Some((data[1], data[2]));
+            }
+            _ => {}
+        }
+    }
+    if protocol == Protocol::V07 {
+        for p in out.values_mut() {
+            if let Some(info) = infos.get(&p.client_id) {
+                if p.name.is_none() {
+                    p.name = Some(info.name.clone());
+                    p.clan = info.clan.clone();
+                    p.skin = info.skin.clone();
+                    p.country = info.country;
+                }
+                if p.team.is_none() {
+                    p.team = info.team;
+                }
+            }
+        }
+    }
+    out.into_values().collect()
+}
+
+/// How positions are sampled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PositionConfig {
+    /// Keep a position when at least this many ticks passed since the last
+    /// kept one (1 = every tick).
+    pub every_ticks: u32,
+    /// At most this many positions per player; later ones are counted in
+    /// [`PlayerRecord::positions_dropped`].
+    pub max_points: usize,
+}
+
+/// Limits of a [`PlayerTracker`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TrackerConfig {
+    /// Most client ids tracked (DDNet has at most 128 clients).
+    pub max_players: usize,
+    /// Most distinct names (and clans, skins) kept per player.
+    pub max_strings: usize,
+    /// Position tracks, or `None` for none.
+    pub positions: Option<PositionConfig>,
+}
+
+impl Default for TrackerConfig {
+    fn default() -> Self {
+        TrackerConfig {
+            max_players: 256,
+            max_strings: 32,
+            positions: None,
+        }
+    }
+}
+
+/// A team change seen at `tick`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TeamChange {
+    pub tick: i32,
+    pub team: i32,
+}
+
+/// A kept position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PositionSample {
+    pub tick: i32,
+    pub x: i32,
+    pub y: i32,
+}
+
+/// Everything the tracker learnt about one client id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerRecord {
+    pub client_id: u16,
+    /// Distinct names, in the order first seen.
+    pub names: Vec<String>,
+    pub clans: Vec<String>,
+    pub skins: Vec<String>,
+    /// The first team seen and every change after it.
+    pub teams: Vec<TeamChange>,
+    /// The latest score seen.
+    pub score: Option<i32>,
+    /// First and last tick the player was in a snapshot.
+    pub first_tick: i32,
+    pub last_tick: i32,
+    /// Ticks with the player in the snapshot.
+    pub ticks_present: u32,
+    /// Whether the player was ever the recording client's own.
+    pub local: bool,
+    pub positions: Vec<PositionSample>,
+    /// Samples not kept because the track was full.
+    pub positions_dropped: u64,
+    /// Tick of the latest sample (kept or dropped).
+    last_sample: Option<i32>,
+}
+
+/// A chat line with the sender's name at that tick.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ChatLine {
+    pub tick: i32,
+    /// -1 for the server.
+    pub client_id: i32,
+    /// The sender's name when the line arrived, if known.
+    pub name: Option<String>,
+    pub mode: ChatMode,
+    /// 0.6 team / 0.7 mode as sent.
+    pub raw_mode: i32,
+    /// 0.7 whisper target.
+    pub target_id: Option<i32>,
+    pub text: String,
+}
+
+/// Follows players through a demo: feed it every snapshot (once per tick,
+/// in tick order) and every message.
+#[derive(Clone, Debug)]
+pub struct PlayerTracker {
+    protocol: Protocol,
+    config: TrackerConfig,
+    records: BTreeMap<u16, PlayerRecord>,
+    /// Current names by client id (from the latest snapshot or message).
+    current: BTreeMap<u16, String>,
+    /// 0.7: what messages said about each connected client.
+    infos: BTreeMap<u16, MessageInfo>,
+    chat: Vec<ChatLine>,
+    view: Vec<PlayerView>,
+    /// Client ids refused for lack of room (warned about once each).
+    refused: std::collections::BTreeSet<u16>,
+}
+
+fn push_distinct(list: &mut Vec<String>, s: &str, cap: usize) {
+    if list.len() < cap && !list.iter().any(|x| x == s) {
+        list.push(s.to_owned());
+    }
+}
+
+impl PlayerTracker {
+    pub fn new(protocol: Protocol, config: TrackerConfig) -> PlayerTracker {
+        PlayerTracker {
+            protocol,
+            config,
+            records: BTreeMap::new(),
+            current: BTreeMap::new(),
+            infos: BTreeMap::new(),
+            chat: Vec::new(),
+            view: Vec::new(),
+            refused: std::collections::BTreeSet::new(),
+        }
+    }
+
+    /// Records the players of the snapshot shown at `tick`.
+    ///
+    /// Feeding the same tick twice does not count it twice.
+    pub fn feed_snapshot(&mut self, tick: i32, snap: &Snapshot, warnings: &mut Vec<PlayerWarning>) {
+        self.view = players(snap, self.protocol, &self.infos, warnings);
+        let cfg = self.config;
+        for p in &self.view {
+            if !self.records.contains_key(&p.client_id) {
+                if self.records.len() >= cfg.max_players {
+                    if self.refused.insert(p.client_id) {
+                        warnings.push(PlayerWarning {
+                            kind: PlayerWarningKind::TooManyPlayers,
+                            key: u32::from(p.client_id),
+                        });
+                    }
+                    continue;
+                }
+                self.records.insert(
+                    p.client_id,
+                    PlayerRecord {
+                        client_id: p.client_id,
+                        names: Vec::new(),
+                        clans: Vec::new(),
+                        skins: Vec::new(),
+                        teams: Vec::new(),
+                        score: None,
+                        first_tick: tick,
+                        last_tick: tick,
+                        ticks_present: 0,
+                        local: false,
+                        positions: Vec::new(),
+                        positions_dropped: 0,
+                        last_sample: None,
+                    },
+                );
+            }
+            let Some(r) = self.records.get_mut(&p.client_id) else {
+                continue;
+            };
+            if r.ticks_present == 0 || r.last_tick != tick {
+                r.ticks_present = r.ticks_present.saturating_add(1);
+            }
+            r.last_tick = tick;
+            r.local |= p.local;
+            if let Some(name) = &p.name {
+                push_distinct(&mut r.names, name, cfg.max_strings);
+                self.current.insert(p.client_id, name.clone());
+            }
+            if let Some(clan) = &p.clan {
+                push_distinct(&mut r.clans, clan, cfg.max_strings);
+            }
+            if let Some(skin) = &p.skin {
+                push_distinct(&mut r.skins, skin, cfg.max_strings);
+            }
+            if let Some(team) = p.team {
+                if r.teams.last().is_none_or(|t| t.team != team) {
+                    r.teams.push(TeamChange { tick, team });
+                }
+            }
+            if p.score.is_some() {
+                r.score = p.score;
+            }
+            if let (Some(pc), Some((x, y))) = (cfg.positions, p.position) {
+                let due = r
+                    .last_sample
+                    .is_none_or(|l| i64::from(tick) - i64::from(l) >= i64::from(pc.every_ticks));
+                if due {
+                    r.last_sample = Some(tick);
+                    if r.positions.len() < pc.max_points {
+                        r.positions.push(PositionSample { tick, x, y });
+                    } else {
+                        r.positions_dropped += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Records what a message says: chat lines, and in 0.7 the names
+    /// clients join and leave with.
+    pub fn feed_message(&mut self, tick: i32, msg: &Message) {
+        match &msg.body {
+            Body::Chat(c) => {
+                let name = u16::try_from(c.client_id)
+                    .ok()
+                    .and_then(|id| self.current.get(&id))
+                    .cloned();
+                self.chat.push(ChatLine {
+                    tick,
+                    client_id: c.client_id,
+                    name,
+                    mode: c.mode,
+                    raw_mode: c.raw_mode,
+                    target_id: c.target_id,
+                    text: c.text.clone().into_owned(),
+                });
+            }
+            Body::ClientInfo(ci) => {
+                if let Ok(id) = u16::try_from(ci.client_id) {
+                    let info = MessageInfo {
+                        name: ci.name.clone().into_owned(),
+                        clan: Some(ci.clan.clone().into_owned()),
+                        skin: Some(ci.skin_parts[0].clone().into_owned()),
+                        country: Some(ci.country),
+                        team: Some(ci.team),
+                    };
+                    self.current.insert(id, info.name.clone());
+                    self.infos.insert(id, info);
+                }
+            }
+            Body::ClientEnter {
+                name,
+                client_id,
+                team,
+            } => {
+                if let Ok(id) = u16::try_from(*client_id) {
+                    let info = self.infos.entry(id).or_default();
+                    info.name = name.clone().into_owned();
+                    info.team = Some(*team);
+                    self.current.insert(id, info.name.clone());
+                }
+            }
+            Body::Team {
+                client_id, team, ..
+            } => {
+                if let Some(info) = u16::try_from(*client_id)
+                    .ok()
+                    .and_then(|id| self.infos.get_mut(&id))
+                {
+                    info.team = Some(*team);
+                }
+            }
+            Body::ClientDrop { client_id, .. } | Body::ClientLeave { client_id, .. } => {
+                if let Ok(id) = u16::try_from(*client_id) {
+                    self.infos.remove(&id);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Every tracked player, by client id.
+    pub fn players(&self) -> impl Iterator<Item = &PlayerRecord> {
+        self.records.values()
+    }
+
+    /// The record of one client id.
+    pub fn player(&self, client_id: u16) -> Option<&PlayerRecord> {
+        self.records.get(&client_id)
+    }
+
+    /// The players of the latest snapshot fed.
+    pub fn current_view(&self) -> &[PlayerView] {
+        &self.view
+    }
+
+    /// The name a client id has now, if known.
+    pub fn current_name(&self, client_id: u16) -> Option<&str> {
+        self.current.get(&client_id).map(String::as_str)
+    }
+
+    /// Every chat line fed so far.
+    pub fn chat(&self) -> &[ChatLine] {
+        &self.chat
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::snapshot::item_key;
+
+    /// DDNet `StrToInts` for the tests.
+    fn str_to_ints<const N: usize>(s: &str) -> [i32; N] {
+        let mut bytes = vec![0u8; N * 4];
+        bytes[..s.len()].copy_from_slice(s.as_bytes());
+        let mut out = [0; N];
+        for (o, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
+            *o = i32::from_be_bytes([
+                c[0].wrapping_add(128),
+                c[1].wrapping_add(128),
+                c[2].wrapping_add(128),
+                c[3].wrapping_add(128),
+            ]);
+        }
+        out
+    }
+
+    fn client_info(name: &str, clan: &str, skin: &str) -> Vec<i32> {
+        let mut v = Vec::new();
+        v.extend(str_to_ints::<4>(name));
+        v.extend(str_to_ints::<3>(clan));
+        v.push(276);
+        v.extend(str_to_ints::<6>(skin));
+        v.extend([1, 65408, 65280]);
+        v
+    }
+
+    #[test]
+    fn ints_to_str_follows_ddnet() {
+        assert_eq!(
+            ints_to_str(&str_to_ints::<4>("nameless tee")).as_deref(),
+            Some("nameless tee")
+        );
+        // 16 bytes: the last is forced to NUL.
+        assert_eq!(
+            ints_to_str(&str_to_ints::<4>("0123456789abcdef")).as_deref(),
+            Some("0123456789abcde")
+        );
+        // All-zero ints are bytes 0x80: invalid UTF-8, empty in DDNet.
+        assert_eq!(ints_to_str(&[0, 0, 0]), None);
+        assert_eq!(ints_to_str(&[]).as_deref(), Some(""));
+    }
+
+    #[test]
+    fn players_06() {
+        let mut s = Snapshot::new();
+        s.push(
+            item_key(11, 3),
+            &client_info("brainless tee", "DDNet", "default"),
+        )
+        .unwrap();
+        s.push(item_key(10, 3), &[1, 3, 0, 42, 17]).unwrap();
+        s.push(
+            item_key(9, 3),
+            &[
+                0, 100, 200, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0,
+            ],
+        )
+        .unwrap();
+        s.push(item_key(10, 5), &[0, 5, -1, 0, 0]).unwrap();
+        let mut w = Vec::new();
+        let v = players(&s, Protocol::V06, &BTreeMap::new(), &mut w);
+        assert!(w.is_empty(), "{w:?}");
+        assert_eq!(v.len(), 2);
+        assert_eq!(
+            v[0],
+            PlayerView {
+                client_id: 3,
+                name: Some("brainless tee".into()),
+                clan: Some("DDNet".into()),
+                country: Some(276),
+                skin: Some("default".into()),
+                team: Some(0),
+                score: Some(42),
+                latency: Some(17),
+                local: true,
+                position: Some((100, 200)),
+            }
+        );
+        assert_eq!(
+            (v[1].client_id, v[1].team, v[1].name.as_deref()),
+            (5, Some(-1), None)
+        );
+    }
+
+    #[test]
+    fn short_items_warn() {
+        let mut s = Snapshot::new();
+        s.push(item_key(11, 0), &[1, 2]).unwrap();
+        let mut w = Vec::new();
+        assert!(players(&s, Protocol::V06, &BTreeMap::new(), &mut w).is_empty());
+        assert_eq!(
+            w,
+            [PlayerWarning {
+                kind: PlayerWarningKind::ShortItem,
+                key: item_key(11, 0)
+            }]
+        );
+    }
+
+    #[test]
+    fn tracker_counts_ticks_teams_positions() {
+        let cfg = TrackerConfig {
+            positions: Some(PositionConfig {
+                every_ticks: 2,
+                max_points: 2,
+            }),
+            ..TrackerConfig::default()
+        };
+        let mut t = PlayerTracker::new(Protocol::V06, cfg);
+        let mut w = Vec::new();
+        for tick in 10..16 {
+            let mut s = Snapshot::new();
+            s.push(
+                item_key(11, 0),
+                &client_info(if tick < 13 { "a" } else { "b" }, "", "x"),
+            )
+            .unwrap();
+            s.push(item_key(10, 0), &[0, 0, i32::from(tick >= 12), tick, 0])
+                .unwrap();
+            let mut ch = [0; 22];
+            ch[1] = tick * 10;
+            s.push(item_key(9, 0), &ch).unwrap();
+            t.feed_snapshot(tick, &s, &mut w);
+            t.feed_snapshot(tick, &s, &mut w);
+        }
+        let r = t.player(0).unwrap();
+        assert_eq!((r.first_tick, r.last_tick, r.ticks_present), (10, 15, 6));
+        assert_eq!(r.names, ["a", "b"]);
+        assert_eq!(
+            r.teams,
+            [
+                TeamChange { tick: 10, team: 0 },
+                TeamChange { tick: 12, team: 1 }
+            ]
+        );
+        assert_eq!(r.score, Some(15));
+        assert_eq!(
+            r.positions,
+            [
+                PositionSample {
+                    tick: 10,
+                    x: 100,
+                    y: 0
+                },
+                PositionSample {
+                    tick: 12,
+                    x: 120,
+                    y: 0
+                }
+            ]
+        );
+        assert_eq!(r.positions_dropped, 1);
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn tracker_07_names_by_message_and_chat() {
+        use crate::demo::message::decode;
+        let mut t = PlayerTracker::new(Protocol::V07, TrackerConfig::default());
+        let mut w = Vec::new();
+        // Real bytes: De_ClientEnter "bar", id 1, team 0.
+        let enter = decode(b"\x2cbar\0\x01\0\0", Protocol::V07, &mut Vec::new()).unwrap();
+        t.feed_message(10, &enter);
+        let mut s = Snapshot::new();
+        s.push(item_key(11, 1), &[0, 5, 30]).unwrap();
+        t.feed_snapshot(10, &s, &mut w);
+        assert_eq!(t.current_view()[0].name.as_deref(), Some("bar"));
+        assert_eq!(t.current_view()[0].team, Some(0));
+        // Sv_Chat 0.7: mode 2 (team), client 1, target -1, "gl".
+        let chat = decode(b"\x06\x02\x01\x40gl\0\0\0", Protocol::V07, &mut Vec::new()).unwrap();
+        t.feed_message(11, &chat);
+        let line = &t.chat()[0];
+        assert_eq!(
+            (
+                line.tick,
+                line.client_id,
+                line.name.as_deref(),
+                line.mode,
+                line.text.as_str()
+            ),
+            (11, 1, Some("bar"), ChatMode::Team, "gl")
+        );
+        // Sv_ClientDrop id 1: the message name is gone from later views.
+        let drop = decode(&[0x28, 1, 0, 0], Protocol::V07, &mut Vec::new()).unwrap();
+        t.feed_message(12, &drop);
+        t.feed_snapshot(12, &s, &mut w);
+        assert_eq!(t.current_view()[0].name, None);
+        let r = t.player(1).unwrap();
+        assert_eq!(
+            (r.names.as_slice(), r.score, r.ticks_present),
+            (&["bar".to_owned()][..], Some(5), 2)
+        );
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn tracker_caps_players() {
+        let cfg = TrackerConfig {
+            max_players: 1,
+            ..TrackerConfig::default()
+        };
+        let mut t = PlayerTracker::new(Protocol::V06, cfg);
+        let mut s = Snapshot::new();
+        s.push(item_key(10, 0), &[0, 0, 0, 0, 0]).unwrap();
+        s.push(item_key(10, 1), &[0, 1, 0, 0, 0]).unwrap();
+        let mut w = Vec::new();
+        t.feed_snapshot(1, &s, &mut w);
+        t.feed_snapshot(2, &s, &mut w);
+        assert_eq!(t.players().count(), 1);
+        assert_eq!(
+            w,
+            [PlayerWarning {
+                kind: PlayerWarningKind::TooManyPlayers,
+                key: 1
+            }]
+        );
+    }
+}

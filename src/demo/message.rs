@@ -1,1 +1,0 @@
-//! Demo messages: system and game messages, DDNet extended messages.
