@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use teebatch::codec::huffman;
-use teebatch::codec::snapshot::{apply_delta, item_key, Protocol, Snapshot};
+use teebatch::codec::snapshot::{
+    apply_delta, extended_types, item_key, item_type, Protocol, Snapshot,
+};
 use teebatch::codec::varint;
 use teebatch::demo::synth::{self, SynthParams};
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter, SnapshotChunk, WriteErrorKind};
@@ -510,6 +512,10 @@ fn synth_decodes_to_intended_snapshots() {
                 Event::Message(ints) => got_msgs.push(ints_to_bytes(ints)),
             }
         }
+        let intended_unchanged = intended
+            .iter()
+            .filter(|i| i.1 == SnapshotChunk::Unchanged)
+            .count();
         intended.retain(|i| i.1 != SnapshotChunk::Unchanged);
         assert_eq!(got, intended, "{players} players");
         // Messages come back padded to whole ints.
@@ -537,7 +543,69 @@ fn synth_decodes_to_intended_snapshots() {
             max_items > 3 * players,
             "{max_items} items for {players} players"
         );
+
+        // Every kind of item shows up, and the extended types resolve.
+        let mut types = std::collections::BTreeSet::new();
+        let mut extended = std::collections::BTreeSet::new();
+        for e in &events {
+            if let Event::Snap { snap, .. } = e {
+                types.extend(snap.keys().iter().map(|&k| item_type(k)));
+                extended.extend(extended_types(snap).filter_map(|t| t.known.map(|k| k.name)));
+            }
+        }
+        // projectile, laser, pickup, game info, character, player info,
+        // client info, explosion, spawn, death, sound, damage, DDNet types.
+        for t in [
+            0, 2, 3, 4, 6, 9, 10, 11, 14, 15, 17, 19, 20, 0x7ffd, 0x7ffe, 0x7fff,
+        ] {
+            assert!(
+                types.contains(&t),
+                "{players} players: no item of type {t}: {types:?}"
+            );
+        }
+        let names: Vec<_> = extended.into_iter().collect();
+        assert_eq!(names, ["DDNetCharacter", "DDNetPlayer", "GameInfoEx"]);
+        // Tuning with every snapshot, chat and kill messages (header ints
+        // 6 << 1, 3 << 1, 4 << 1).
+        let count = |id: u8| got_msgs.iter().filter(|m| m[0] == id).count();
+        assert_eq!(count(12), got.len() + intended_unchanged);
+        assert!(
+            count(6) > 0 && count(8) > 0,
+            "chat {} kill {}",
+            count(6),
+            count(8)
+        );
     }
+}
+
+/// An hour of demo streams to a file; the header and keyframes say so.
+#[test]
+fn synth_hour_long_streams_to_file() {
+    let params = SynthParams {
+        seed: 3,
+        players: 2,
+        duration_ticks: 50 * 3600,
+        ..SynthParams::default()
+    };
+    let mut file = tempfile::tempfile().unwrap();
+    let stats = synth::generate_to(&params, std::io::BufWriter::new(&mut file)).unwrap();
+    use std::io::{Read, Seek};
+    file.rewind().unwrap();
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).unwrap();
+    assert_eq!(bytes.len() as u64, stats.bytes);
+    let demo = Demo::parse(&bytes).unwrap();
+    assert_eq!(demo.length(), 3600);
+    let (mut markers, mut keyframes) = (0, 0);
+    for c in demo.chunks() {
+        if let ChunkKind::Tick { keyframe, .. } = c.unwrap().kind {
+            markers += 1;
+            keyframes += usize::from(keyframe);
+        }
+    }
+    assert_eq!(markers, 3600 * 25 + 1);
+    assert_eq!(keyframes, (3600 * 50) / 252 + 1);
+    assert_eq!(keyframes, stats.write.keyframes);
 }
 
 #[test]

@@ -20,8 +20,12 @@
 //! - per living player: `Character` (core: tick, position, velocity in
 //!   1/256 px, angle, direction, jump and hook state; health, armor, ammo,
 //!   weapon, emote, attack tick) and `DDNetCharacter` (flags, jumps, aim);
-//!   movement is integer physics: running acceleration and friction,
-//!   gravity, jumps and double jumps, walls and a floor;
+//!   movement is integer physics (DDNet's default tuning: running
+//!   acceleration and friction, gravity, jumps and double jumps, walls and a
+//!   floor). Like DDNet, the core in the snapshot is the one of the last
+//!   "reckoning" tick, refreshed when the input changes or every 3 s (the
+//!   client predicts in between), which is what keeps real deltas small.
+//!   [`SynthParams::idle_percent`] of the players stand still (AFK);
 //! - projectiles (gun, shotgun, grenade: constant items, as DDNet sends a
 //!   projectile's start and velocity), lasers, pickups that vanish when
 //!   taken and come back;
@@ -32,9 +36,16 @@
 //! Players (up to 64) join and leave; the server announces it in chat.
 //! Messages are real 0.6 message bytes: the header int `msg_id << 1` (game
 //! message, not system) and the fields packed as varints, strings
-//! NUL-terminated: `Sv_Chat` (3: team, client id, text) and `Sv_KillMsg`
+//! NUL-terminated: `Sv_Chat` (3: team, client id, text), `Sv_KillMsg`
 //! (4: killer, victim, weapon, mode special), as in DDNet's
-//! `datasrc/network.py`.
+//! `datasrc/network.py`, and `Sv_TuneParams` (6: DDNet's 50 default tuning
+//! values × 100) after every snapshot, as DDNet clients record it (the real
+//! DDNet demos carry one per snapshot; it is most of a quiet demo's size).
+//!
+//! Sizes (seed 5, release build, chunk bytes per second of game, map
+//! excluded): 1 player 4.6 KB/s, 16 players 7.0 KB/s, 64 players 14 KB/s
+//! (0.84 MB/min); the real DDNet demos have 3.9–4.2 KB/s for 1–2 players
+//! and 18.9 KB/s for 62 players (`ddnet__Multeasymap_bench`).
 //!
 //! The embedded map is a small valid datafile built with
 //! [`DatafileWriter`]: version and info items, one game group with a game
@@ -69,6 +80,11 @@ pub struct SynthParams {
     /// Include DDNet's extended items (`DDNetPlayer`, `DDNetCharacter`,
     /// `GameInfoEx`) and their declarations.
     pub ddnet_items: bool,
+    /// Record the server's tuning (`Sv_TuneParams`) with every snapshot, as
+    /// DDNet clients do.
+    pub tune_params: bool,
+    /// Share of players that stand still (AFK), in percent.
+    pub idle_percent: u32,
     pub version: DemoVersion,
     pub map_name: String,
     pub timestamp: String,
@@ -86,6 +102,8 @@ impl Default for SynthParams {
             leaves_per_minute: 2,
             deaths_per_minute: 3,
             ddnet_items: true,
+            tune_params: true,
+            idle_percent: 20,
             version: DemoVersion::V6,
             map_name: "synth_dm".to_owned(),
             timestamp: "2024-06-01_12-00-00".to_owned(),
@@ -174,6 +192,11 @@ pub fn generate_to_with<W: Write + Seek>(
             snap: &snap,
             chunk,
         });
+        if params.tune_params {
+            world
+                .messages
+                .insert(0, pack_message(MSG_SV_TUNE_PARAMS, &TUNING, None));
+        }
         for m in world.messages.drain(..) {
             writer.message(&m)?;
             on_event(SynthEvent::Message { tick, bytes: &m });
@@ -267,6 +290,19 @@ const EXTENDED: [(u16, &str); 3] = [
 // 0.6 game messages.
 const MSG_SV_CHAT: i32 = 3;
 const MSG_SV_KILL_MSG: i32 = 4;
+const MSG_SV_TUNE_PARAMS: i32 = 6;
+
+/// DDNet's default tuning (`src/game/tuning.h`), each value × 100, in
+/// message order: ground control speed/accel/friction, jump impulses, air
+/// control, hook, gravity, velocity ramp, gun, shotgun, grenade, laser,
+/// player collision/hooking, DDNet strengths, hook duration, fire delays,
+/// elasticity, ninja.
+const TUNING: [i32; 50] = [
+    1000, 200, 50, 1320, 1200, 500, 150, 95, 38000, 8000, 300, 1500, 50, 55000, 200000, 140, 125,
+    220000, 200, 125, 275000, 80, 20, 700, 100000, 200, 80000, 15000, 100000, 0, 500, 100, 100,
+    40000, 1000, 600, 100, 125, 12500, 12500, 50000, 50000, 80000, 80000, 32000, 0, 0, 1500000,
+    20000, 5000,
+];
 
 const WEAPON_HAMMER: i32 = 0;
 const WEAPON_GUN: i32 = 1;
@@ -380,7 +416,11 @@ struct Character {
     armor: i32,
     emote: i32,
     attack_tick: i32,
-    core_tick: i32,
+    /// The core as last sent (DDNet sends the core of the last
+    /// "reckoning" tick, refreshed when the input changes or every 3 s;
+    /// clients predict the rest).
+    sent: [i32; 15],
+    sent_tick: i32,
 }
 
 #[derive(Clone, Debug)]
@@ -396,6 +436,7 @@ struct Player {
     latency: i32,
     character: Option<Character>,
     respawn_tick: i32,
+    idle: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -445,6 +486,7 @@ struct World {
     chat_rate: (u64, u64),
     leave_rate: (u64, u64),
     death_rate: (u64, u64),
+    idle_percent: u32,
     data: Vec<i32>,
 }
 
@@ -465,6 +507,7 @@ impl World {
             chat_rate: per_minute(params.chat_per_minute),
             leave_rate: per_minute(params.leaves_per_minute),
             death_rate: per_minute(params.deaths_per_minute),
+            idle_percent: params.idle_percent.min(100),
             data: Vec::with_capacity(32),
         };
         for i in 0..12 {
@@ -511,6 +554,7 @@ impl World {
             latency: rng.range(10, 120),
             character: None,
             respawn_tick: tick + rng.range(0, 30),
+            idle: rng.chance(u64::from(self.idle_percent), 100),
         });
     }
 
@@ -537,8 +581,13 @@ impl World {
             armor: 0,
             emote: 0,
             attack_tick: 0,
-            core_tick: tick,
+            sent: [0; 15],
+            sent_tick: tick,
         };
+        let mut ch = ch;
+        ch.sent = [
+            tick, x, GROUND_Y, 0, 0, ch.angle, 0, 0, -1, 0, 0, x, GROUND_Y, 0, 0,
+        ];
         self.events.push((T_SPAWN, [x, GROUND_Y, 0]));
         self.events.push((T_SOUND_WORLD, [x, GROUND_Y, 17]));
         if let Some(p) = self.players[slot].as_mut() {
@@ -609,15 +658,28 @@ impl World {
         if tick % 50 == slot as i32 % 50 {
             p.latency = (p.latency + rng.range(-3, 3)).clamp(5, 300);
         }
-        let Some(ch) = p.character.as_mut() else {
+        if p.character.is_none() {
             if tick >= p.respawn_tick {
                 self.spawn(slot, tick, rng);
             }
             return;
+        }
+        if rng.chance(1, 3000) {
+            p.idle = !p.idle;
+        }
+        let active = !p.idle;
+        let Some(ch) = p.character.as_mut() else {
+            return;
         };
-        // Input: run, jump, aim, hook.
-        if rng.chance(1, 25) {
-            ch.dir = rng.range(-1, 1);
+        // Input: run, jump, aim, hook. Idle players only fall and stop.
+        let mut input_changed = false;
+        if active && rng.chance(1, 12) {
+            let dir = rng.range(-1, 1);
+            input_changed |= dir != ch.dir;
+            ch.dir = dir;
+        } else if !active && ch.dir != 0 {
+            ch.dir = 0;
+            input_changed = true;
         }
         let on_ground = ch.y >= GROUND_Y * FIX;
         let (accel, max_speed) = if on_ground {
@@ -633,12 +695,14 @@ impl World {
         if on_ground {
             ch.jumped = 0;
             ch.jumps_made = 0;
-            if rng.chance(1, 40) {
+            if active && rng.chance(1, 40) {
+                input_changed = true;
                 ch.vy = -13 * FIX - FIX / 5;
                 ch.jumped = 1;
                 ch.jumps_made = 1;
             }
-        } else if ch.jumped == 1 && ch.vy > 0 && rng.chance(1, 30) {
+        } else if active && ch.jumped == 1 && ch.vy > 0 && rng.chance(1, 30) {
+            input_changed = true;
             ch.vy = -12 * FIX;
             ch.jumped = 3;
             ch.jumps_made = 2;
@@ -655,15 +719,16 @@ impl World {
             ch.x = ch.x.clamp(lo, hi);
             ch.vx = 0;
             ch.dir = -ch.dir;
+            input_changed = true;
         }
-        ch.angle = (ch.angle + rng.range(-24, 24)).clamp(-804, 804);
-        if ch.vx != 0 || ch.vy != 0 || ch.dir != 0 {
-            ch.core_tick = tick;
+        if active && rng.chance(1, 3) {
+            ch.angle = (ch.angle + rng.range(-40, 40)).clamp(-804, 804);
         }
         let (px, py) = (ch.x / FIX, ch.y / FIX);
         // Hook: fly out, grab, release.
         match ch.hook_state {
-            0 if rng.chance(1, 80) => {
+            0 if active && rng.chance(1, 40) => {
+                input_changed = true;
                 ch.hook_state = 4;
                 ch.hook_tick = 0;
                 ch.hook_dx = rng.range(-256, 256);
@@ -677,7 +742,10 @@ impl World {
                     ch.hook_state = if rng.chance(1, 2) { 5 } else { -1 };
                 }
             }
-            5 if rng.chance(1, 20) => ch.hook_state = -1,
+            5 if rng.chance(1, 20) => {
+                input_changed = true;
+                ch.hook_state = -1;
+            }
             -1 => {
                 ch.hook_state = 0;
                 ch.hook_x = px;
@@ -690,7 +758,27 @@ impl World {
             ch.weapon = rng.range(WEAPON_HAMMER, WEAPON_LASER);
             ch.ammo = 10;
         }
-        let fire = rng.chance(1, 12);
+        if input_changed || tick.saturating_sub(ch.sent_tick) >= 150 {
+            ch.sent = [
+                tick,
+                px,
+                py,
+                ch.vx,
+                ch.vy,
+                ch.angle,
+                ch.dir,
+                ch.jumped,
+                -1,
+                ch.hook_state,
+                ch.hook_tick,
+                ch.hook_x,
+                ch.hook_y,
+                ch.hook_dx,
+                ch.hook_dy,
+            ];
+            ch.sent_tick = tick;
+        }
+        let fire = active && rng.chance(1, 50);
         let (weapon, angle) = (ch.weapon, ch.angle);
         if fire {
             ch.attack_tick = tick;
@@ -868,24 +956,7 @@ impl World {
             else {
                 continue;
             };
-            let (x, y) = (ch.x / FIX, ch.y / FIX);
-            let core = [
-                ch.core_tick,
-                x,
-                y,
-                ch.vx,
-                ch.vy,
-                ch.angle,
-                ch.dir,
-                ch.jumped,
-                -1,
-                ch.hook_state,
-                ch.hook_tick,
-                ch.hook_x,
-                ch.hook_y,
-                ch.hook_dx,
-                ch.hook_dy,
-            ];
+            let core = ch.sent;
             let rest = [
                 0,
                 ch.health,
@@ -901,9 +972,10 @@ impl World {
             self.data.extend_from_slice(&rest);
             self.push(snap, T_CHARACTER, slot as u16);
             if ddnet {
+                // The aim, relative to the tee.
                 let target = [
-                    x + (256 - a * a / 512).clamp(-256, 256) / 2,
-                    y + a.clamp(-256, 256) / 2,
+                    (256 - a * a / 512).clamp(-256, 256) / 2,
+                    a.clamp(-256, 256) / 2,
                 ];
                 self.data
                     .extend_from_slice(&[0x8000, 0, 2, -1, slot as i32, jumps, 0, 0]);
