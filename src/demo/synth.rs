@@ -261,7 +261,10 @@ const TILE: i32 = 32;
 /// Positions and velocities are kept in 1/256 px.
 const FIX: i32 = 256;
 const GROUND_Y: i32 = (MAP_H as i32 - 3) * TILE - 14;
+// Caps that keep every snapshot far below 1024 items and 64 KiB.
 const MAX_PROJECTILES: usize = 160;
+const MAX_LASERS: usize = 64;
+const MAX_EVENTS: usize = 256;
 
 // 0.6 item types.
 const T_PROJECTILE: u16 = 2;
@@ -487,6 +490,8 @@ struct World {
     leave_rate: (u64, u64),
     death_rate: (u64, u64),
     idle_percent: u32,
+    /// The type-0 declarations: type id and UUID ints.
+    extended: [(u16, [i32; 4]); 3],
     data: Vec<i32>,
 }
 
@@ -508,6 +513,7 @@ impl World {
             leave_rate: per_minute(params.leaves_per_minute),
             death_rate: per_minute(params.deaths_per_minute),
             idle_percent: params.idle_percent.min(100),
+            extended: EXTENDED.map(|(id, name)| (id, uuid_to_ints(&uuid_from_name(name)))),
             data: Vec::with_capacity(32),
         };
         for i in 0..12 {
@@ -841,6 +847,9 @@ impl World {
             WEAPON_SHOTGUN => (rng.range(3, 5), 2750, 10),
             WEAPON_GRENADE => (1, 1000, 2 * 50),
             WEAPON_LASER => {
+                if self.lasers.len() >= MAX_LASERS {
+                    return;
+                }
                 let id = self.entity_id();
                 self.lasers.push(Laser {
                     id,
@@ -922,9 +931,8 @@ impl World {
         snap.clear();
         self.data.clear();
         if ddnet {
-            for (type_id, name) in EXTENDED {
-                self.data
-                    .extend_from_slice(&uuid_to_ints(&uuid_from_name(name)));
+            for (type_id, uuid) in self.extended {
+                self.data.extend_from_slice(&uuid);
                 self.push(snap, 0, type_id);
             }
         }
@@ -1011,7 +1019,7 @@ impl World {
         }
         // Events of the ticks since the last snapshot, numbered from 0.
         let events = std::mem::take(&mut self.events);
-        for (n, &(type_id, d)) in events.iter().enumerate().take(256) {
+        for (n, &(type_id, d)) in events.iter().enumerate().take(MAX_EVENTS) {
             let len = if matches!(type_id, T_DEATH | T_SOUND_WORLD | T_DAMAGE_IND) {
                 3
             } else {
