@@ -106,7 +106,7 @@ fn chunks_match_golden() {
             let mut recompressed = Vec::new();
             huffman::compress(decoded, &mut recompressed);
             assert_eq!(recompressed, payload, "{name} chunk {}", chunk.index);
-            if code_bits(decoded) % 8 == 0 {
+            if code_bits(decoded).is_multiple_of(8) {
                 assert_eq!(payload.last(), Some(&0));
                 totals.extra_byte += 1;
             }

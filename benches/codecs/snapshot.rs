@@ -75,12 +75,12 @@ fn game() -> Vec<Snapshot> {
                     d[3] = rng.small(500); // vel x
                     d[4] = rng.small(500); // vel y
                     d[5] = rng.small(1000); // angle
-                    if rng.next() % 8 == 0 {
+                    if rng.next().is_multiple_of(8) {
                         d[9] = rng.small(3); // hook state
                     }
                 }
-                10 if rng.next() % 50 == 0 => d[4] = 20 + rng.small(20), // latency
-                0x7fff if rng.next() % 10 == 0 => d[0] ^= 1,             // flags
+                10 if rng.next().is_multiple_of(50) => d[4] = 20 + rng.small(20), // latency
+                0x7fff if rng.next().is_multiple_of(10) => d[0] ^= 1,             // flags
                 6 | 0x7ffd => {}
                 _ => {}
             }
