@@ -5,7 +5,8 @@ use super::{load, Input, MmapMode};
 use crate::backend::Backend;
 use crate::codec::snapshot::Protocol;
 use crate::datafile::Datafile;
-use crate::demo::stream::{visit, Decoder, DemoStats, StatsVisitor};
+use crate::demo::analysis::{AnalysisVisitor, MessageCounts};
+use crate::demo::stream::{visit, Decoder, DemoStats};
 use crate::demo::Demo;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -102,9 +103,29 @@ pub struct DemoRecord {
     /// as `uuid (Name)`.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub item_types: BTreeMap<String, crate::demo::stream::stats::ItemTypeStats>,
+    /// Everyone seen in a snapshot (or, for 0.7, announced by message).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub players: Vec<PlayerSummary>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages: Option<MessageCounts>,
     pub warnings: Vec<WarningRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
+}
+
+/// A player as reported in a record.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PlayerSummary {
+    pub client_id: u16,
+    /// Distinct names in the order seen (a client id can be reused).
+    pub names: Vec<String>,
+    pub clans: Vec<String>,
+    pub first_tick: i32,
+    pub last_tick: i32,
+    pub ticks_present: u32,
+    pub score: Option<i32>,
+    /// Whether this was the recording client.
+    pub local: bool,
 }
 
 /// What one worker keeps between files.
@@ -222,8 +243,25 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
     });
     rec.map = Some(embedded_map(&demo));
 
-    let outcome = visit(&demo, decoder, StatsVisitor::new());
-    let stats = outcome.visitor.finish();
+    // DDNet's fallback for an unknown net version is the 0.6 table.
+    let outcome = visit(&demo, decoder, AnalysisVisitor::new(protocol.unwrap_or(Protocol::V06)));
+    let analysis = outcome.visitor.finish();
+    let stats = analysis.stats;
+    rec.players = analysis
+        .players
+        .into_iter()
+        .map(|p| PlayerSummary {
+            client_id: p.client_id,
+            names: p.names,
+            clans: p.clans,
+            first_tick: p.first_tick,
+            last_tick: p.last_tick,
+            ticks_present: p.ticks_present,
+            score: p.score,
+            local: p.local,
+        })
+        .collect();
+    rec.messages = Some(analysis.messages);
     rec.warnings.extend(outcome.warnings.iter().map(|w| {
         WarningRecord {
             stage: "stream",

@@ -35,6 +35,8 @@
 //! Errors are [`DemoError`]: a kind, the [`Section`] (header, timeline
 //! markers, map, chunk N) and the byte offset in the file.
 
+pub mod analysis;
+pub mod slice;
 mod chunk;
 pub mod dump;
 mod header;

@@ -111,6 +111,25 @@ impl Default for SynthParams {
     }
 }
 
+impl SynthParams {
+    /// The parameters of demo `index` of a generated collection: 1 to 64
+    /// players, 20 s to 2 min, seeds derived from `(seed, index)`.
+    pub fn collection(seed: u64, index: u32) -> SynthParams {
+        const PLAYERS: [usize; 6] = [1, 4, 8, 16, 32, 64];
+        let mix = seed
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .wrapping_add(u64::from(index).wrapping_mul(0xbf58_476d_1ce4_e5b9));
+        let mix = mix ^ (mix >> 29);
+        SynthParams {
+            seed: mix,
+            players: PLAYERS[index as usize % PLAYERS.len()],
+            duration_ticks: 50 * (20 + (mix % 100) as i32),
+            start_tick: 1000 + (mix >> 40) as i32 % 100_000,
+            ..SynthParams::default()
+        }
+    }
+}
+
 /// Something the generator wrote, for callers that check the output.
 #[derive(Clone, Copy, Debug)]
 pub enum SynthEvent<'a> {
