@@ -33,7 +33,11 @@
 //! payload from the input.
 //!
 //! Errors are [`DemoError`]: a kind, the [`Section`] (header, timeline
-//! markers, map, chunk N) and the byte offset in the file.
+//! markers, map, chunk N) and the byte offset in the file. Oddities that do
+//! not stop reading are [`DemoWarning`]s, pushed to a caller's sink by
+//! [`Demo::parse_with_warnings`] and [`Chunks::next_with_warnings`] (the
+//! plain [`Demo::parse`] and `Iterator::next` drop them). They follow the
+//! checks libtw2's demo reader makes.
 
 mod chunk;
 mod header;
@@ -86,6 +90,46 @@ impl std::fmt::Display for Section {
             Section::Chunk(i) => write!(f, "chunk {i}"),
         }
     }
+}
+
+/// A non-fatal oddity in a demo file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DemoWarningKind {
+    /// Non-zero bytes after the NUL of `net_version`.
+    NetVersionPadding,
+    /// Non-zero bytes after the NUL of `map_name`.
+    MapNamePadding,
+    /// Non-zero bytes after the NUL of `timestamp`.
+    TimestampPadding,
+    /// `type` is not `client` or `server` (NUL-padded).
+    UnknownType,
+    /// Non-zero unused timeline marker slots.
+    TimelineMarkerPadding,
+    /// Timeline markers that do not strictly increase.
+    TimelineMarkersNotIncreasing,
+    /// Version 5+ absolute tick marker with non-zero padding bits.
+    TickPadding,
+    /// A keyframe tick marker given as a delta.
+    KeyframeDeltaTick,
+    /// A delta tick marker before any absolute one.
+    DeltaTickFirst,
+    /// An absolute tick not greater than the previous tick.
+    TickNotIncreasing,
+    /// A tick delta that overflows `i32` (the tick wraps).
+    TickOverflow,
+    /// A data chunk of type 0.
+    UnknownChunkType,
+    /// A chunk size escape (30 or 31) used for a size that fits the
+    /// shorter form.
+    OverlongChunkSize,
+}
+
+/// A warning with the section and byte offset it concerns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DemoWarning {
+    pub kind: DemoWarningKind,
+    pub section: Section,
+    pub offset: usize,
 }
 
 /// An error in a demo file: kind, section and byte offset.
