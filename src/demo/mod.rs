@@ -26,11 +26,22 @@
 //! In version 6 the UUID is optional: if the 16 bytes differ, the demo has no
 //! SHA-256 and the map starts right there (DDNet's reading rule).
 //!
-//! Chunks are framed by a one-byte header ([`chunk`] has the bit layouts):
-//! tick markers (inline delta or absolute tick) and data chunks (snapshot,
-//! snapshot delta, message) whose payloads are still Huffman-compressed
-//! varint streams. [`Demo::chunks`] walks them lazily and borrows every
-//! payload from the input.
+//! Chunks are framed by a one-byte header (bits from the most significant):
+//!
+//! ```text
+//! data chunk        0ttS SSSS   t: 1 snapshot, 2 message, 3 snapshot delta
+//!                               S: payload size; 30 = one size byte follows,
+//!                                  31 = a little-endian u16 size follows
+//! tick, version 3/4 1kDD DDDD   k: keyframe; D: tick delta, or 0 = a
+//!                                  big-endian i32 absolute tick follows
+//! tick, version 5/6 1kiD DDDD   i: D is the tick delta; else D is padding
+//!                                  and a big-endian i32 absolute tick follows
+//! ```
+//!
+//! Data chunk payloads are still Huffman-compressed varint streams (see
+//! [`crate::codec`]). [`Demo::chunks`] walks the chunks lazily and borrows
+//! every payload from the input; [`Demo::chunks_at`] restarts at a known
+//! chunk (e.g. a keyframe) to split one demo across threads.
 //!
 //! Errors are [`DemoError`]: a kind, the [`Section`] (header, timeline
 //! markers, map, chunk N) and the byte offset in the file. Oddities that do
