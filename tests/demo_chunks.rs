@@ -576,3 +576,56 @@ fn chunk_framing() {
         ]
     );
 }
+
+/// Decodes everything the way a batch tool would; returns how many chunks
+/// decoded cleanly. Must never panic, whatever the bytes.
+fn decode_all(bytes: &[u8]) -> usize {
+    let mut warnings = Vec::new();
+    let Ok(demo) = Demo::parse_with_warnings(bytes, &mut warnings) else {
+        return 0;
+    };
+    let mut out = vec![0u8; MAX_PAYLOAD];
+    let mut ints = vec![0i32; MAX_PAYLOAD];
+    let mut clean = 0;
+    let mut chunks = demo.chunks();
+    while let Some(chunk) = chunks.next_with_warnings(&mut warnings) {
+        let Ok(chunk) = chunk else {
+            break;
+        };
+        let Some(payload) = chunk.kind.payload() else {
+            continue;
+        };
+        let fast = huffman::decompress(payload, &mut out);
+        let mut oracle_out = vec![0u8; MAX_PAYLOAD];
+        assert_eq!(fast, huffman::oracle::decompress(payload, &mut oracle_out));
+        if let Ok(n) = fast {
+            let mut w = Vec::new();
+            if varint::unpack(&out[..n], &mut ints, &mut w).is_ok() {
+                clean += 1;
+            }
+        }
+    }
+    clean
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+    #[test]
+    fn mutated_demos_never_panic(
+        flips in proptest::collection::vec((0.0f64..1.0, proptest::prelude::any::<u8>()), 1..16),
+    ) {
+        let Some((demos, _)) = demos() else {
+            return Ok(());
+        };
+        // The smallest demo keeps this quick; mutate its chunk data mostly.
+        let path = demos.iter().min_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)).unwrap();
+        let mut bytes = std::fs::read(path).unwrap();
+        proptest::prop_assert!(decode_all(&bytes) > 0);
+        for (at, value) in flips {
+            let last = bytes.len() - 1;
+            let i = ((bytes.len() as f64) * at) as usize;
+            bytes[i.min(last)] ^= value;
+        }
+        decode_all(&bytes);
+    }
+}
