@@ -8,7 +8,7 @@ use sha2::Digest;
 use teebatch::backend::Backend;
 use teebatch::codec::huffman::{self, tree::Tree};
 use teebatch::codec::varint::{self, VarintWarning};
-use teebatch::demo::{ChunkKind, Demo, DemoErrorKind, Section};
+use teebatch::demo::{ChunkKind, Demo, DemoErrorKind, DemoWarning, DemoWarningKind, Section};
 
 use crate::common::{datasets, files_with_ext};
 
@@ -261,6 +261,63 @@ fn header_and_counts_match_summary() {
     }
 }
 
+/// libtw2's name for each warning (its demo reader makes the same checks;
+/// it files non-increasing markers and keyframe deltas under one name).
+fn libtw2_name(kind: DemoWarningKind) -> &'static str {
+    use DemoWarningKind::*;
+    match kind {
+        NetVersionPadding => "demo:WeirdNetVersion",
+        MapNamePadding => "demo:WeirdMapName",
+        TimestampPadding => "demo:WeirdTimestamp",
+        UnknownType => "demo:WeirdType",
+        TimelineMarkerPadding => "demo:WeirdTimelineMarkerPadding",
+        TimelineMarkersNotIncreasing | KeyframeDeltaTick => "demo:NonAbsoluteTickmarkerTick",
+        TickPadding => "demo:NonZeroTickmarkerPadding",
+        UnknownChunkType => "demo:UnknownChunkType",
+        OverlongChunkSize => "demo:OverlongChunkSizeEncoding",
+        // Errors in libtw2's reader; none of the demos has them.
+        DeltaTickFirst => "error:StartingDeltaSnapshot",
+        TickNotIncreasing => "error:NotIncreasingTick",
+        TickOverflow => "error:TickOverflow",
+    }
+}
+
+#[test]
+fn warnings_match_libtw2() {
+    let Some((demos, golden)) = demos() else {
+        return;
+    };
+    let mut total = 0;
+    for path in &demos {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let bytes = std::fs::read(path).unwrap();
+        let mut warnings: Vec<DemoWarning> = Vec::new();
+        let demo = Demo::parse_with_warnings(&bytes, &mut warnings).unwrap();
+        let mut chunks = demo.chunks();
+        while let Some(chunk) = chunks.next_with_warnings(&mut warnings) {
+            chunk.unwrap();
+        }
+        let mut ours = std::collections::BTreeMap::new();
+        for w in &warnings {
+            *ours.entry(libtw2_name(w.kind).to_owned()).or_insert(0u64) += 1;
+        }
+        let summary: Value = serde_json::from_str(
+            &std::fs::read_to_string(golden_path(&golden, path, "summary.json")).unwrap(),
+        )
+        .unwrap();
+        let theirs: std::collections::BTreeMap<String, u64> = summary["libtw2_warnings"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(k, _)| k.starts_with("demo:"))
+            .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+            .collect();
+        assert_eq!(ours, theirs, "{name}: {warnings:?}");
+        total += warnings.len();
+    }
+    eprintln!("{total} demo warnings, all as libtw2 reports them");
+}
+
 #[test]
 fn truncated_demos_fail_cleanly() {
     let Some((demos, _)) = demos() else {
@@ -343,6 +400,23 @@ fn header_errors() {
         }]
     );
     assert!(format!("{parsed:?}").contains("map_size: 2"));
+    // Its type is empty; a map name with bytes after the NUL.
+    let mut odd = v3.clone();
+    odd[72..78].copy_from_slice(b"dm1\0xy");
+    let mut warnings = Vec::new();
+    let parsed = Demo::parse_with_warnings(&odd, &mut warnings).unwrap();
+    assert_eq!(parsed.map_name(), b"dm1");
+    let found: Vec<_> = warnings
+        .iter()
+        .map(|w| (w.kind, w.section, w.offset))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (DemoWarningKind::MapNamePadding, Section::Header, 72),
+            (DemoWarningKind::UnknownType, Section::Header, 144),
+        ]
+    );
 
     let err = |bytes: &[u8]| Demo::parse(bytes).unwrap_err();
     assert_eq!(err(b"TWDEMO").kind, DemoErrorKind::UnexpectedEnd);
@@ -427,6 +501,54 @@ fn chunk_framing() {
         ]
     );
 
+    // Warnings: each odd chunk once.
+    let mut odd = demo[..start].to_vec();
+    odd.extend_from_slice(&[0xa1]); // delta before any absolute tick
+    odd.extend_from_slice(&[0x83, 0, 0, 0, 9]); // absolute, non-zero padding
+    odd.extend_from_slice(&[0xe2]); // keyframe as a delta
+    odd.extend_from_slice(&[0x80, 0, 0, 0, 9]); // not increasing (11 -> 9)
+    odd.extend_from_slice(&[0x3e, 1, 0]); // snapshot, size escape 30 for 1
+    odd.extend_from_slice(&[0x5f, 2, 0, 7, 7]); // message, escape 31 for 2
+    odd.extend_from_slice(&[0x9f, 0x80, 0, 0, 0]); // i32::MIN ...
+    let odd_demo = Demo::parse(&odd).unwrap();
+    let mut chunks = odd_demo.chunks_at(odd.len() - 5, 0, i32::MAX);
+    let mut warnings = Vec::new();
+    while let Some(c) = chunks.next_with_warnings(&mut warnings) {
+        c.unwrap();
+    }
+    // ... reached from i32::MAX by an absolute marker: not increasing.
+    assert_eq!(
+        warnings.iter().map(|w| w.kind).collect::<Vec<_>>(),
+        [
+            DemoWarningKind::TickPadding,
+            DemoWarningKind::TickNotIncreasing
+        ]
+    );
+    let mut warnings = Vec::new();
+    let mut chunks = odd_demo.chunks();
+    while let Some(c) = chunks.next_with_warnings(&mut warnings) {
+        c.unwrap();
+    }
+    use DemoWarningKind::*;
+    let found: Vec<_> = warnings
+        .iter()
+        .map(|w| (w.kind, w.offset - start))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (DeltaTickFirst, 0),
+            (TickPadding, 1),
+            (KeyframeDeltaTick, 6),
+            (TickNotIncreasing, 7),
+            (OverlongChunkSize, 12),
+            (OverlongChunkSize, 15),
+            (TickPadding, 20),
+            (TickNotIncreasing, 20),
+        ]
+    );
+    assert_eq!(warnings[0].section, Section::Chunk(0));
+
     // Version 4: a non-zero 6-bit delta is inline, 0 means absolute.
     let mut v4 = demo[..start].to_vec();
     v4[7] = 4;
@@ -453,4 +575,57 @@ fn chunk_framing() {
             },
         ]
     );
+}
+
+/// Decodes everything the way a batch tool would; returns how many chunks
+/// decoded cleanly. Must never panic, whatever the bytes.
+fn decode_all(bytes: &[u8]) -> usize {
+    let mut warnings = Vec::new();
+    let Ok(demo) = Demo::parse_with_warnings(bytes, &mut warnings) else {
+        return 0;
+    };
+    let mut out = vec![0u8; MAX_PAYLOAD];
+    let mut ints = vec![0i32; MAX_PAYLOAD];
+    let mut clean = 0;
+    let mut chunks = demo.chunks();
+    while let Some(chunk) = chunks.next_with_warnings(&mut warnings) {
+        let Ok(chunk) = chunk else {
+            break;
+        };
+        let Some(payload) = chunk.kind.payload() else {
+            continue;
+        };
+        let fast = huffman::decompress(payload, &mut out);
+        let mut oracle_out = vec![0u8; MAX_PAYLOAD];
+        assert_eq!(fast, huffman::oracle::decompress(payload, &mut oracle_out));
+        if let Ok(n) = fast {
+            let mut w = Vec::new();
+            if varint::unpack(&out[..n], &mut ints, &mut w).is_ok() {
+                clean += 1;
+            }
+        }
+    }
+    clean
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+    #[test]
+    fn mutated_demos_never_panic(
+        flips in proptest::collection::vec((0.0f64..1.0, proptest::prelude::any::<u8>()), 1..16),
+    ) {
+        let Some((demos, _)) = demos() else {
+            return Ok(());
+        };
+        // The smallest demo keeps this quick; mutate its chunk data mostly.
+        let path = demos.iter().min_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)).unwrap();
+        let mut bytes = std::fs::read(path).unwrap();
+        proptest::prop_assert!(decode_all(&bytes) > 0);
+        for (at, value) in flips {
+            let last = bytes.len() - 1;
+            let i = ((bytes.len() as f64) * at) as usize;
+            bytes[i.min(last)] ^= value;
+        }
+        decode_all(&bytes);
+    }
 }

@@ -16,7 +16,7 @@
 //! are. Type 0 is not used by any writer; such a chunk is skipped by its
 //! size and surfaced as [`ChunkKind::Unknown`].
 
-use super::{DemoError, DemoErrorKind, Section};
+use super::{DemoError, DemoErrorKind, DemoWarning, DemoWarningKind, Section};
 use crate::bytes::be_i32;
 
 const TICK_MARKER: u8 = 0x80;
@@ -81,20 +81,44 @@ pub struct Chunks<'a> {
     pos: usize,
     index: usize,
     tick: i32,
+    /// Whether a tick is known (an absolute marker was seen, or given).
+    have_tick: bool,
     inline_flag: bool,
     done: bool,
 }
 
 impl<'a> Chunks<'a> {
-    pub(super) fn new(bytes: &'a [u8], pos: usize, version: u8, index: usize, tick: i32) -> Self {
+    pub(super) fn new(
+        bytes: &'a [u8],
+        pos: usize,
+        version: u8,
+        index: usize,
+        tick: Option<i32>,
+    ) -> Self {
         Chunks {
             bytes,
             pos,
             index,
-            tick,
+            tick: tick.unwrap_or(0),
+            have_tick: tick.is_some(),
             inline_flag: version >= 5,
             done: false,
         }
+    }
+
+    /// The next chunk, pushing its warnings to `warnings`.
+    pub fn next_with_warnings(
+        &mut self,
+        warnings: &mut Vec<DemoWarning>,
+    ) -> Option<Result<Chunk<'a>, DemoError>> {
+        if self.done || self.pos >= self.bytes.len() {
+            return None;
+        }
+        let r = self.next_chunk(warnings);
+        if r.is_err() {
+            self.done = true;
+        }
+        Some(r)
     }
 
     /// File offset of the next chunk.
@@ -107,12 +131,20 @@ impl<'a> Chunks<'a> {
         self.tick
     }
 
-    fn next_chunk(&mut self) -> Result<Chunk<'a>, DemoError> {
+    fn next_chunk(&mut self, warnings: &mut Vec<DemoWarning>) -> Result<Chunk<'a>, DemoError> {
         let start = self.pos;
+        let section = Section::Chunk(self.index);
         let error = DemoError {
             kind: DemoErrorKind::UnexpectedEnd,
-            section: Section::Chunk(self.index),
+            section,
             offset: start,
+        };
+        let mut warn = |kind| {
+            warnings.push(DemoWarning {
+                kind,
+                section,
+                offset: start,
+            })
         };
         let bytes = self.bytes;
         let header = *bytes.get(start).ok_or(error)?;
@@ -125,9 +157,29 @@ impl<'a> Chunks<'a> {
                 Some(header & 0x3f).filter(|&d| d != 0)
             };
             match delta {
-                Some(d) => self.tick = self.tick.wrapping_add(i32::from(d)),
+                Some(d) => {
+                    if keyframe {
+                        warn(DemoWarningKind::KeyframeDeltaTick);
+                    }
+                    if !self.have_tick {
+                        warn(DemoWarningKind::DeltaTickFirst);
+                    }
+                    let (tick, overflow) = self.tick.overflowing_add(i32::from(d));
+                    if overflow {
+                        warn(DemoWarningKind::TickOverflow);
+                    }
+                    self.tick = tick;
+                }
                 None => {
-                    self.tick = be_i32(bytes, pos).ok_or(error)?;
+                    if self.inline_flag && header & 0x1f != 0 {
+                        warn(DemoWarningKind::TickPadding);
+                    }
+                    let tick = be_i32(bytes, pos).ok_or(error)?;
+                    if self.have_tick && tick <= self.tick {
+                        warn(DemoWarningKind::TickNotIncreasing);
+                    }
+                    self.tick = tick;
+                    self.have_tick = true;
                     pos += 4;
                 }
             }
@@ -139,17 +191,27 @@ impl<'a> Chunks<'a> {
             let chunk_type = header >> 5 & 3;
             let size = match header & 0x1f {
                 30 => {
-                    let s = *bytes.get(pos).ok_or(error)?;
+                    let s = usize::from(*bytes.get(pos).ok_or(error)?);
                     pos += 1;
-                    usize::from(s)
+                    if s < 30 {
+                        warn(DemoWarningKind::OverlongChunkSize);
+                    }
+                    s
                 }
                 31 => {
                     let s = bytes.get(pos..pos + 2).ok_or(error)?;
+                    let s = usize::from(u16::from_le_bytes([s[0], s[1]]));
                     pos += 2;
-                    usize::from(u16::from_le_bytes([s[0], s[1]]))
+                    if s <= 255 {
+                        warn(DemoWarningKind::OverlongChunkSize);
+                    }
+                    s
                 }
                 s => usize::from(s),
             };
+            if chunk_type == 0 {
+                warn(DemoWarningKind::UnknownChunkType);
+            }
             let data = bytes.get(pos..pos + size).ok_or(error)?;
             pos += size;
             match chunk_type {
@@ -173,15 +235,9 @@ impl<'a> Chunks<'a> {
 impl<'a> Iterator for Chunks<'a> {
     type Item = Result<Chunk<'a>, DemoError>;
 
+    /// The next chunk; warnings are dropped (see [`Chunks::next_with_warnings`]).
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done || self.pos >= self.bytes.len() {
-            return None;
-        }
-        let r = self.next_chunk();
-        if r.is_err() {
-            self.done = true;
-        }
-        Some(r)
+        self.next_with_warnings(&mut Vec::new())
     }
 }
 

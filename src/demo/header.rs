@@ -1,7 +1,7 @@
 //! Version header, fixed header, timeline markers, SHA-256 extension and map.
 
 use super::chunk::Chunks;
-use super::{DemoError, DemoErrorKind, Section};
+use super::{DemoError, DemoErrorKind, DemoWarning, DemoWarningKind, Section};
 use crate::bytes::be_i32;
 
 /// The first 7 bytes of every demo.
@@ -59,6 +59,12 @@ impl std::fmt::Debug for Demo<'_> {
     }
 }
 
+/// Whether a fixed-size string field has non-zero bytes after its first NUL.
+fn has_padding(field: &[u8]) -> bool {
+    let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
+    field[end..].iter().any(|&b| b != 0)
+}
+
 /// The bytes of a fixed-size string field up to its first NUL.
 fn c_str(field: &[u8]) -> &[u8] {
     let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
@@ -68,8 +74,25 @@ fn c_str(field: &[u8]) -> &[u8] {
 impl<'a> Demo<'a> {
     /// Parses the header, markers, SHA-256 extension and map framing.
     ///
-    /// Chunks are not looked at; see [`Demo::chunks`].
+    /// Chunks are not looked at; see [`Demo::chunks`]. Warnings are dropped;
+    /// see [`Demo::parse_with_warnings`].
     pub fn parse(bytes: &'a [u8]) -> Result<Demo<'a>, DemoError> {
+        Demo::parse_with_warnings(bytes, &mut Vec::new())
+    }
+
+    /// [`Demo::parse`], pushing header and timeline-marker warnings to
+    /// `warnings`.
+    pub fn parse_with_warnings(
+        bytes: &'a [u8],
+        warnings: &mut Vec<DemoWarning>,
+    ) -> Result<Demo<'a>, DemoError> {
+        let mut warn = |kind, section, offset| {
+            warnings.push(DemoWarning {
+                kind,
+                section,
+                offset,
+            });
+        };
         let err = |kind, section, offset| DemoError {
             kind,
             section,
@@ -96,6 +119,18 @@ impl<'a> Demo<'a> {
         let timestamp = c_str(&header[148..168]);
         let map_size = u32::try_from(map_size)
             .map_err(|_| err(DemoErrorKind::NegativeMapSize, Section::Header, 8 + 128))?;
+        for (start, len, kind) in [
+            (0, 64, DemoWarningKind::NetVersionPadding),
+            (64, 64, DemoWarningKind::MapNamePadding),
+            (148, 20, DemoWarningKind::TimestampPadding),
+        ] {
+            if has_padding(&header[start..start + len]) {
+                warn(kind, Section::Header, 8 + start);
+            }
+        }
+        if (kind != b"client" && kind != b"server") || has_padding(&header[136..144]) {
+            warn(DemoWarningKind::UnknownType, Section::Header, 8 + 136);
+        }
 
         let mut pos = HEADER_END;
         let mut num_timeline_markers = 0;
@@ -114,6 +149,22 @@ impl<'a> Demo<'a> {
                 ))?;
             for (i, slot) in timeline_markers.iter_mut().enumerate() {
                 *slot = be_i32(markers, 4 + 4 * i).unwrap_or(0);
+            }
+            let (valid, unused) = timeline_markers.split_at(num_timeline_markers);
+            if unused.iter().any(|&m| m != 0) {
+                let at = pos + 4 + 4 * num_timeline_markers;
+                warn(
+                    DemoWarningKind::TimelineMarkerPadding,
+                    Section::TimelineMarkers,
+                    at,
+                );
+            }
+            if valid.windows(2).any(|w| w[0] >= w[1]) {
+                warn(
+                    DemoWarningKind::TimelineMarkersNotIncreasing,
+                    Section::TimelineMarkers,
+                    pos,
+                );
             }
             pos += MARKERS_LEN;
         }
@@ -214,7 +265,7 @@ impl<'a> Demo<'a> {
 
     /// Iterates over the chunks from the start of the chunk data.
     pub fn chunks(&self) -> Chunks<'a> {
-        Chunks::new(self.bytes, self.chunks_offset, self.version, 0, 0)
+        Chunks::new(self.bytes, self.chunks_offset, self.version, 0, None)
     }
 
     /// Iterates from a chunk boundary found earlier (e.g. a keyframe's tick
@@ -225,6 +276,6 @@ impl<'a> Demo<'a> {
     /// An `offset` outside the chunk data yields nothing.
     pub fn chunks_at(&self, offset: usize, index: usize, tick: i32) -> Chunks<'a> {
         let offset = offset.max(self.chunks_offset);
-        Chunks::new(self.bytes, offset, self.version, index, tick)
+        Chunks::new(self.bytes, offset, self.version, index, Some(tick))
     }
 }

@@ -26,14 +26,29 @@
 //! In version 6 the UUID is optional: if the 16 bytes differ, the demo has no
 //! SHA-256 and the map starts right there (DDNet's reading rule).
 //!
-//! Chunks are framed by a one-byte header ([`chunk`] has the bit layouts):
-//! tick markers (inline delta or absolute tick) and data chunks (snapshot,
-//! snapshot delta, message) whose payloads are still Huffman-compressed
-//! varint streams. [`Demo::chunks`] walks them lazily and borrows every
-//! payload from the input.
+//! Chunks are framed by a one-byte header (bits from the most significant):
+//!
+//! ```text
+//! data chunk        0ttS SSSS   t: 1 snapshot, 2 message, 3 snapshot delta
+//!                               S: payload size; 30 = one size byte follows,
+//!                                  31 = a little-endian u16 size follows
+//! tick, version 3/4 1kDD DDDD   k: keyframe; D: tick delta, or 0 = a
+//!                                  big-endian i32 absolute tick follows
+//! tick, version 5/6 1kiD DDDD   i: D is the tick delta; else D is padding
+//!                                  and a big-endian i32 absolute tick follows
+//! ```
+//!
+//! Data chunk payloads are still Huffman-compressed varint streams (see
+//! [`crate::codec`]). [`Demo::chunks`] walks the chunks lazily and borrows
+//! every payload from the input; [`Demo::chunks_at`] restarts at a known
+//! chunk (e.g. a keyframe) to split one demo across threads.
 //!
 //! Errors are [`DemoError`]: a kind, the [`Section`] (header, timeline
-//! markers, map, chunk N) and the byte offset in the file.
+//! markers, map, chunk N) and the byte offset in the file. Oddities that do
+//! not stop reading are [`DemoWarning`]s, pushed to a caller's sink by
+//! [`Demo::parse_with_warnings`] and [`Chunks::next_with_warnings`] (the
+//! plain [`Demo::parse`] and `Iterator::next` drop them). They follow the
+//! checks libtw2's demo reader makes.
 
 pub mod analysis;
 pub mod slice;
@@ -94,6 +109,46 @@ impl std::fmt::Display for Section {
             Section::Chunk(i) => write!(f, "chunk {i}"),
         }
     }
+}
+
+/// A non-fatal oddity in a demo file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DemoWarningKind {
+    /// Non-zero bytes after the NUL of `net_version`.
+    NetVersionPadding,
+    /// Non-zero bytes after the NUL of `map_name`.
+    MapNamePadding,
+    /// Non-zero bytes after the NUL of `timestamp`.
+    TimestampPadding,
+    /// `type` is not `client` or `server` (NUL-padded).
+    UnknownType,
+    /// Non-zero unused timeline marker slots.
+    TimelineMarkerPadding,
+    /// Timeline markers that do not strictly increase.
+    TimelineMarkersNotIncreasing,
+    /// Version 5+ absolute tick marker with non-zero padding bits.
+    TickPadding,
+    /// A keyframe tick marker given as a delta.
+    KeyframeDeltaTick,
+    /// A delta tick marker before any absolute one.
+    DeltaTickFirst,
+    /// An absolute tick not greater than the previous tick.
+    TickNotIncreasing,
+    /// A tick delta that overflows `i32` (the tick wraps).
+    TickOverflow,
+    /// A data chunk of type 0.
+    UnknownChunkType,
+    /// A chunk size escape (30 or 31) used for a size that fits the
+    /// shorter form.
+    OverlongChunkSize,
+}
+
+/// A warning with the section and byte offset it concerns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DemoWarning {
+    pub kind: DemoWarningKind,
+    pub section: Section,
+    pub offset: usize,
 }
 
 /// An error in a demo file: kind, section and byte offset.

@@ -4,7 +4,7 @@
 //! the one-byte ints before the first extend bit are stored (all 8 lanes are
 //! computed and stored, the count decides how many stay), and the multi-byte
 //! int that follows is decoded from a single 8-byte load without per-byte
-//! branches. The last < 8 bytes go through [`super::read_int`].
+//! branches. The last < 8 bytes go through the byte-by-byte reader.
 
 use super::{one_byte, read_int, VarintError, VarintErrorKind, VarintWarning, VarintWarningKind};
 
