@@ -220,31 +220,21 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
                 offset: e.offset as u64,
                 message: e.to_string(),
             });
+            // A map cut off by the end of the file: the header is still good.
+            if let Ok(partial) = Demo::parse_truncated_map(bytes) {
+                fill_header(rec, &partial);
+            }
             return None;
         }
     };
-    let net_version = lossy(demo.net_version());
-    let protocol = Protocol::from_net_version(&net_version);
-    rec.header = Some(HeaderRecord {
-        version: demo.version(),
-        protocol: protocol.map(|p| match p {
-            Protocol::V06 => "0.6",
-            Protocol::V07 => "0.7",
-        }),
-        net_version,
-        map_name: lossy(demo.map_name()),
-        map_size: demo.map_size(),
-        map_crc: format!("{:08x}", demo.map_crc()),
-        demo_type: lossy(demo.demo_type()),
-        length: demo.length(),
-        timestamp: lossy(demo.timestamp()),
-        timeline_markers: demo.timeline_markers().to_vec(),
-        map_sha256: demo.map_sha256().map(hex::encode),
-    });
-    rec.map = Some(embedded_map(&demo));
+    let protocol = fill_header(rec, &demo);
 
     // DDNet's fallback for an unknown net version is the 0.6 table.
-    let outcome = visit(&demo, decoder, AnalysisVisitor::new(protocol.unwrap_or(Protocol::V06)));
+    let outcome = visit(
+        &demo,
+        decoder,
+        AnalysisVisitor::new(protocol.unwrap_or(Protocol::V06)),
+    );
     let analysis = outcome.visitor.finish();
     let stats = analysis.stats;
     rec.players = analysis
@@ -305,6 +295,30 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
         rec.item_types.insert(key.clone(), s.clone());
     }
     Some(stats)
+}
+
+/// Fills the header and embedded-map fields; returns the protocol.
+fn fill_header(rec: &mut DemoRecord, demo: &Demo<'_>) -> Option<Protocol> {
+    let net_version = lossy(demo.net_version());
+    let protocol = Protocol::from_net_version(&net_version);
+    rec.header = Some(HeaderRecord {
+        version: demo.version(),
+        protocol: protocol.map(|p| match p {
+            Protocol::V06 => "0.6",
+            Protocol::V07 => "0.7",
+        }),
+        net_version,
+        map_name: lossy(demo.map_name()),
+        map_size: demo.map_size(),
+        map_crc: format!("{:08x}", demo.map_crc()),
+        demo_type: lossy(demo.demo_type()),
+        length: demo.length(),
+        timestamp: lossy(demo.timestamp()),
+        timeline_markers: demo.timeline_markers().to_vec(),
+        map_sha256: demo.map_sha256().map(hex::encode),
+    });
+    rec.map = Some(embedded_map(demo));
+    protocol
 }
 
 fn embedded_map(demo: &Demo<'_>) -> EmbeddedMapRecord {

@@ -18,8 +18,26 @@ pub enum DemosCommand {
     /// PATHs are files or directory trees (searched recursively for *.demo).
     /// With no PATH the embedded default dataset is indexed.
     Index(IndexArgs),
-    /// Print one demo's snapshots, ticks or chunks in the golden TSV formats.
+    /// Print one demo's snapshots, ticks or chunks in the golden TSV formats,
+    /// or its chat log.
     Dump(DumpArgs),
+    /// Cut ticks FROM..=TO out of a demo into a new demo that starts with a
+    /// keyframe.
+    Slice(SliceArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SliceArgs {
+    pub file: PathBuf,
+    #[arg(long)]
+    pub from: i32,
+    #[arg(long)]
+    pub to: i32,
+    /// Leave out chat messages.
+    #[arg(long)]
+    pub no_chat: bool,
+    #[arg(long, short = 'o')]
+    pub output: PathBuf,
 }
 
 #[derive(clap::Args, Debug)]
@@ -54,6 +72,9 @@ pub struct DumpArgs {
     /// Per data chunk: sizes and CRC-32s of each decoding stage.
     #[arg(long, group = "what")]
     pub chunks: bool,
+    /// The chat log: tick, client id, sender name, mode, text.
+    #[arg(long, group = "what")]
+    pub chat: bool,
     /// Decode on this many threads by splitting at keyframes (same output).
     #[arg(long, short = 'j', default_value_t = 1)]
     pub jobs: usize,
@@ -65,6 +86,7 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
     match cmd {
         DemosCommand::Index(a) => index(a),
         DemosCommand::Dump(a) => dump(a),
+        DemosCommand::Slice(a) => slice(a),
     }
 }
 
@@ -97,7 +119,89 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     Ok(code)
 }
 
+fn slice(args: SliceArgs) -> io::Result<ExitCode> {
+    use crate::demo::slice::{slice, SliceOptions};
+    let bytes = std::fs::read(&args.file)?;
+    let opts = SliceOptions {
+        drop_chat: args.no_chat,
+    };
+    match slice(&bytes, args.from, args.to, opts) {
+        Ok((out, stats)) => {
+            std::fs::write(&args.output, &out)?;
+            eprintln!(
+                "{}: ticks {}..={}: {} ticks, {} snapshots, {} messages ({} chat lines dropped), {} bytes",
+                args.output.display(),
+                args.from,
+                args.to,
+                stats.ticks,
+                stats.snapshots,
+                stats.messages,
+                stats.chat_dropped,
+                out.len()
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("{}: {e}", args.file.display());
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// `demos dump --chat`: one line per chat message.
+fn dump_chat(
+    demo: &Demo<'_>,
+    backend: Backend,
+    out: &mut impl Write,
+) -> io::Result<Option<String>> {
+    use crate::codec::snapshot::Protocol;
+    use crate::demo::analysis::AnalysisVisitor;
+    use crate::demo::stream::{visit, Decoder};
+    let protocol = std::str::from_utf8(demo.net_version())
+        .ok()
+        .and_then(Protocol::from_net_version)
+        .unwrap_or(Protocol::V06);
+    let outcome = visit(
+        demo,
+        &mut Decoder::new(backend),
+        AnalysisVisitor::new(protocol),
+    );
+    writeln!(out, "#tick\tclient_id\tname\tmode\ttext")?;
+    for line in outcome.visitor.finish().chat {
+        writeln!(
+            out,
+            "{}\t{}\t{}\t{:?}\t{}",
+            line.tick,
+            line.client_id,
+            line.name.as_deref().unwrap_or(""),
+            line.mode,
+            line.text.replace(['\t', '\n'], " ")
+        )?;
+    }
+    Ok(outcome.error.map(|e| e.to_string()))
+}
+
 fn dump(args: DumpArgs) -> io::Result<ExitCode> {
+    if args.chat {
+        let bytes = std::fs::read(&args.file)?;
+        let demo = match Demo::parse(&bytes) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("{}: {e}", args.file.display());
+                return Ok(ExitCode::from(1));
+            }
+        };
+        let mut out = io::BufWriter::new(io::stdout().lock());
+        let err = dump_chat(&demo, args.backend, &mut out)?;
+        out.flush()?;
+        return Ok(match err {
+            Some(e) => {
+                eprintln!("{}: {e}", args.file.display());
+                ExitCode::from(1)
+            }
+            None => ExitCode::SUCCESS,
+        });
+    }
     let kind = if args.snapshots {
         DumpKind::Snapshots
     } else if args.snapshots_full {

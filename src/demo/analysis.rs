@@ -73,27 +73,34 @@ impl Visitor for AnalysisVisitor {
         match event {
             Event::Tick(t) => {
                 if let Some(s) = t.snapshot {
-                    self.tracker.feed_snapshot(t.tick, s, &mut self.player_warnings);
+                    self.tracker
+                        .feed_snapshot(t.tick, s, &mut self.player_warnings);
                 }
             }
-            Event::Message(m) => match message::decode(m.bytes, self.protocol, &mut self.message_warnings) {
-                Ok(msg) => {
-                    let name = match (msg.name, msg.id) {
-                        (Some(n), _) => format!("{}:{n}", msg.space()),
-                        (None, message::MessageId::Ordinal(id)) => format!("{}:#{id}", msg.space()),
-                        (None, message::MessageId::Ex(uuid)) => format!("{}:{uuid}", msg.space()),
-                    };
-                    *self.messages.by_name.entry(name).or_default() += 1;
-                    match msg.body {
-                        Body::Chat(_) => self.messages.chat_lines += 1,
-                        Body::KillMsg(_) | Body::KillMsgTeam { .. } => self.messages.kills += 1,
-                        Body::RaceFinish { .. } => self.messages.race_finishes += 1,
-                        _ => {}
+            Event::Message(m) => {
+                match message::decode(m.bytes, self.protocol, &mut self.message_warnings) {
+                    Ok(msg) => {
+                        let name = match (msg.name, msg.id) {
+                            (Some(n), _) => format!("{}:{n}", msg.space()),
+                            (None, message::MessageId::Ordinal(id)) => {
+                                format!("{}:#{id}", msg.space())
+                            }
+                            (None, message::MessageId::Ex(uuid)) => {
+                                format!("{}:{uuid}", msg.space())
+                            }
+                        };
+                        *self.messages.by_name.entry(name).or_default() += 1;
+                        match msg.body {
+                            Body::Chat(_) => self.messages.chat_lines += 1,
+                            Body::KillMsg(_) | Body::KillMsgTeam { .. } => self.messages.kills += 1,
+                            Body::RaceFinish { .. } => self.messages.race_finishes += 1,
+                            _ => {}
+                        }
+                        self.tracker.feed_message(m.tick, &msg);
                     }
-                    self.tracker.feed_message(m.tick, &msg);
+                    Err(_) => self.messages.undecodable += 1,
                 }
-                Err(_) => self.messages.undecodable += 1,
-            },
+            }
             _ => {}
         }
     }

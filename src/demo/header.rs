@@ -86,6 +86,21 @@ impl<'a> Demo<'a> {
         bytes: &'a [u8],
         warnings: &mut Vec<DemoWarning>,
     ) -> Result<Demo<'a>, DemoError> {
+        Demo::parse_inner(bytes, warnings, false)
+    }
+
+    /// Like [`Demo::parse`], but an embedded map cut off by the end of the
+    /// file is returned as the bytes that are there (and the demo has no
+    /// chunks), so a report on a truncated demo can keep its header.
+    pub fn parse_truncated_map(bytes: &'a [u8]) -> Result<Demo<'a>, DemoError> {
+        Demo::parse_inner(bytes, &mut Vec::new(), true)
+    }
+
+    fn parse_inner(
+        bytes: &'a [u8],
+        warnings: &mut Vec<DemoWarning>,
+        clamp_map: bool,
+    ) -> Result<Demo<'a>, DemoError> {
         let mut warn = |kind, section, offset| {
             warnings.push(DemoWarning {
                 kind,
@@ -179,10 +194,14 @@ impl<'a> Demo<'a> {
         }
 
         let map_offset = pos;
-        let chunks_offset = map_offset
+        let chunks_offset = match map_offset
             .checked_add(map_size as usize)
             .filter(|&e| e <= bytes.len())
-            .ok_or(end(Section::Map, bytes.len()))?;
+        {
+            Some(e) => e,
+            None if clamp_map => bytes.len(),
+            None => return Err(end(Section::Map, bytes.len())),
+        };
 
         Ok(Demo {
             bytes,

@@ -51,12 +51,12 @@
 //! checks libtw2's demo reader makes.
 
 pub mod analysis;
-pub mod slice;
 mod chunk;
 pub mod dump;
 mod header;
 pub mod message;
 pub mod players;
+pub mod slice;
 pub mod stream;
 pub mod synth;
 pub mod write;

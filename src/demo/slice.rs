@@ -60,11 +60,17 @@ fn text(b: &[u8]) -> Result<&str, SliceError> {
 }
 
 /// Cuts ticks `from..=to` out of `bytes` into a new demo.
-pub fn slice(bytes: &[u8], from: i32, to: i32, opts: SliceOptions) -> Result<(Vec<u8>, SliceStats), SliceError> {
+pub fn slice(
+    bytes: &[u8],
+    from: i32,
+    to: i32,
+    opts: SliceOptions,
+) -> Result<(Vec<u8>, SliceStats), SliceError> {
     let demo = Demo::parse(bytes)?;
     let net_version = text(demo.net_version())?;
     let protocol = Protocol::from_net_version(net_version).unwrap_or(Protocol::V06);
-    let version = DemoVersion::from_number(demo.version()).ok_or(SliceError::Version(demo.version()))?;
+    let version =
+        DemoVersion::from_number(demo.version()).ok_or(SliceError::Version(demo.version()))?;
     let header = DemoHeader {
         demo_type: text(demo.demo_type())?,
         timestamp: text(demo.timestamp())?,
@@ -96,7 +102,10 @@ pub fn slice(bytes: &[u8], from: i32, to: i32, opts: SliceOptions) -> Result<(Ve
                 let is_chat = opts.drop_chat
                     && matches!(
                         message::decode(m.bytes, protocol, &mut Vec::new()),
-                        Ok(message::Message { body: Body::Chat(_), .. })
+                        Ok(message::Message {
+                            body: Body::Chat(_),
+                            ..
+                        })
                     );
                 if is_chat {
                     stats.chat_dropped += 1;
