@@ -17,6 +17,10 @@ use std::time::{Duration, Instant};
 pub enum BenchCommand {
     /// Map engine: parse, index, inflate (libdeflater vs flate2/zlib-rs).
     Maps(BenchArgs),
+    /// Demo engine: full decode (Huffman + varints + deltas + checksums) in
+    /// MB/s of chunk data, per tier, on one core and on all, plus the
+    /// keyframe-split decode of single demos.
+    Demos(BenchArgs),
     /// Codec kernels per tier on real demo chunk payloads: Huffman decode,
     /// varint unpack, snapshot checksum and wrapping add.
     Codecs(BenchArgs),
@@ -38,6 +42,7 @@ pub fn run(cmd: BenchCommand) -> io::Result<ExitCode> {
     match cmd {
         BenchCommand::Maps(a) => bench_maps(a),
         BenchCommand::Codecs(a) => bench_codecs(a),
+        BenchCommand::Demos(a) => bench_demos(a),
     }
 }
 
@@ -340,5 +345,140 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
         });
         row("wrapping add old+diff (MB/s of ints)", tier, int_bytes, m);
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Sum of the data chunk payload bytes (as stored, Huffman-coded) of a demo.
+fn chunk_bytes(demo: &crate::demo::Demo<'_>) -> u64 {
+    demo.chunks()
+        .map_while(Result::ok)
+        .filter_map(|c| c.kind.payload())
+        .map(|p| p.len() as u64)
+        .sum()
+}
+
+/// A visitor that only keeps the checksum of every snapshot alive.
+struct ChecksumSink(i64);
+
+impl crate::demo::stream::Visitor for ChecksumSink {
+    fn visit(&mut self, event: &crate::demo::stream::Event<'_>) {
+        if let crate::demo::stream::Event::Snapshot(s) = event {
+            self.0 = self.0.wrapping_add(i64::from(s.checksum));
+        }
+    }
+}
+
+fn bench_demos(a: BenchArgs) -> io::Result<ExitCode> {
+    use crate::backend::Backend;
+    use crate::demo::stream::{segments, visit, visit_parallel, Decoder};
+    use crate::demo::Demo;
+    use rayon::prelude::*;
+    let files = load_all(&a.paths, "demo")?;
+    let demos: Vec<Demo> = files
+        .iter()
+        .filter_map(|(_, b)| Demo::parse(b).ok())
+        .collect();
+    let data: u64 = demos.iter().map(chunk_bytes).sum();
+    let file_bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
+    let min = Duration::from_secs_f64(a.seconds);
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!(
+        "demos: {} files, {:.2} MB, {:.2} MB of chunk data ({})",
+        demos.len(),
+        file_bytes as f64 / 1e6,
+        data as f64 / 1e6,
+        crate::backend::describe()
+    );
+    println!(
+        "{:<52} {:>8} {:>14} {:>8}",
+        "measurement", "tier", "MB/s of chunks", "runs"
+    );
+    let row = |name: &str, tier: Backend, (secs, runs): (f64, u32)| {
+        println!(
+            "{:<52} {:>8} {:>14.1} {:>8}",
+            name,
+            tier.name(),
+            mb_per_s(data, secs),
+            runs
+        );
+    };
+    for tier in [Backend::Scalar, Backend::Simd] {
+        let mut dec = Decoder::new(tier);
+        let m = measure(min, || {
+            for d in &demos {
+                std::hint::black_box(visit(d, &mut dec, ChecksumSink(0)).visitor.0);
+            }
+        });
+        row("full decode, 1 thread", tier, m);
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs)
+        .build()
+        .map_err(io::Error::other)?;
+    let m = measure(min, || {
+        pool.install(|| {
+            demos.par_iter().for_each_init(
+                || Decoder::new(Backend::Simd),
+                |dec, d| {
+                    std::hint::black_box(visit(d, dec, ChecksumSink(0)).visitor.0);
+                },
+            )
+        })
+    });
+    row(
+        &format!("full decode, collection on {jobs} threads"),
+        Backend::Simd,
+        m,
+    );
+    let m = measure(min, || {
+        pool.install(|| {
+            for d in &demos {
+                let segs = segments(d, jobs * 4);
+                std::hint::black_box(
+                    visit_parallel(d, Backend::Simd, &segs, || ChecksumSink(0))
+                        .visitor
+                        .len(),
+                );
+            }
+        })
+    });
+    row(
+        &format!("full decode, each demo split on {jobs} threads"),
+        Backend::Simd,
+        m,
+    );
+    let mut dec = Decoder::new(Backend::Simd);
+    let m = measure(min, || {
+        for d in &demos {
+            let v = crate::demo::stream::StatsVisitor::new();
+            std::hint::black_box(
+                visit(d, &mut dec, v)
+                    .visitor
+                    .finish()
+                    .snapshots_reconstructed,
+            );
+        }
+    });
+    row("decode + snapshot statistics", Backend::Simd, m);
+    let m = measure(min, || {
+        for d in &demos {
+            let v =
+                crate::demo::analysis::AnalysisVisitor::new(crate::codec::snapshot::Protocol::V06);
+            std::hint::black_box(
+                visit(d, &mut dec, v)
+                    .visitor
+                    .finish()
+                    .stats
+                    .snapshots_reconstructed,
+            );
+        }
+    });
+    row(
+        "demos index analysis (stats, players, messages)",
+        Backend::Simd,
+        m,
+    );
     Ok(ExitCode::SUCCESS)
 }

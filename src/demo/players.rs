@@ -118,21 +118,50 @@ pub struct MessageInfo {
     pub team: Option<i32>,
 }
 
-fn read_str(
+/// Sets `slot` to `text`, reusing its buffer or one from `pool`.
+fn set_str(slot: &mut Option<String>, text: &str, pool: &mut Vec<String>) {
+    let s = slot.get_or_insert_with(|| pool.pop().unwrap_or_default());
+    if s != text {
+        s.clear();
+        s.push_str(text);
+    }
+}
+
+/// Decodes the string packed in `data[range]` (see [`ints_to_str`]) into
+/// `slot` without allocating once warm; an invalid string becomes empty
+/// with a warning.
+fn read_str_into(
     data: &[i32],
     range: std::ops::Range<usize>,
     key: u32,
+    slot: &mut Option<String>,
+    pool: &mut Vec<String>,
     warnings: &mut Vec<PlayerWarning>,
-) -> Option<String> {
-    let ints = data.get(range)?;
-    match ints_to_str(ints) {
-        Some(s) => Some(s),
-        None => {
+) {
+    let Some(ints) = data.get(range) else {
+        return;
+    };
+    // Names, clans and skins are at most 6 ints (24 bytes).
+    let mut buf = [0u8; 64];
+    let n = 4 * ints.len().min(buf.len() / 4);
+    for (chunk, v) in buf[..n].chunks_exact_mut(4).zip(ints) {
+        chunk.copy_from_slice(&v.to_be_bytes());
+    }
+    for b in &mut buf[..n] {
+        *b = b.wrapping_sub(128);
+    }
+    if n > 0 {
+        buf[n - 1] = 0;
+    }
+    let end = buf[..n].iter().position(|&b| b == 0).unwrap_or(n);
+    match std::str::from_utf8(&buf[..end]) {
+        Ok(text) => set_str(slot, text, pool),
+        Err(_) => {
             warnings.push(PlayerWarning {
                 kind: PlayerWarningKind::InvalidString,
                 key,
             });
-            Some(String::new())
+            set_str(slot, "", pool);
         }
     }
 }
@@ -148,13 +177,45 @@ pub fn players(
     infos: &BTreeMap<u16, MessageInfo>,
     warnings: &mut Vec<PlayerWarning>,
 ) -> Vec<PlayerView> {
-    let mut out: BTreeMap<u16, PlayerView> = BTreeMap::new();
-    fn entry(out: &mut BTreeMap<u16, PlayerView>, id: u16) -> &mut PlayerView {
-        out.entry(id).or_insert_with(|| PlayerView {
-            client_id: id,
-            ..PlayerView::default()
-        })
+    let mut out = Vec::new();
+    players_into(snap, protocol, infos, &mut out, &mut Vec::new(), warnings);
+    out
+}
+
+/// [`players`] into `out`, reusing its entries' string buffers (and spare
+/// ones in `pool`): called tick after tick it allocates nothing once warm.
+pub fn players_into(
+    snap: &Snapshot,
+    protocol: Protocol,
+    infos: &BTreeMap<u16, MessageInfo>,
+    out: &mut Vec<PlayerView>,
+    pool: &mut Vec<String>,
+    warnings: &mut Vec<PlayerWarning>,
+) {
+    // Recycle the previous views' strings.
+    for v in out.drain(..) {
+        pool.extend([v.name, v.clan, v.skin].into_iter().flatten());
     }
+    // Position in `out` + 1 of client ids below 256; larger ids are searched.
+    let mut index = [0u8; 256];
+    let mut entry = |out: &mut Vec<PlayerView>, id: u16| -> usize {
+        let found = match index.get(usize::from(id)) {
+            Some(&i) if i != 0 => Some(usize::from(i) - 1),
+            Some(_) => None,
+            None => out.iter().position(|p| p.client_id == id),
+        };
+        found.unwrap_or_else(|| {
+            out.push(PlayerView {
+                client_id: id,
+                ..PlayerView::default()
+            });
+            let pos = out.len() - 1;
+            if let (Some(slot), Ok(p)) = (index.get_mut(usize::from(id)), u8::try_from(pos + 1)) {
+                *slot = p;
+            }
+            pos
+        })
+    };
     for (key, data) in snap.iter() {
         let (ty, id) = (item_type(key), item_id(key));
         let short = |need: usize, w: &mut Vec<PlayerWarning>| {
@@ -172,11 +233,12 @@ pub fn players(
                 if short(17, warnings) {
                     continue;
                 }
-                let p = entry(&mut out, id);
-                p.name = read_str(data, 0..4, key, warnings);
-                p.clan = read_str(data, 4..7, key, warnings);
+                let at = entry(out, id);
+                let p = &mut out[at];
+                read_str_into(data, 0..4, key, &mut p.name, pool, warnings);
+                read_str_into(data, 4..7, key, &mut p.clan, pool, warnings);
                 p.country = data.get(7).copied();
-                p.skin = read_str(data, 8..14, key, warnings);
+                read_str_into(data, 8..14, key, &mut p.skin, pool, warnings);
             }
             (Protocol::V06, V06_PLAYER_INFO) => {
                 if short(5, warnings) {
@@ -185,7 +247,8 @@ pub fn players(
                 let Ok(cid) = u16::try_from(data[1]) else {
                     continue;
                 };
-                let p = entry(&mut out, cid);
+                let at = entry(out, cid);
+                let p = &mut out[at];
                 p.local = data[0] != 0;
                 p.team = Some(data[2]);
                 p.score = Some(data[3]);
@@ -195,7 +258,8 @@ pub fn players(
                 if short(3, warnings) {
                     continue;
                 }
-                let p = entry(&mut out, id);
+                let at = entry(out, id);
+                let p = &mut out[at];
                 p.score = Some(data[1]);
                 p.latency = Some(data[2]);
             }
@@ -203,28 +267,30 @@ pub fn players(
                 if short(58, warnings) {
                     continue;
                 }
-                let p = entry(&mut out, id);
+                let at = entry(out, id);
+                let p = &mut out[at];
                 p.local = data[0] != 0;
                 p.team = Some(data[1]);
-                p.name = read_str(data, 2..6, key, warnings);
-                p.clan = read_str(data, 6..9, key, warnings);
+                read_str_into(data, 2..6, key, &mut p.name, pool, warnings);
+                read_str_into(data, 6..9, key, &mut p.clan, pool, warnings);
                 p.country = Some(data[9]);
-                p.skin = read_str(data, 10..16, key, warnings);
+                read_str_into(data, 10..16, key, &mut p.skin, pool, warnings);
             }
             (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER) => {
                 if short(3, warnings) {
                     continue;
                 }
-                entry(&mut out, id).position = Some((data[1], data[2]));
+                let at = entry(out, id);
+                out[at].position = Some((data[1], data[2]));
             }
             _ => {}
         }
     }
     if protocol == Protocol::V07 {
-        for p in out.values_mut() {
+        for p in out.iter_mut() {
             if let Some(info) = infos.get(&p.client_id) {
                 if p.name.is_none() {
-                    p.name = Some(info.name.clone());
+                    set_str(&mut p.name, &info.name, pool);
                     p.clan = info.clan.clone();
                     p.skin = info.skin.clone();
                     p.country = info.country;
@@ -235,7 +301,7 @@ pub fn players(
             }
         }
     }
-    out.into_values().collect()
+    out.sort_unstable_by_key(|p| p.client_id);
 }
 
 /// How positions are sampled.
@@ -340,6 +406,8 @@ pub struct PlayerTracker {
     infos: BTreeMap<u16, MessageInfo>,
     chat: Vec<ChatLine>,
     view: Vec<PlayerView>,
+    /// Spare string buffers for `view`.
+    pool: Vec<String>,
     /// Client ids refused for lack of room (warned about once each).
     refused: std::collections::BTreeSet<u16>,
 }
@@ -360,6 +428,7 @@ impl PlayerTracker {
             infos: BTreeMap::new(),
             chat: Vec::new(),
             view: Vec::new(),
+            pool: Vec::new(),
             refused: std::collections::BTreeSet::new(),
         }
     }
@@ -368,7 +437,14 @@ impl PlayerTracker {
     ///
     /// Feeding the same tick twice does not count it twice.
     pub fn feed_snapshot(&mut self, tick: i32, snap: &Snapshot, warnings: &mut Vec<PlayerWarning>) {
-        self.view = players(snap, self.protocol, &self.infos, warnings);
+        players_into(
+            snap,
+            self.protocol,
+            &self.infos,
+            &mut self.view,
+            &mut self.pool,
+            warnings,
+        );
         let cfg = self.config;
         for p in &self.view {
             if !self.records.contains_key(&p.client_id) {
@@ -410,7 +486,9 @@ impl PlayerTracker {
             r.local |= p.local;
             if let Some(name) = &p.name {
                 push_distinct(&mut r.names, name, cfg.max_strings);
-                self.current.insert(p.client_id, name.clone());
+                if self.current.get(&p.client_id) != Some(name) {
+                    self.current.insert(p.client_id, name.clone());
+                }
             }
             if let Some(clan) = &p.clan {
                 push_distinct(&mut r.clans, clan, cfg.max_strings);
