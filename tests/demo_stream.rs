@@ -182,8 +182,13 @@ fn truncated_demos_keep_the_golden_prefix() {
             .iter()
             .map(|&k| body(k, &d.golden(k.file_suffix())))
             .collect();
-        for k in 0..64 {
-            let cut = d.bytes.len() * k / 64;
+        // 64 cuts over the whole file, 64 over the chunk data (most of a
+        // DDNet demo is its embedded map).
+        let chunks_at = Demo::parse(&d.bytes).unwrap().chunks_offset();
+        let span = d.bytes.len() - chunks_at;
+        let cuts = (0..64).map(|k| d.bytes.len() * k / 64);
+        let cuts = cuts.chain((0..64).map(|k| chunks_at + span * k / 64));
+        for cut in cuts {
             let data = &d.bytes[..cut];
             let Ok(demo) = Demo::parse(data) else {
                 outcomes[0] += 1;
@@ -322,6 +327,13 @@ fn check_corrupted(bytes: &[u8], golden: &[Vec<String>; 2], flips: &[(usize, u8)
         if let Some(e) = err {
             assert!(e.offset >= chunk_start, "{e} before the flip at {first}");
             assert!(e.offset < data.len());
+            // The error names the chunk that starts at its offset.
+            let at = demo.chunks().find_map(|c| match c {
+                Ok(c) if c.index == e.chunk => Some(c.offset),
+                Err(f) => Some(f.offset),
+                _ => None,
+            });
+            assert_eq!(at, Some(e.offset), "{e}");
         }
     }
 }

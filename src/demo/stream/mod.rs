@@ -722,3 +722,56 @@ pub fn visit<V: Visitor>(demo: &Demo<'_>, decoder: &mut Decoder, mut visitor: V)
         error,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Decoder {
+        /// Addresses of every buffer the decoder reuses.
+        fn buffers(&self) -> Vec<usize> {
+            let mut v = vec![
+                self.huffman.as_ptr() as usize,
+                self.ints.as_ptr() as usize,
+                self.message.as_ptr() as usize,
+                self.current.keys().as_ptr() as usize,
+                self.current.data().as_ptr() as usize,
+                self.scratch.keys().as_ptr() as usize,
+                self.scratch.data().as_ptr() as usize,
+            ];
+            v.sort_unstable();
+            v
+        }
+    }
+
+    #[test]
+    fn warm_decoder_does_not_reallocate() {
+        let Some(dir) = crate::batch::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
+            eprintln!("SKIPPED: no datasets");
+            return;
+        };
+        let path = dir.join("demos/ddnet__Multeasymap_bench.demo");
+        let Ok(bytes) = std::fs::read(path) else {
+            eprintln!("SKIPPED: demo missing");
+            return;
+        };
+        let demo = Demo::parse(&bytes).unwrap();
+        let mut dec = Decoder::new(Backend::Simd);
+        // Warm up on the whole demo, then every buffer must stay in place
+        // through a second pass (the two snapshots swap, so compare sets).
+        let mut n = 0;
+        let mut s = dec.stream(&demo);
+        while let Some(ev) = s.next_event() {
+            ev.unwrap();
+            n += 1;
+        }
+        let warm = dec.buffers();
+        let mut s = dec.stream(&demo);
+        while let Some(ev) = s.next_event() {
+            ev.unwrap();
+            n -= 1;
+        }
+        assert_eq!(n, 0);
+        assert_eq!(dec.buffers(), warm);
+    }
+}
