@@ -306,6 +306,21 @@ fn check_corrupted(bytes: &[u8], golden: &[Vec<String>; 2], flips: &[(usize, u8)
         }
         chunk_start = c.offset;
     }
+    // Split at every keyframe, the corrupted demo decodes to the same lines
+    // and the same error as sequentially.
+    let segs = segments(&demo, usize::MAX);
+    for kind in DumpKind::ALL {
+        let (seq, err) = dump(Backend::Simd, &demo, kind);
+        let mut par = Vec::new();
+        let perr = dump_parallel(Backend::Simd, &demo, kind, &segs, &mut par).err();
+        assert!(par == seq, "{kind:?}");
+        let stream_err = |e: Option<DumpError>| match e {
+            Some(DumpError::Stream(e)) => Some(e),
+            Some(DumpError::Io(e)) => panic!("{e}"),
+            None => None,
+        };
+        assert_eq!(stream_err(perr), stream_err(err));
+    }
     for (kind, golden) in [DumpKind::Snapshots, DumpKind::Chunks]
         .into_iter()
         .zip(golden)
@@ -695,6 +710,40 @@ fn segments_of_a_hand_made_demo() {
         assert!(err.is_none());
         let mut par = Vec::new();
         dump_parallel(Backend::Simd, &demo, kind, &segs, &mut par).unwrap();
+        assert_eq!(show(&par), show(&seq), "{kind:?}");
+    }
+}
+
+#[test]
+fn parallel_stops_where_sequential_stops() {
+    // The second keyframe repeats tick 11: sequentially, decoding stops
+    // there without emitting tick 11; split at that keyframe, the first
+    // segment must not emit it either.
+    let mut d = header(V06);
+    tick_abs(&mut d, 10, true);
+    data(
+        &mut d,
+        1,
+        &snapshot_ints(&[(item_key(4, 1), &[1, 2, 3, 4])]),
+    );
+    tick_delta(&mut d, 1, false);
+    tick_abs(&mut d, 11, true);
+    data(&mut d, 1, &snapshot_ints(&[]));
+    let demo = Demo::parse(&d).unwrap();
+    let segs = segments(&demo, 8);
+    assert_eq!(segs.len(), 2);
+    for kind in DumpKind::ALL {
+        let (seq, err) = dump(Backend::Simd, &demo, kind);
+        let Some(DumpError::Stream(e)) = err else {
+            panic!()
+        };
+        assert_eq!((e.kind, e.chunk), (StreamErrorKind::TickNotIncreasing, 3));
+        let mut par = Vec::new();
+        let r = dump_parallel(Backend::Simd, &demo, kind, &segs, &mut par);
+        let Err(DumpError::Stream(pe)) = r else {
+            panic!()
+        };
+        assert_eq!(pe, e);
         assert_eq!(show(&par), show(&seq), "{kind:?}");
     }
 }

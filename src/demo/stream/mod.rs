@@ -528,7 +528,7 @@ impl<'d, 'a> Stream<'d, 'a> {
                 return Ok(None);
             }
             if self.chunks.offset() >= self.end {
-                return Ok(self.finish());
+                return self.end_segment();
             }
             let chunk = match self.chunks.next() {
                 None => return Ok(self.finish()),
@@ -541,7 +541,11 @@ impl<'d, 'a> Stream<'d, 'a> {
             };
             match chunk.kind {
                 ChunkKind::Tick { tick, keyframe } => {
-                    self.check_tick(tick, keyframe, pos)?;
+                    let inline = self.check_tick(tick, pos)?;
+                    if keyframe && inline {
+                        self.warn(StreamWarningKind::KeyframeTickDelta, pos, 0);
+                    }
+                    self.last_tick = Some(tick);
                     let next = PendingTick {
                         tick,
                         keyframe,
@@ -557,7 +561,9 @@ impl<'d, 'a> Stream<'d, 'a> {
         }
     }
 
-    fn check_tick(&mut self, tick: i32, keyframe: bool, pos: ChunkPos) -> Result<(), StreamError> {
+    /// Validates a tick marker against the previous one; returns whether
+    /// it was written as a tick delta.
+    fn check_tick(&self, tick: i32, pos: ChunkPos) -> Result<bool, StreamError> {
         let header = self.bytes.get(pos.offset).copied().unwrap_or(0);
         let inline = if self.inline_flag {
             header & 0x20 != 0
@@ -575,11 +581,29 @@ impl<'d, 'a> Stream<'d, 'a> {
         if !(MIN_TICK..MAX_TICK).contains(&tick) {
             return err(StreamErrorKind::TickOutOfRange);
         }
-        if keyframe && inline {
-            self.warn(StreamWarningKind::KeyframeTickDelta, pos, 0);
+        Ok(inline)
+    }
+
+    /// The end of a segment (the next segment's first chunk, a tick
+    /// marker). A sequential pass emits the pending tick only once it has
+    /// read that marker and found it valid, so do the same here: the next
+    /// segment reports the same error again, but [`visit_parallel`] stops
+    /// at the first one.
+    fn end_segment(&mut self) -> Result<Option<Step<'a>>, StreamError> {
+        match self.chunks.next() {
+            Some(Err(e)) => return Err(StreamError::container(e)),
+            Some(Ok(c)) => {
+                if let ChunkKind::Tick { tick, .. } = c.kind {
+                    let pos = ChunkPos {
+                        index: c.index,
+                        offset: c.offset,
+                    };
+                    self.check_tick(tick, pos)?;
+                }
+            }
+            None => {}
         }
-        self.last_tick = Some(tick);
-        Ok(())
+        Ok(self.finish())
     }
 
     fn decode_data(&mut self, kind: ChunkKind<'a>, pos: ChunkPos) -> Result<Step<'a>, StreamError> {
