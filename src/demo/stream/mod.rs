@@ -268,6 +268,39 @@ pub enum Event<'a> {
     Unknown(UnknownEvent<'a>),
 }
 
+impl Event<'_> {
+    /// The tick: of the marker for [`Event::Tick`], else of the latest
+    /// tick marker (`-1` before any).
+    pub fn tick(&self) -> i32 {
+        match self {
+            Event::Tick(e) => e.tick,
+            Event::Snapshot(e) => e.tick,
+            Event::Message(e) => e.tick,
+            Event::Unknown(e) => e.tick,
+        }
+    }
+
+    /// The chunk the event comes from (the tick marker for [`Event::Tick`]).
+    pub fn pos(&self) -> ChunkPos {
+        match self {
+            Event::Tick(e) => e.pos,
+            Event::Snapshot(e) => e.pos,
+            Event::Message(e) => e.pos,
+            Event::Unknown(e) => e.pos,
+        }
+    }
+
+    /// The payload of a data chunk; `None` for [`Event::Tick`].
+    pub fn payload(&self) -> Option<&Payload<'_>> {
+        match self {
+            Event::Tick(_) => None,
+            Event::Snapshot(e) => Some(&e.payload),
+            Event::Message(e) => Some(&e.payload),
+            Event::Unknown(e) => Some(&e.payload),
+        }
+    }
+}
+
 /// Something that consumes events (dumps, statistics).
 pub trait Visitor {
     fn visit(&mut self, event: &Event<'_>);
@@ -396,7 +429,23 @@ enum Step<'a> {
     },
 }
 
-/// A decoding pass over a demo's chunks; see [`Stream::next_event`].
+/// A decoding pass over a demo's chunks.
+///
+/// Events borrow the decoder's buffers, so this is a lending iterator:
+///
+/// ```no_run
+/// # use teebatch::demo::{Demo, stream::{Decoder, Event}};
+/// # let bytes = std::fs::read("x.demo").unwrap();
+/// let demo = Demo::parse(&bytes)?;
+/// let mut decoder = Decoder::default();
+/// let mut stream = decoder.stream(&demo);
+/// while let Some(event) = stream.next_event() {
+///     if let Event::Snapshot(s) = event? {
+///         println!("{}\t{}\t{}", s.tick, s.snapshot.len(), s.checksum);
+///     }
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Stream<'d, 'a> {
     dec: &'d mut Decoder,
     chunks: Chunks<'a>,
