@@ -417,11 +417,19 @@ struct PendingTick {
     pos: ChunkPos,
 }
 
+/// The kind of a data chunk.
+#[derive(Clone, Copy, Debug)]
+enum DataKind {
+    Snapshot(SnapshotKind),
+    Message,
+    Unknown(u8),
+}
+
 /// What one step produced, before it is turned into a borrowing [`Event`].
 enum Step<'a> {
     Tick(PendingTick),
     Data {
-        kind: ChunkKind<'a>,
+        kind: DataKind,
         pos: ChunkPos,
         compressed: &'a [u8],
         bytes: usize,
@@ -513,33 +521,26 @@ impl<'d, 'a> Stream<'d, 'a> {
                     ints: &dec.ints[..ints],
                 };
                 match kind {
-                    ChunkKind::Snapshot(_) | ChunkKind::Delta(_) => {
-                        Event::Snapshot(SnapshotEvent {
-                            tick,
-                            kind: if matches!(kind, ChunkKind::Snapshot(_)) {
-                                SnapshotKind::Full
-                            } else {
-                                SnapshotKind::Delta
-                            },
-                            pos,
-                            payload,
-                            snapshot: &dec.current,
-                            checksum: self.checksum,
-                        })
-                    }
-                    ChunkKind::Message(_) => Event::Message(MessageEvent {
+                    DataKind::Snapshot(kind) => Event::Snapshot(SnapshotEvent {
+                        tick,
+                        kind,
+                        pos,
+                        payload,
+                        snapshot: &dec.current,
+                        checksum: self.checksum,
+                    }),
+                    DataKind::Message => Event::Message(MessageEvent {
                         tick,
                         pos,
                         payload,
                         bytes: &dec.message,
                     }),
-                    ChunkKind::Unknown { chunk_type, .. } => Event::Unknown(UnknownEvent {
+                    DataKind::Unknown(chunk_type) => Event::Unknown(UnknownEvent {
                         tick,
                         pos,
                         chunk_type,
                         payload,
                     }),
-                    ChunkKind::Tick { .. } => unreachable!("tick markers are Step::Tick"),
                 }
             }
         };
@@ -605,7 +606,16 @@ impl<'d, 'a> Stream<'d, 'a> {
                         return Ok(Some(Step::Tick(prev)));
                     }
                 }
-                kind => return self.decode_data(kind, pos).map(Some),
+                ChunkKind::Snapshot(d) => {
+                    return self.decode_data(DataKind::Snapshot(SnapshotKind::Full), d, pos)
+                }
+                ChunkKind::Delta(d) => {
+                    return self.decode_data(DataKind::Snapshot(SnapshotKind::Delta), d, pos)
+                }
+                ChunkKind::Message(d) => return self.decode_data(DataKind::Message, d, pos),
+                ChunkKind::Unknown { chunk_type, data } => {
+                    return self.decode_data(DataKind::Unknown(chunk_type), data, pos)
+                }
             }
         }
     }
@@ -655,8 +665,12 @@ impl<'d, 'a> Stream<'d, 'a> {
         Ok(self.finish())
     }
 
-    fn decode_data(&mut self, kind: ChunkKind<'a>, pos: ChunkPos) -> Result<Step<'a>, StreamError> {
-        let compressed = kind.payload().unwrap_or(&[]);
+    fn decode_data(
+        &mut self,
+        kind: DataKind,
+        compressed: &'a [u8],
+        pos: ChunkPos,
+    ) -> Result<Option<Step<'a>>, StreamError> {
         if self.last_tick.is_none() {
             self.warn(StreamWarningKind::DataBeforeTick, pos, 0);
         }
@@ -664,13 +678,13 @@ impl<'d, 'a> Stream<'d, 'a> {
         let dec = &mut *self.dec;
         let ints_slice = &dec.ints[..ints];
         match kind {
-            ChunkKind::Snapshot(_) => {
+            DataKind::Snapshot(SnapshotKind::Full) => {
                 dec.scratch.parse_into(ints_slice).map_err(|e| {
                     StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset)
                 })?;
                 self.reconstructed();
             }
-            ChunkKind::Delta(_) => {
+            DataKind::Snapshot(SnapshotKind::Delta) => {
                 if !self.have_snapshot {
                     return Err(StreamError::new(
                         StreamErrorKind::DeltaBeforeSnapshot,
@@ -687,8 +701,7 @@ impl<'d, 'a> Stream<'d, 'a> {
                     &mut dec.scratch,
                     &mut dec.snapshot_warnings,
                 );
-                for i in 0..dec.snapshot_warnings.len() {
-                    let w = dec.snapshot_warnings[i];
+                for w in &dec.snapshot_warnings {
                     dec.warnings.push(StreamWarning {
                         kind: StreamWarningKind::Snapshot(w.kind),
                         chunk: Some(pos.index),
@@ -699,24 +712,23 @@ impl<'d, 'a> Stream<'d, 'a> {
                 r.map_err(|e| StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset))?;
                 self.reconstructed();
             }
-            ChunkKind::Message(_) => {
+            DataKind::Message => {
                 dec.message.clear();
                 dec.message
                     .extend(ints_slice.iter().flat_map(|v| v.to_le_bytes()));
             }
-            ChunkKind::Unknown { .. } => {
+            DataKind::Unknown(_) => {
                 self.warn(StreamWarningKind::UnknownChunk, pos, 0);
             }
-            ChunkKind::Tick { .. } => {}
         }
         self.data_index += 1;
-        Ok(Step::Data {
+        Ok(Some(Step::Data {
             kind,
             pos,
             compressed,
             bytes,
             ints,
-        })
+        }))
     }
 
     /// The scratch snapshot holds a new valid snapshot: make it current.
