@@ -118,6 +118,24 @@ fn stats_match_summary() {
 }
 
 #[test]
+fn one_pass_for_everything() {
+    let Some(demos) = real_demos() else { return };
+    let d = demos.iter().max_by_key(|d| d.bytes.len()).unwrap();
+    let demo = Demo::parse(&d.bytes).unwrap();
+    let dumps: Vec<DumpVisitor> = DumpKind::ALL.into_iter().map(DumpVisitor::new).collect();
+    let mut decoder = Decoder::new(Backend::Simd);
+    let r = stream::visit(&demo, &mut decoder, (StatsVisitor::new(), dumps));
+    assert_eq!(r.error, None);
+    let (stats, dumps) = r.visitor;
+    assert_eq!(stats.finish(), demo_stats(Backend::Simd, &demo).visitor);
+    for (kind, v) in DumpKind::ALL.into_iter().zip(dumps) {
+        let mut expect = d.golden(kind.file_suffix());
+        expect.drain(..kind.header().map_or(0, str::len));
+        assert!(v.out == expect, "{kind:?}");
+    }
+}
+
+#[test]
 fn parallel_equals_sequential() {
     let Some(demos) = real_demos() else { return };
     let mut max_segments = 0;

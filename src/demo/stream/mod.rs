@@ -1,7 +1,7 @@
 //! The snapshot stream: every chunk of a demo decoded, every snapshot
 //! reconstructed, in file order.
 //!
-//! A demo's chunk data (see [`super::chunk`]) is a run of tick markers, each
+//! A demo's chunk data (see [`super::Chunks`]) is a run of tick markers, each
 //! followed by the data chunks of that tick, typically:
 //!
 //! ```text
@@ -309,6 +309,23 @@ pub trait Visitor {
 impl<V: Visitor + ?Sized> Visitor for &mut V {
     fn visit(&mut self, event: &Event<'_>) {
         (**self).visit(event)
+    }
+}
+
+/// Both visitors see every event (e.g. statistics and a dump in one pass).
+impl<A: Visitor, B: Visitor> Visitor for (A, B) {
+    fn visit(&mut self, event: &Event<'_>) {
+        self.0.visit(event);
+        self.1.visit(event);
+    }
+}
+
+/// Every visitor sees every event, in order.
+impl<V: Visitor> Visitor for Vec<V> {
+    fn visit(&mut self, event: &Event<'_>) {
+        for v in self {
+            v.visit(event);
+        }
     }
 }
 
