@@ -720,9 +720,15 @@ fn segments_of_a_hand_made_demo() {
             .collect::<Vec<_>>(),
         [(0, 0, None), (6, 3, Some(25))]
     );
+    for count in [0, 1] {
+        let one = segments(&demo, count);
+        assert_eq!(one.len(), 1);
+        assert_eq!((one[0].index, one[0].end), (0, usize::MAX));
+    }
     let segs = segments(&demo, 8);
     assert_eq!(segs.len(), 2);
     assert_eq!(segs[0].end, segs[1].offset);
+    assert_eq!(segs[1].end, usize::MAX);
     for kind in DumpKind::ALL {
         let (seq, err) = dump(Backend::Simd, &demo, kind);
         assert!(err.is_none());
