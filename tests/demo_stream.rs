@@ -118,6 +118,24 @@ fn stats_match_summary() {
 }
 
 #[test]
+fn one_pass_for_everything() {
+    let Some(demos) = real_demos() else { return };
+    let d = demos.iter().max_by_key(|d| d.bytes.len()).unwrap();
+    let demo = Demo::parse(&d.bytes).unwrap();
+    let dumps: Vec<DumpVisitor> = DumpKind::ALL.into_iter().map(DumpVisitor::new).collect();
+    let mut decoder = Decoder::new(Backend::Simd);
+    let r = stream::visit(&demo, &mut decoder, (StatsVisitor::new(), dumps));
+    assert_eq!(r.error, None);
+    let (stats, dumps) = r.visitor;
+    assert_eq!(stats.finish(), demo_stats(Backend::Simd, &demo).visitor);
+    for (kind, v) in DumpKind::ALL.into_iter().zip(dumps) {
+        let mut expect = d.golden(kind.file_suffix());
+        expect.drain(..kind.header().map_or(0, str::len));
+        assert!(v.out == expect, "{kind:?}");
+    }
+}
+
+#[test]
 fn parallel_equals_sequential() {
     let Some(demos) = real_demos() else { return };
     let mut max_segments = 0;
@@ -182,8 +200,13 @@ fn truncated_demos_keep_the_golden_prefix() {
             .iter()
             .map(|&k| body(k, &d.golden(k.file_suffix())))
             .collect();
-        for k in 0..64 {
-            let cut = d.bytes.len() * k / 64;
+        // 64 cuts over the whole file, 64 over the chunk data (most of a
+        // DDNet demo is its embedded map).
+        let chunks_at = Demo::parse(&d.bytes).unwrap().chunks_offset();
+        let span = d.bytes.len() - chunks_at;
+        let cuts = (0..64).map(|k| d.bytes.len() * k / 64);
+        let cuts = cuts.chain((0..64).map(|k| chunks_at + span * k / 64));
+        for cut in cuts {
             let data = &d.bytes[..cut];
             let Ok(demo) = Demo::parse(data) else {
                 outcomes[0] += 1;
@@ -301,6 +324,21 @@ fn check_corrupted(bytes: &[u8], golden: &[Vec<String>; 2], flips: &[(usize, u8)
         }
         chunk_start = c.offset;
     }
+    // Split at every keyframe, the corrupted demo decodes to the same lines
+    // and the same error as sequentially.
+    let segs = segments(&demo, usize::MAX);
+    for kind in DumpKind::ALL {
+        let (seq, err) = dump(Backend::Simd, &demo, kind);
+        let mut par = Vec::new();
+        let perr = dump_parallel(Backend::Simd, &demo, kind, &segs, &mut par).err();
+        assert!(par == seq, "{kind:?}");
+        let stream_err = |e: Option<DumpError>| match e {
+            Some(DumpError::Stream(e)) => Some(e),
+            Some(DumpError::Io(e)) => panic!("{e}"),
+            None => None,
+        };
+        assert_eq!(stream_err(perr), stream_err(err));
+    }
     for (kind, golden) in [DumpKind::Snapshots, DumpKind::Chunks]
         .into_iter()
         .zip(golden)
@@ -322,6 +360,13 @@ fn check_corrupted(bytes: &[u8], golden: &[Vec<String>; 2], flips: &[(usize, u8)
         if let Some(e) = err {
             assert!(e.offset >= chunk_start, "{e} before the flip at {first}");
             assert!(e.offset < data.len());
+            // The error names the chunk that starts at its offset.
+            let at = demo.chunks().find_map(|c| match c {
+                Ok(c) if c.index == e.chunk => Some(c.offset),
+                Err(f) => Some(f.offset),
+                _ => None,
+            });
+            assert_eq!(at, Some(e.offset), "{e}");
         }
     }
 }
@@ -675,14 +720,54 @@ fn segments_of_a_hand_made_demo() {
             .collect::<Vec<_>>(),
         [(0, 0, None), (6, 3, Some(25))]
     );
+    for count in [0, 1] {
+        let one = segments(&demo, count);
+        assert_eq!(one.len(), 1);
+        assert_eq!((one[0].index, one[0].end), (0, usize::MAX));
+    }
     let segs = segments(&demo, 8);
     assert_eq!(segs.len(), 2);
     assert_eq!(segs[0].end, segs[1].offset);
+    assert_eq!(segs[1].end, usize::MAX);
     for kind in DumpKind::ALL {
         let (seq, err) = dump(Backend::Simd, &demo, kind);
         assert!(err.is_none());
         let mut par = Vec::new();
         dump_parallel(Backend::Simd, &demo, kind, &segs, &mut par).unwrap();
+        assert_eq!(show(&par), show(&seq), "{kind:?}");
+    }
+}
+
+#[test]
+fn parallel_stops_where_sequential_stops() {
+    // The second keyframe repeats tick 11: sequentially, decoding stops
+    // there without emitting tick 11; split at that keyframe, the first
+    // segment must not emit it either.
+    let mut d = header(V06);
+    tick_abs(&mut d, 10, true);
+    data(
+        &mut d,
+        1,
+        &snapshot_ints(&[(item_key(4, 1), &[1, 2, 3, 4])]),
+    );
+    tick_delta(&mut d, 1, false);
+    tick_abs(&mut d, 11, true);
+    data(&mut d, 1, &snapshot_ints(&[]));
+    let demo = Demo::parse(&d).unwrap();
+    let segs = segments(&demo, 8);
+    assert_eq!(segs.len(), 2);
+    for kind in DumpKind::ALL {
+        let (seq, err) = dump(Backend::Simd, &demo, kind);
+        let Some(DumpError::Stream(e)) = err else {
+            panic!()
+        };
+        assert_eq!((e.kind, e.chunk), (StreamErrorKind::TickNotIncreasing, 3));
+        let mut par = Vec::new();
+        let r = dump_parallel(Backend::Simd, &demo, kind, &segs, &mut par);
+        let Err(DumpError::Stream(pe)) = r else {
+            panic!()
+        };
+        assert_eq!(pe, e);
         assert_eq!(show(&par), show(&seq), "{kind:?}");
     }
 }

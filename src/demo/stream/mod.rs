@@ -1,7 +1,7 @@
 //! The snapshot stream: every chunk of a demo decoded, every snapshot
 //! reconstructed, in file order.
 //!
-//! A demo's chunk data (see [`super::chunk`]) is a run of tick markers, each
+//! A demo's chunk data (see [`super::Chunks`]) is a run of tick markers, each
 //! followed by the data chunks of that tick, typically:
 //!
 //! ```text
@@ -268,6 +268,39 @@ pub enum Event<'a> {
     Unknown(UnknownEvent<'a>),
 }
 
+impl Event<'_> {
+    /// The tick: of the marker for [`Event::Tick`], else of the latest
+    /// tick marker (`-1` before any).
+    pub fn tick(&self) -> i32 {
+        match self {
+            Event::Tick(e) => e.tick,
+            Event::Snapshot(e) => e.tick,
+            Event::Message(e) => e.tick,
+            Event::Unknown(e) => e.tick,
+        }
+    }
+
+    /// The chunk the event comes from (the tick marker for [`Event::Tick`]).
+    pub fn pos(&self) -> ChunkPos {
+        match self {
+            Event::Tick(e) => e.pos,
+            Event::Snapshot(e) => e.pos,
+            Event::Message(e) => e.pos,
+            Event::Unknown(e) => e.pos,
+        }
+    }
+
+    /// The payload of a data chunk; `None` for [`Event::Tick`].
+    pub fn payload(&self) -> Option<&Payload<'_>> {
+        match self {
+            Event::Tick(_) => None,
+            Event::Snapshot(e) => Some(&e.payload),
+            Event::Message(e) => Some(&e.payload),
+            Event::Unknown(e) => Some(&e.payload),
+        }
+    }
+}
+
 /// Something that consumes events (dumps, statistics).
 pub trait Visitor {
     fn visit(&mut self, event: &Event<'_>);
@@ -276,6 +309,23 @@ pub trait Visitor {
 impl<V: Visitor + ?Sized> Visitor for &mut V {
     fn visit(&mut self, event: &Event<'_>) {
         (**self).visit(event)
+    }
+}
+
+/// Both visitors see every event (e.g. statistics and a dump in one pass).
+impl<A: Visitor, B: Visitor> Visitor for (A, B) {
+    fn visit(&mut self, event: &Event<'_>) {
+        self.0.visit(event);
+        self.1.visit(event);
+    }
+}
+
+/// Every visitor sees every event, in order.
+impl<V: Visitor> Visitor for Vec<V> {
+    fn visit(&mut self, event: &Event<'_>) {
+        for v in self {
+            v.visit(event);
+        }
     }
 }
 
@@ -384,11 +434,19 @@ struct PendingTick {
     pos: ChunkPos,
 }
 
+/// The kind of a data chunk.
+#[derive(Clone, Copy, Debug)]
+enum DataKind {
+    Snapshot(SnapshotKind),
+    Message,
+    Unknown(u8),
+}
+
 /// What one step produced, before it is turned into a borrowing [`Event`].
 enum Step<'a> {
     Tick(PendingTick),
     Data {
-        kind: ChunkKind<'a>,
+        kind: DataKind,
         pos: ChunkPos,
         compressed: &'a [u8],
         bytes: usize,
@@ -396,7 +454,23 @@ enum Step<'a> {
     },
 }
 
-/// A decoding pass over a demo's chunks; see [`Stream::next_event`].
+/// A decoding pass over a demo's chunks.
+///
+/// Events borrow the decoder's buffers, so this is a lending iterator:
+///
+/// ```no_run
+/// # use teebatch::demo::{Demo, stream::{Decoder, Event}};
+/// # let bytes = std::fs::read("x.demo").unwrap();
+/// let demo = Demo::parse(&bytes)?;
+/// let mut decoder = Decoder::default();
+/// let mut stream = decoder.stream(&demo);
+/// while let Some(event) = stream.next_event() {
+///     if let Event::Snapshot(s) = event? {
+///         println!("{}\t{}\t{}", s.tick, s.snapshot.len(), s.checksum);
+///     }
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct Stream<'d, 'a> {
     dec: &'d mut Decoder,
     chunks: Chunks<'a>,
@@ -464,33 +538,26 @@ impl<'d, 'a> Stream<'d, 'a> {
                     ints: &dec.ints[..ints],
                 };
                 match kind {
-                    ChunkKind::Snapshot(_) | ChunkKind::Delta(_) => {
-                        Event::Snapshot(SnapshotEvent {
-                            tick,
-                            kind: if matches!(kind, ChunkKind::Snapshot(_)) {
-                                SnapshotKind::Full
-                            } else {
-                                SnapshotKind::Delta
-                            },
-                            pos,
-                            payload,
-                            snapshot: &dec.current,
-                            checksum: self.checksum,
-                        })
-                    }
-                    ChunkKind::Message(_) => Event::Message(MessageEvent {
+                    DataKind::Snapshot(kind) => Event::Snapshot(SnapshotEvent {
+                        tick,
+                        kind,
+                        pos,
+                        payload,
+                        snapshot: &dec.current,
+                        checksum: self.checksum,
+                    }),
+                    DataKind::Message => Event::Message(MessageEvent {
                         tick,
                         pos,
                         payload,
                         bytes: &dec.message,
                     }),
-                    ChunkKind::Unknown { chunk_type, .. } => Event::Unknown(UnknownEvent {
+                    DataKind::Unknown(chunk_type) => Event::Unknown(UnknownEvent {
                         tick,
                         pos,
                         chunk_type,
                         payload,
                     }),
-                    ChunkKind::Tick { .. } => unreachable!("tick markers are Step::Tick"),
                 }
             }
         };
@@ -528,7 +595,7 @@ impl<'d, 'a> Stream<'d, 'a> {
                 return Ok(None);
             }
             if self.chunks.offset() >= self.end {
-                return Ok(self.finish());
+                return self.end_segment();
             }
             let chunk = match self.chunks.next() {
                 None => return Ok(self.finish()),
@@ -541,7 +608,11 @@ impl<'d, 'a> Stream<'d, 'a> {
             };
             match chunk.kind {
                 ChunkKind::Tick { tick, keyframe } => {
-                    self.check_tick(tick, keyframe, pos)?;
+                    let inline = self.check_tick(tick, pos)?;
+                    if keyframe && inline {
+                        self.warn(StreamWarningKind::KeyframeTickDelta, pos, 0);
+                    }
+                    self.last_tick = Some(tick);
                     let next = PendingTick {
                         tick,
                         keyframe,
@@ -552,12 +623,23 @@ impl<'d, 'a> Stream<'d, 'a> {
                         return Ok(Some(Step::Tick(prev)));
                     }
                 }
-                kind => return self.decode_data(kind, pos).map(Some),
+                ChunkKind::Snapshot(d) => {
+                    return self.decode_data(DataKind::Snapshot(SnapshotKind::Full), d, pos)
+                }
+                ChunkKind::Delta(d) => {
+                    return self.decode_data(DataKind::Snapshot(SnapshotKind::Delta), d, pos)
+                }
+                ChunkKind::Message(d) => return self.decode_data(DataKind::Message, d, pos),
+                ChunkKind::Unknown { chunk_type, data } => {
+                    return self.decode_data(DataKind::Unknown(chunk_type), data, pos)
+                }
             }
         }
     }
 
-    fn check_tick(&mut self, tick: i32, keyframe: bool, pos: ChunkPos) -> Result<(), StreamError> {
+    /// Validates a tick marker against the previous one; returns whether
+    /// it was written as a tick delta.
+    fn check_tick(&self, tick: i32, pos: ChunkPos) -> Result<bool, StreamError> {
         let header = self.bytes.get(pos.offset).copied().unwrap_or(0);
         let inline = if self.inline_flag {
             header & 0x20 != 0
@@ -575,15 +657,37 @@ impl<'d, 'a> Stream<'d, 'a> {
         if !(MIN_TICK..MAX_TICK).contains(&tick) {
             return err(StreamErrorKind::TickOutOfRange);
         }
-        if keyframe && inline {
-            self.warn(StreamWarningKind::KeyframeTickDelta, pos, 0);
-        }
-        self.last_tick = Some(tick);
-        Ok(())
+        Ok(inline)
     }
 
-    fn decode_data(&mut self, kind: ChunkKind<'a>, pos: ChunkPos) -> Result<Step<'a>, StreamError> {
-        let compressed = kind.payload().unwrap_or(&[]);
+    /// The end of a segment (the next segment's first chunk, a tick
+    /// marker). A sequential pass emits the pending tick only once it has
+    /// read that marker and found it valid, so do the same here: the next
+    /// segment reports the same error again, but [`visit_parallel`] stops
+    /// at the first one.
+    fn end_segment(&mut self) -> Result<Option<Step<'a>>, StreamError> {
+        match self.chunks.next() {
+            Some(Err(e)) => return Err(StreamError::container(e)),
+            Some(Ok(c)) => {
+                if let ChunkKind::Tick { tick, .. } = c.kind {
+                    let pos = ChunkPos {
+                        index: c.index,
+                        offset: c.offset,
+                    };
+                    self.check_tick(tick, pos)?;
+                }
+            }
+            None => {}
+        }
+        Ok(self.finish())
+    }
+
+    fn decode_data(
+        &mut self,
+        kind: DataKind,
+        compressed: &'a [u8],
+        pos: ChunkPos,
+    ) -> Result<Option<Step<'a>>, StreamError> {
         if self.last_tick.is_none() {
             self.warn(StreamWarningKind::DataBeforeTick, pos, 0);
         }
@@ -591,13 +695,13 @@ impl<'d, 'a> Stream<'d, 'a> {
         let dec = &mut *self.dec;
         let ints_slice = &dec.ints[..ints];
         match kind {
-            ChunkKind::Snapshot(_) => {
+            DataKind::Snapshot(SnapshotKind::Full) => {
                 dec.scratch.parse_into(ints_slice).map_err(|e| {
                     StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset)
                 })?;
                 self.reconstructed();
             }
-            ChunkKind::Delta(_) => {
+            DataKind::Snapshot(SnapshotKind::Delta) => {
                 if !self.have_snapshot {
                     return Err(StreamError::new(
                         StreamErrorKind::DeltaBeforeSnapshot,
@@ -614,8 +718,7 @@ impl<'d, 'a> Stream<'d, 'a> {
                     &mut dec.scratch,
                     &mut dec.snapshot_warnings,
                 );
-                for i in 0..dec.snapshot_warnings.len() {
-                    let w = dec.snapshot_warnings[i];
+                for w in &dec.snapshot_warnings {
                     dec.warnings.push(StreamWarning {
                         kind: StreamWarningKind::Snapshot(w.kind),
                         chunk: Some(pos.index),
@@ -626,24 +729,23 @@ impl<'d, 'a> Stream<'d, 'a> {
                 r.map_err(|e| StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset))?;
                 self.reconstructed();
             }
-            ChunkKind::Message(_) => {
+            DataKind::Message => {
                 dec.message.clear();
                 dec.message
                     .extend(ints_slice.iter().flat_map(|v| v.to_le_bytes()));
             }
-            ChunkKind::Unknown { .. } => {
+            DataKind::Unknown(_) => {
                 self.warn(StreamWarningKind::UnknownChunk, pos, 0);
             }
-            ChunkKind::Tick { .. } => {}
         }
         self.data_index += 1;
-        Ok(Step::Data {
+        Ok(Some(Step::Data {
             kind,
             pos,
             compressed,
             bytes,
             ints,
-        })
+        }))
     }
 
     /// The scratch snapshot holds a new valid snapshot: make it current.
@@ -720,5 +822,58 @@ pub fn visit<V: Visitor>(demo: &Demo<'_>, decoder: &mut Decoder, mut visitor: V)
         visitor,
         warnings,
         error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    impl Decoder {
+        /// Addresses of every buffer the decoder reuses.
+        fn buffers(&self) -> Vec<usize> {
+            let mut v = vec![
+                self.huffman.as_ptr() as usize,
+                self.ints.as_ptr() as usize,
+                self.message.as_ptr() as usize,
+                self.current.keys().as_ptr() as usize,
+                self.current.data().as_ptr() as usize,
+                self.scratch.keys().as_ptr() as usize,
+                self.scratch.data().as_ptr() as usize,
+            ];
+            v.sort_unstable();
+            v
+        }
+    }
+
+    #[test]
+    fn warm_decoder_does_not_reallocate() {
+        let Some(dir) = crate::batch::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
+            eprintln!("SKIPPED: no datasets");
+            return;
+        };
+        let path = dir.join("demos/ddnet__Multeasymap_bench.demo");
+        let Ok(bytes) = std::fs::read(path) else {
+            eprintln!("SKIPPED: demo missing");
+            return;
+        };
+        let demo = Demo::parse(&bytes).unwrap();
+        let mut dec = Decoder::new(Backend::Simd);
+        // Warm up on the whole demo, then every buffer must stay in place
+        // through a second pass (the two snapshots swap, so compare sets).
+        let mut n = 0;
+        let mut s = dec.stream(&demo);
+        while let Some(ev) = s.next_event() {
+            ev.unwrap();
+            n += 1;
+        }
+        let warm = dec.buffers();
+        let mut s = dec.stream(&demo);
+        while let Some(ev) = s.next_event() {
+            ev.unwrap();
+            n -= 1;
+        }
+        assert_eq!(n, 0);
+        assert_eq!(dec.buffers(), warm);
     }
 }
