@@ -106,6 +106,12 @@ pub enum StreamErrorKind {
     /// A tick outside `MIN_TICK..MAX_TICK` (DDNet's rule).
     #[error("tick out of range")]
     TickOutOfRange,
+    /// More tick markers than the decoder's limit
+    /// ([`Decoder::set_max_ticks`]; by default
+    /// [`crate::limits::Limits::DEFAULT_MAX_TICKS`], one week of ticks): the
+    /// error names the first tick marker over the limit.
+    #[error("more tick markers than the limit")]
+    TooManyTicks,
 }
 
 /// A stream error: kind, chunk index (counting every chunk, tick markers
@@ -290,6 +296,7 @@ pub struct Decoder {
     varint_warnings: Vec<VarintWarning>,
     snapshot_warnings: Vec<snapshot::Warning>,
     warnings: Vec<StreamWarning>,
+    max_ticks: u64,
 }
 
 impl Default for Decoder {
@@ -311,11 +318,24 @@ impl Decoder {
             varint_warnings: Vec::new(),
             snapshot_warnings: Vec::new(),
             warnings: Vec::new(),
+            max_ticks: crate::limits::Limits::DEFAULT_MAX_TICKS,
         }
     }
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Most tick markers a stream decodes before it stops with
+    /// [`StreamErrorKind::TooManyTicks`] (counted from the demo's first
+    /// chunk, also for a [`Segment`] of it).
+    pub fn max_ticks(&self) -> u64 {
+        self.max_ticks
+    }
+
+    /// Sets [`Decoder::max_ticks`] for the streams started afterwards.
+    pub fn set_max_ticks(&mut self, max_ticks: u64) {
+        self.max_ticks = max_ticks;
     }
 
     /// Starts decoding `demo` from its first chunk (clears the warnings).
@@ -356,6 +376,8 @@ impl Decoder {
             protocol,
             end: seg.end,
             last_tick: seg.last_tick,
+            ticks: seg.ticks_before,
+            max_ticks: self.max_ticks,
             data_index: seg.data_index,
             pending: None,
             have_snapshot: false,
@@ -405,6 +427,9 @@ pub struct Stream<'d, 'a> {
     protocol: Protocol,
     end: usize,
     last_tick: Option<i32>,
+    /// Tick markers seen, from the demo's first chunk.
+    ticks: u64,
+    max_ticks: u64,
     data_index: usize,
     pending: Option<PendingTick>,
     have_snapshot: bool,
@@ -565,6 +590,10 @@ impl<'d, 'a> Stream<'d, 'a> {
             header & 0x3f != 0
         };
         let err = |kind| Err(StreamError::new(kind, pos, 0));
+        if self.ticks >= self.max_ticks {
+            return err(StreamErrorKind::TooManyTicks);
+        }
+        self.ticks += 1;
         match self.last_tick {
             None if inline => return err(StreamErrorKind::TickDeltaBeforeStart),
             Some(prev) if !inline && tick <= prev => {
