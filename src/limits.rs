@@ -8,6 +8,7 @@
 //! |---|---|---|---|
 //! | [`Limits::max_decompressed_bytes`] | 1 GiB per file | [`crate::datafile::Inflater`] (a data block's claimed size is charged before its buffer is allocated) | datafile `limit_exceeded` |
 //! | [`Limits::max_ticks`] | 30 240 000 tick markers (one week at 50 ticks/s) | [`crate::demo::stream::Decoder::set_max_ticks`] | stream `too_many_ticks` |
+//! | [`Limits::max_warnings`] | 1024 per demo stream | [`crate::demo::stream::Decoder::set_max_warnings`] | none: one `too_many_warnings` warning, the rest dropped |
 //! | [`Limits::max_map_file_bytes`] | 1 GiB | `maps index` (not read at all) | io `too_large` |
 //! | [`Limits::max_demo_file_bytes`] | 4 GiB | `demos index` (not read at all) | io `too_large` |
 //! | [`Limits::MAX_SNAPSHOT_ITEMS`] | 1024 (fixed) | snapshot parsing and delta application | stream `snapshot.too_many_items` |
@@ -21,9 +22,11 @@
 //! They are associated constants here so a report can name them in one place.
 //!
 //! The configurable defaults accept every real file in the shared datasets
-//! with a wide margin (the largest real map inflates to about 100 MiB, the
-//! longest demo has a few thousand tick markers) and reject decompression
-//! bombs and endless tick streams long before memory or time run out. A
+//! (the largest, DDNetPP's BlmapChill, inflates from 1.4 MB to 626 MB: 1 GiB
+//! leaves a 1.7× margin; the longest demo has 1912 tick markers; real demos
+//! have no stream warnings, real maps at most 13 warnings) and reject
+//! decompression bombs and endless tick streams long before memory or time
+//! run out. A
 //! datafile data block is also checked against the most zlib can produce from
 //! its stored bytes (about 1032:1), whatever the limit: a 1 KiB block that
 //! claims to inflate to 2 GiB is refused (`bad_data_size`) before anything is
@@ -46,6 +49,10 @@ pub struct Limits {
     pub max_map_file_bytes: u64,
     /// Demo files larger than this are not read.
     pub max_demo_file_bytes: u64,
+    /// Warnings kept per demo stream; the next one is reported as
+    /// `too_many_warnings` and the rest are dropped (real demos have none;
+    /// a crafted one can have 16 384 per 12 KB chunk).
+    pub max_warnings: usize,
 }
 
 impl Limits {
@@ -54,6 +61,8 @@ impl Limits {
     /// Default [`Limits::max_ticks`]: one week of ticks at 50 ticks per
     /// second (50 × 3600 × 24 × 7 = 30 240 000).
     pub const DEFAULT_MAX_TICKS: u64 = 50 * 3600 * 24 * 7;
+    /// Default [`Limits::max_warnings`].
+    pub const DEFAULT_MAX_WARNINGS: usize = 1024;
     /// Default [`Limits::max_map_file_bytes`]: 1 GiB.
     pub const DEFAULT_MAX_MAP_FILE_BYTES: u64 = 1 << 30;
     /// Default [`Limits::max_demo_file_bytes`]: 4 GiB.
@@ -85,6 +94,7 @@ impl Default for Limits {
             max_ticks: Self::DEFAULT_MAX_TICKS,
             max_map_file_bytes: Self::DEFAULT_MAX_MAP_FILE_BYTES,
             max_demo_file_bytes: Self::DEFAULT_MAX_DEMO_FILE_BYTES,
+            max_warnings: Self::DEFAULT_MAX_WARNINGS,
         }
     }
 }
@@ -109,6 +119,10 @@ mod tests {
         assert_eq!(
             stream::Decoder::default().max_ticks(),
             Limits::DEFAULT_MAX_TICKS
+        );
+        assert_eq!(
+            stream::Decoder::default().max_warnings(),
+            Limits::DEFAULT_MAX_WARNINGS
         );
         assert_eq!(Limits::MAX_SNAPSHOT_ITEMS, 1024);
         assert_eq!(Limits::MAX_SNAPSHOT_BYTES, 65536);

@@ -167,6 +167,23 @@ pub enum StreamWarningKind {
     KeyframeTickDelta,
     /// A data chunk before the first tick marker.
     DataBeforeTick,
+    /// The stream reached the decoder's warning limit
+    /// ([`Decoder::set_max_warnings`]): this is the position of the first
+    /// warning left out; later ones are dropped.
+    TooManyWarnings,
+}
+
+/// Appends `w` unless `warnings` already holds `max`; the first warning over
+/// the limit is kept as [`StreamWarningKind::TooManyWarnings`].
+fn push_warning(warnings: &mut Vec<StreamWarning>, max: usize, w: StreamWarning) {
+    match warnings.len().cmp(&max) {
+        std::cmp::Ordering::Less => warnings.push(w),
+        std::cmp::Ordering::Equal => warnings.push(StreamWarning {
+            kind: StreamWarningKind::TooManyWarnings,
+            ..w
+        }),
+        std::cmp::Ordering::Greater => {}
+    }
 }
 
 /// A warning with its position: chunk index (`None` for the header), file
@@ -297,6 +314,7 @@ pub struct Decoder {
     snapshot_warnings: Vec<snapshot::Warning>,
     warnings: Vec<StreamWarning>,
     max_ticks: u64,
+    max_warnings: usize,
 }
 
 impl Default for Decoder {
@@ -319,6 +337,7 @@ impl Decoder {
             snapshot_warnings: Vec::new(),
             warnings: Vec::new(),
             max_ticks: crate::limits::Limits::DEFAULT_MAX_TICKS,
+            max_warnings: crate::limits::Limits::DEFAULT_MAX_WARNINGS,
         }
     }
 
@@ -338,6 +357,19 @@ impl Decoder {
         self.max_ticks = max_ticks;
     }
 
+    /// Most warnings a stream keeps; the next one becomes a single
+    /// [`StreamWarningKind::TooManyWarnings`] and the rest are dropped, so a
+    /// demo of nothing but oddities (e.g. 16 384 overlong varints per chunk)
+    /// cannot grow the list without bound.
+    pub fn max_warnings(&self) -> usize {
+        self.max_warnings
+    }
+
+    /// Sets [`Decoder::max_warnings`] for the streams started afterwards.
+    pub fn set_max_warnings(&mut self, max_warnings: usize) {
+        self.max_warnings = max_warnings;
+    }
+
     /// Starts decoding `demo` from its first chunk (clears the warnings).
     pub fn stream<'d, 'a>(&'d mut self, demo: &Demo<'a>) -> Stream<'d, 'a> {
         self.stream_segment(demo, &Segment::whole(demo))
@@ -355,12 +387,13 @@ impl Decoder {
             Some(p) => p,
             None => {
                 if seg.index == 0 {
-                    self.warnings.push(StreamWarning {
+                    let w = StreamWarning {
                         kind: StreamWarningKind::UnknownNetVersion,
                         chunk: None,
                         offset: 8,
                         inner_offset: 0,
-                    });
+                    };
+                    push_warning(&mut self.warnings, self.max_warnings, w);
                 }
                 if net_version.starts_with(b"0.7") {
                     Protocol::V07
@@ -534,12 +567,13 @@ impl<'d, 'a> Stream<'d, 'a> {
     }
 
     fn warn(&mut self, kind: StreamWarningKind, pos: ChunkPos, inner_offset: usize) {
-        self.dec.warnings.push(StreamWarning {
+        let w = StreamWarning {
             kind,
             chunk: Some(pos.index),
             offset: pos.offset,
             inner_offset,
-        });
+        };
+        push_warning(&mut self.dec.warnings, self.dec.max_warnings, w);
     }
 
     fn finish(&mut self) -> Option<Step<'a>> {
@@ -643,14 +677,14 @@ impl<'d, 'a> Stream<'d, 'a> {
                     &mut dec.scratch,
                     &mut dec.snapshot_warnings,
                 );
-                for i in 0..dec.snapshot_warnings.len() {
-                    let w = dec.snapshot_warnings[i];
-                    dec.warnings.push(StreamWarning {
+                for w in &dec.snapshot_warnings {
+                    let w = StreamWarning {
                         kind: StreamWarningKind::Snapshot(w.kind),
                         chunk: Some(pos.index),
                         offset: pos.offset,
                         inner_offset: w.offset,
-                    });
+                    };
+                    push_warning(&mut dec.warnings, dec.max_warnings, w);
                 }
                 r.map_err(|e| StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset))?;
                 self.reconstructed();
@@ -712,12 +746,13 @@ impl<'d, 'a> Stream<'d, 'a> {
             &mut dec.varint_warnings,
         );
         for w in &dec.varint_warnings {
-            dec.warnings.push(StreamWarning {
+            let w = StreamWarning {
                 kind: StreamWarningKind::Varint(w.kind),
                 chunk: Some(pos.index),
                 offset: pos.offset,
                 inner_offset: w.offset,
-            });
+            };
+            push_warning(&mut dec.warnings, dec.max_warnings, w);
         }
         let ints = r.map_err(|e| {
             let kind = match e.kind {
