@@ -29,7 +29,9 @@ use teebatch::codec::huffman::{self, HuffmanErrorKind};
 use teebatch::codec::snapshot::{self, item_key, Protocol, Snapshot};
 use teebatch::codec::varint::{self, VarintErrorKind, VarintWarningKind};
 use teebatch::datafile::{self, Datafile, ErrorKind, Inflater, Section};
-use teebatch::demo::stream::{segments, Decoder, Event, StreamError, StreamErrorKind};
+use teebatch::demo::stream::{
+    segments, Decoder, Event, StreamError, StreamErrorKind, StreamWarningKind,
+};
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter, WriteErrorKind};
 use teebatch::demo::{self, Demo, DemoErrorKind};
 use teebatch::limits::Limits;
@@ -1300,4 +1302,53 @@ fn file_grown_between_listing_and_loading() {
     let e = rec.error.unwrap();
     assert_eq!((e.stage, e.kind.as_str()), ("io", "io"));
     assert!(e.message.contains("grew"), "{}", e.message);
+}
+
+/// 1000 message chunks of 16 384 overlong varints each (12 MB): every int
+/// is a warning, 16.4 million of them (655 MB of `StreamWarning`s before the
+/// limit existed). The decoder keeps `max_warnings` and one
+/// `TooManyWarnings` at the first one left out.
+#[test]
+fn warnings_are_bounded() {
+    let mut d = writer_demo(keyframe_100);
+    let packed: Vec<u8> = std::iter::repeat_n([0x80u8, 0x00], 16384)
+        .flatten()
+        .collect();
+    let mut payload = Vec::new();
+    huffman::compress(&packed, &mut payload);
+    assert!(payload.len() < 13_000, "{}", payload.len());
+    let first = raw_chunk(&mut d, DATA_MESSAGE, &payload);
+    for _ in 1..1000 {
+        raw_chunk(&mut d, DATA_MESSAGE, &payload);
+    }
+    let demo = Demo::parse(&d).unwrap();
+    let mut dec = Decoder::new(Backend::Simd);
+    assert_eq!(dec.max_warnings(), Limits::DEFAULT_MAX_WARNINGS);
+    let out = teebatch::demo::stream::visit(&demo, &mut dec, NoVisit);
+    assert_eq!(out.error, None);
+    let w = &out.warnings;
+    assert_eq!(w.len(), 1025);
+    assert!(w[..1024]
+        .iter()
+        .all(|w| w.kind == StreamWarningKind::Varint(VarintWarningKind::Overlong)));
+    assert_eq!(
+        (
+            w[1024].kind,
+            w[1024].chunk,
+            w[1024].offset,
+            w[1024].inner_offset
+        ),
+        (StreamWarningKind::TooManyWarnings, Some(2), first, 2 * 1024)
+    );
+    // A smaller limit, through `demos index` semantics: the same cut.
+    dec.set_max_warnings(3);
+    let out = teebatch::demo::stream::visit(&demo, &mut dec, NoVisit);
+    assert_eq!(out.warnings.len(), 4);
+    assert_eq!(out.warnings[3].kind, StreamWarningKind::TooManyWarnings);
+}
+
+struct NoVisit;
+
+impl teebatch::demo::stream::Visitor for NoVisit {
+    fn visit(&mut self, _: &Event<'_>) {}
 }
