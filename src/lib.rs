@@ -18,4 +18,5 @@ pub mod cli;
 pub mod codec;
 pub mod datafile;
 pub mod demo;
+pub mod limits;
 pub mod map;

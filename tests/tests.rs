@@ -12,4 +12,5 @@ mod demo_messages;
 mod demo_stream;
 mod demo_write;
 mod demos_cli;
+mod hostile;
 mod maps;

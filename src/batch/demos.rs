@@ -29,7 +29,7 @@ impl Default for IndexOptions {
         IndexOptions {
             mmap: MmapMode::Auto,
             backend: Backend::default(),
-            max_file_bytes: 4 << 30,
+            max_file_bytes: crate::limits::Limits::DEFAULT_MAX_DEMO_FILE_BYTES,
         }
     }
 }

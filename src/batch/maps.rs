@@ -23,7 +23,7 @@ impl Default for IndexOptions {
             verify: false,
             mmap: MmapMode::Auto,
             limits: Limits::default(),
-            max_file_bytes: 1 << 30,
+            max_file_bytes: crate::limits::Limits::DEFAULT_MAX_MAP_FILE_BYTES,
         }
     }
 }

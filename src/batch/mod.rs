@@ -150,10 +150,14 @@ pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
 /// How file bytes are obtained.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum MmapMode {
-    /// Map files of at least [`MMAP_AUTO_THRESHOLD`] bytes, read smaller ones.
+    /// Map files of at least [`MMAP_AUTO_THRESHOLD`] bytes whose size is as
+    /// listed; read the others.
     #[default]
     Auto,
+    /// Map every non-empty file. A file truncated by another process while
+    /// mapped raises SIGBUS on access (the process dies).
     Always,
+    /// Read every file (safe when files may change under us).
     Never,
 }
 
@@ -181,18 +185,34 @@ impl std::ops::Deref for Loaded<'_> {
 }
 
 /// Loads `input` per `mode`, reading into `buf` (reused across files) when
-/// not mapping. A file that changes size while being read yields what was
-/// read at open time's length or an error, never a crash.
+/// not mapping.
+///
+/// Files that change between listing and loading are handled without
+/// crashing and without unbounded memory:
+///
+/// - A file whose size differs from its listed size is being written to:
+///   [`MmapMode::Auto`] reads it instead of mapping it.
+/// - After mapping, the length is checked again; a file truncated between
+///   opening and mapping is read instead.
+/// - Reading stops at twice the listed size; a file that grew beyond that
+///   since it was listed is an error (so the caller's check of the listed
+///   size against its limit also bounds what is read). A file that shrank
+///   yields its shorter contents, which then fail to parse as a short file.
+///
+/// What no check can prevent: a mapped file truncated by another process
+/// *while it is being processed* makes reads past its new end raise SIGBUS,
+/// which ends the process. Use [`MmapMode::Never`] for collections that
+/// other processes may modify (see the `--mmap` help).
 pub fn load<'b>(input: &'b Input, mode: MmapMode, buf: &'b mut Vec<u8>) -> io::Result<Loaded<'b>> {
     match input {
         Input::Embedded { bytes, .. } => Ok(Loaded::Borrowed(bytes)),
         Input::Unlistable { message, .. } => Err(io::Error::other(message.clone())),
-        Input::File { path, .. } => {
+        Input::File { path, size: listed } => {
             let mut file = File::open(path)?;
             let len = file.metadata()?.len();
             let map = match mode {
                 MmapMode::Always => len > 0,
-                MmapMode::Auto => len >= MMAP_AUTO_THRESHOLD,
+                MmapMode::Auto => len >= MMAP_AUTO_THRESHOLD && len == *listed,
                 MmapMode::Never => false,
             };
             if map {
@@ -200,13 +220,25 @@ pub fn load<'b>(input: &'b Input, mode: MmapMode, buf: &'b mut Vec<u8>) -> io::R
                 // process. If another process truncates the file while it is
                 // mapped, reads past the new end raise SIGBUS; `--mmap never`
                 // avoids that for collections that may change under us
-                // (`auto` maps only very large files).
+                // (`auto` maps only very large files whose size is as
+                // listed, and the length is checked again below).
                 let m = unsafe { memmap2::Mmap::map(&file)? };
-                return Ok(Loaded::Mapped(m));
+                if file.metadata()?.len() == m.len() as u64 {
+                    return Ok(Loaded::Mapped(m));
+                }
+                // Truncated (or grown) between the size check and the
+                // mapping: read what is there instead.
             }
+            let limit = (*listed).max(1).saturating_mul(2);
             buf.clear();
-            buf.reserve(len as usize);
-            (&mut file).take(len.max(1) * 2).read_to_end(buf)?;
+            buf.reserve(len.min(limit) as usize);
+            (&mut file).take(limit.saturating_add(1)).read_to_end(buf)?;
+            if buf.len() as u64 > limit {
+                buf.clear();
+                return Err(io::Error::other(format!(
+                    "file grew from {listed} bytes to more than {limit} since it was listed"
+                )));
+            }
             Ok(Loaded::Borrowed(buf))
         }
     }

@@ -53,6 +53,14 @@ pub struct BatchArgs {
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
     /// How to get file bytes: map large files (auto), always map, or always read.
+    ///
+    /// `auto` maps files of 16 MiB or more whose size is still the one seen
+    /// when the collection was listed, and reads the others. `always` maps
+    /// every file: if another process truncates a file while it is mapped,
+    /// reading past its new end kills teebatch with SIGBUS (a file truncated
+    /// before it is mapped is detected and read instead). Use `never` for
+    /// collections that other processes may modify while teebatch runs
+    /// (uploads, network file systems).
     #[arg(long, value_enum, default_value_t = crate::batch::MmapMode::Auto)]
     pub mmap: crate::batch::MmapMode,
     /// No progress bar and no summary on stderr.

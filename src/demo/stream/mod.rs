@@ -106,6 +106,12 @@ pub enum StreamErrorKind {
     /// A tick outside `MIN_TICK..MAX_TICK` (DDNet's rule).
     #[error("tick out of range")]
     TickOutOfRange,
+    /// More tick markers than the decoder's limit
+    /// ([`Decoder::set_max_ticks`]; by default
+    /// [`crate::limits::Limits::DEFAULT_MAX_TICKS`], one week of ticks): the
+    /// error names the first tick marker over the limit.
+    #[error("more tick markers than the limit")]
+    TooManyTicks,
 }
 
 /// A stream error: kind, chunk index (counting every chunk, tick markers
@@ -161,6 +167,23 @@ pub enum StreamWarningKind {
     KeyframeTickDelta,
     /// A data chunk before the first tick marker.
     DataBeforeTick,
+    /// The stream reached the decoder's warning limit
+    /// ([`Decoder::set_max_warnings`]): this is the position of the first
+    /// warning left out; later ones are dropped.
+    TooManyWarnings,
+}
+
+/// Appends `w` unless `warnings` already holds `max`; the first warning over
+/// the limit is kept as [`StreamWarningKind::TooManyWarnings`].
+fn push_warning(warnings: &mut Vec<StreamWarning>, max: usize, w: StreamWarning) {
+    match warnings.len().cmp(&max) {
+        std::cmp::Ordering::Less => warnings.push(w),
+        std::cmp::Ordering::Equal => warnings.push(StreamWarning {
+            kind: StreamWarningKind::TooManyWarnings,
+            ..w
+        }),
+        std::cmp::Ordering::Greater => {}
+    }
 }
 
 /// A warning with its position: chunk index (`None` for the header), file
@@ -340,6 +363,8 @@ pub struct Decoder {
     varint_warnings: Vec<VarintWarning>,
     snapshot_warnings: Vec<snapshot::Warning>,
     warnings: Vec<StreamWarning>,
+    max_ticks: u64,
+    max_warnings: usize,
 }
 
 impl Default for Decoder {
@@ -361,11 +386,38 @@ impl Decoder {
             varint_warnings: Vec::new(),
             snapshot_warnings: Vec::new(),
             warnings: Vec::new(),
+            max_ticks: crate::limits::Limits::DEFAULT_MAX_TICKS,
+            max_warnings: crate::limits::Limits::DEFAULT_MAX_WARNINGS,
         }
     }
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Most tick markers a stream decodes before it stops with
+    /// [`StreamErrorKind::TooManyTicks`] (counted from the demo's first
+    /// chunk, also for a [`Segment`] of it).
+    pub fn max_ticks(&self) -> u64 {
+        self.max_ticks
+    }
+
+    /// Sets [`Decoder::max_ticks`] for the streams started afterwards.
+    pub fn set_max_ticks(&mut self, max_ticks: u64) {
+        self.max_ticks = max_ticks;
+    }
+
+    /// Most warnings a stream keeps; the next one becomes a single
+    /// [`StreamWarningKind::TooManyWarnings`] and the rest are dropped, so a
+    /// demo of nothing but oddities (e.g. 16 384 overlong varints per chunk)
+    /// cannot grow the list without bound.
+    pub fn max_warnings(&self) -> usize {
+        self.max_warnings
+    }
+
+    /// Sets [`Decoder::max_warnings`] for the streams started afterwards.
+    pub fn set_max_warnings(&mut self, max_warnings: usize) {
+        self.max_warnings = max_warnings;
     }
 
     /// Starts decoding `demo` from its first chunk (clears the warnings).
@@ -385,12 +437,13 @@ impl Decoder {
             Some(p) => p,
             None => {
                 if seg.index == 0 {
-                    self.warnings.push(StreamWarning {
+                    let w = StreamWarning {
                         kind: StreamWarningKind::UnknownNetVersion,
                         chunk: None,
                         offset: 8,
                         inner_offset: 0,
-                    });
+                    };
+                    push_warning(&mut self.warnings, self.max_warnings, w);
                 }
                 if net_version.starts_with(b"0.7") {
                     Protocol::V07
@@ -406,6 +459,8 @@ impl Decoder {
             protocol,
             end: seg.end,
             last_tick: seg.last_tick,
+            ticks: seg.ticks_before,
+            max_ticks: self.max_ticks,
             data_index: seg.data_index,
             pending: None,
             have_snapshot: false,
@@ -479,6 +534,9 @@ pub struct Stream<'d, 'a> {
     protocol: Protocol,
     end: usize,
     last_tick: Option<i32>,
+    /// Tick markers seen, from the demo's first chunk.
+    ticks: u64,
+    max_ticks: u64,
     data_index: usize,
     pending: Option<PendingTick>,
     have_snapshot: bool,
@@ -576,12 +634,13 @@ impl<'d, 'a> Stream<'d, 'a> {
     }
 
     fn warn(&mut self, kind: StreamWarningKind, pos: ChunkPos, inner_offset: usize) {
-        self.dec.warnings.push(StreamWarning {
+        let w = StreamWarning {
             kind,
             chunk: Some(pos.index),
             offset: pos.offset,
             inner_offset,
-        });
+        };
+        push_warning(&mut self.dec.warnings, self.dec.max_warnings, w);
     }
 
     fn finish(&mut self) -> Option<Step<'a>> {
@@ -639,7 +698,7 @@ impl<'d, 'a> Stream<'d, 'a> {
 
     /// Validates a tick marker against the previous one; returns whether
     /// it was written as a tick delta.
-    fn check_tick(&self, tick: i32, pos: ChunkPos) -> Result<bool, StreamError> {
+    fn check_tick(&mut self, tick: i32, pos: ChunkPos) -> Result<bool, StreamError> {
         let header = self.bytes.get(pos.offset).copied().unwrap_or(0);
         let inline = if self.inline_flag {
             header & 0x20 != 0
@@ -647,6 +706,10 @@ impl<'d, 'a> Stream<'d, 'a> {
             header & 0x3f != 0
         };
         let err = |kind| Err(StreamError::new(kind, pos, 0));
+        if self.ticks >= self.max_ticks {
+            return err(StreamErrorKind::TooManyTicks);
+        }
+        self.ticks += 1;
         match self.last_tick {
             None if inline => return err(StreamErrorKind::TickDeltaBeforeStart),
             Some(prev) if !inline && tick <= prev => {
@@ -719,12 +782,13 @@ impl<'d, 'a> Stream<'d, 'a> {
                     &mut dec.snapshot_warnings,
                 );
                 for w in &dec.snapshot_warnings {
-                    dec.warnings.push(StreamWarning {
+                    let w = StreamWarning {
                         kind: StreamWarningKind::Snapshot(w.kind),
                         chunk: Some(pos.index),
                         offset: pos.offset,
                         inner_offset: w.offset,
-                    });
+                    };
+                    push_warning(&mut dec.warnings, dec.max_warnings, w);
                 }
                 r.map_err(|e| StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset))?;
                 self.reconstructed();
@@ -785,12 +849,13 @@ impl<'d, 'a> Stream<'d, 'a> {
             &mut dec.varint_warnings,
         );
         for w in &dec.varint_warnings {
-            dec.warnings.push(StreamWarning {
+            let w = StreamWarning {
                 kind: StreamWarningKind::Varint(w.kind),
                 chunk: Some(pos.index),
                 offset: pos.offset,
                 inner_offset: w.offset,
-            });
+            };
+            push_warning(&mut dec.warnings, dec.max_warnings, w);
         }
         let ints = r.map_err(|e| {
             let kind = match e.kind {

@@ -30,6 +30,8 @@ pub struct Segment {
     /// The tick of the latest tick marker before the segment (`None` if
     /// there was none).
     pub last_tick: Option<i32>,
+    /// Tick markers before the segment (for [`Decoder::max_ticks`]).
+    pub ticks_before: u64,
     /// File offset where the segment ends (the next segment's first chunk),
     /// `usize::MAX` for the last one.
     pub end: usize,
@@ -44,6 +46,7 @@ impl Segment {
             data_index: 0,
             tick_before: 0,
             last_tick: None,
+            ticks_before: 0,
             end: usize::MAX,
         }
     }
@@ -57,6 +60,7 @@ pub fn split_points(demo: &Demo<'_>) -> Vec<Segment> {
     let mut chunks = demo.chunks();
     let mut last_tick = None;
     let mut data_index = 0;
+    let mut ticks = 0;
     let mut candidate: Option<Segment> = None;
     loop {
         let tick_before = chunks.tick();
@@ -71,9 +75,11 @@ pub fn split_points(demo: &Demo<'_>) -> Vec<Segment> {
                     data_index,
                     tick_before,
                     last_tick,
+                    ticks_before: ticks,
                     end: usize::MAX,
                 });
                 last_tick = Some(tick);
+                ticks += 1;
             }
             kind => {
                 data_index += 1;

@@ -1,0 +1,131 @@
+//! Resource limits: what bounds memory and work on hostile input.
+//!
+//! Every parser in the crate checks counts, offsets and sizes against the
+//! bytes that remain, so most of what a hostile file can do is bounded by its
+//! own length. A few things are not, and need a number:
+//!
+//! | limit | default | enforced by | error when exceeded |
+//! |---|---|---|---|
+//! | [`Limits::max_decompressed_bytes`] | 1 GiB per file | [`crate::datafile::Inflater`] (a data block's claimed size is charged before its buffer is allocated) | datafile `limit_exceeded` |
+//! | [`Limits::max_ticks`] | 30 240 000 tick markers (one week at 50 ticks/s) | [`crate::demo::stream::Decoder::set_max_ticks`] | stream `too_many_ticks` |
+//! | [`Limits::max_warnings`] | 1024 per demo stream | [`crate::demo::stream::Decoder::set_max_warnings`] | none: one `too_many_warnings` warning, the rest dropped |
+//! | [`Limits::max_map_file_bytes`] | 1 GiB | `maps index` (not read at all) | io `too_large` |
+//! | [`Limits::max_demo_file_bytes`] | 4 GiB | `demos index` (not read at all) | io `too_large` |
+//! | [`Limits::MAX_SNAPSHOT_ITEMS`] | 1024 (fixed) | snapshot parsing and delta application | stream `snapshot.too_many_items` |
+//! | [`Limits::MAX_SNAPSHOT_BYTES`] | 64 KiB (fixed) | snapshot parsing and delta application | stream `snapshot.too_large` |
+//! | [`Limits::MAX_CHUNK_PAYLOAD`] | 64 KiB decoded (fixed) | Huffman and varint stages of the demo stream | stream `payload_too_large` |
+//!
+//! The last three are **protocol limits**, not tunables: they are DDNet's
+//! own constants (`CSnapshot::MAX_ITEMS`, `CSnapshot::MAX_SIZE`, the 64 KiB
+//! chunk buffers of `CDemoPlayer`), every demo DDNet or Teeworlds can record
+//! or play stays within them, and the decoder's buffers are sized by them.
+//! They are associated constants here so a report can name them in one place.
+//!
+//! The configurable defaults accept every real file in the shared datasets
+//! (the largest, DDNetPP's BlmapChill, inflates from 1.4 MB to 626 MB: 1 GiB
+//! leaves a 1.7× margin; the longest demo has 1912 tick markers; real demos
+//! have no stream warnings, real maps at most 13 warnings) and reject
+//! decompression bombs and endless tick streams long before memory or time
+//! run out. A
+//! datafile data block is also checked against the most zlib can produce from
+//! its stored bytes (about 1032:1), whatever the limit: a 1 KiB block that
+//! claims to inflate to 2 GiB is refused (`bad_data_size`) before anything is
+//! allocated.
+
+use crate::codec::snapshot;
+use crate::datafile;
+use crate::demo::stream;
+
+/// The resource limits of one run; see the module docs for the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Limits {
+    /// Total decompressed bytes of one datafile's data blocks (a map, or a
+    /// map embedded in a demo).
+    pub max_decompressed_bytes: u64,
+    /// Tick markers decoded from one demo before the stream stops with
+    /// [`stream::StreamErrorKind::TooManyTicks`].
+    pub max_ticks: u64,
+    /// Map files larger than this are not read.
+    pub max_map_file_bytes: u64,
+    /// Demo files larger than this are not read.
+    pub max_demo_file_bytes: u64,
+    /// Warnings kept per demo stream; the next one is reported as
+    /// `too_many_warnings` and the rest are dropped (real demos have none;
+    /// a crafted one can have 16 384 per 12 KB chunk).
+    pub max_warnings: usize,
+}
+
+impl Limits {
+    /// Default [`Limits::max_decompressed_bytes`]: 1 GiB.
+    pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 1 << 30;
+    /// Default [`Limits::max_ticks`]: one week of ticks at 50 ticks per
+    /// second (50 × 3600 × 24 × 7 = 30 240 000).
+    pub const DEFAULT_MAX_TICKS: u64 = 50 * 3600 * 24 * 7;
+    /// Default [`Limits::max_warnings`].
+    pub const DEFAULT_MAX_WARNINGS: usize = 1024;
+    /// Default [`Limits::max_map_file_bytes`]: 1 GiB.
+    pub const DEFAULT_MAX_MAP_FILE_BYTES: u64 = 1 << 30;
+    /// Default [`Limits::max_demo_file_bytes`]: 4 GiB.
+    pub const DEFAULT_MAX_DEMO_FILE_BYTES: u64 = 4 << 30;
+
+    /// Most items in one snapshot (protocol limit, DDNet
+    /// `CSnapshot::MAX_ITEMS`; not configurable).
+    pub const MAX_SNAPSHOT_ITEMS: usize = snapshot::MAX_ITEMS;
+    /// Largest serialized snapshot in bytes (protocol limit, DDNet
+    /// `CSnapshot::MAX_SIZE`; not configurable).
+    pub const MAX_SNAPSHOT_BYTES: usize = snapshot::MAX_SIZE;
+    /// Largest demo chunk payload once Huffman-decoded, in bytes (protocol
+    /// limit, DDNet's 64 KiB chunk buffers; not configurable). It also bounds
+    /// the varint stage: at most a quarter as many ints.
+    pub const MAX_CHUNK_PAYLOAD: usize = stream::MAX_PAYLOAD;
+
+    /// The datafile part of these limits.
+    pub fn datafile(&self) -> datafile::Limits {
+        datafile::Limits {
+            max_decompressed_bytes: self.max_decompressed_bytes,
+        }
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_decompressed_bytes: Self::DEFAULT_MAX_DECOMPRESSED_BYTES,
+            max_ticks: Self::DEFAULT_MAX_TICKS,
+            max_map_file_bytes: Self::DEFAULT_MAX_MAP_FILE_BYTES,
+            max_demo_file_bytes: Self::DEFAULT_MAX_DEMO_FILE_BYTES,
+            max_warnings: Self::DEFAULT_MAX_WARNINGS,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_agree_with_the_layers_that_enforce_them() {
+        let l = Limits::default();
+        assert_eq!(l.datafile(), datafile::Limits::default());
+        assert_eq!(l.max_ticks, 30_240_000);
+        assert_eq!(
+            l.max_map_file_bytes,
+            crate::batch::maps::IndexOptions::default().max_file_bytes
+        );
+        assert_eq!(
+            l.max_demo_file_bytes,
+            crate::batch::demos::IndexOptions::default().max_file_bytes
+        );
+        assert_eq!(
+            stream::Decoder::default().max_ticks(),
+            Limits::DEFAULT_MAX_TICKS
+        );
+        assert_eq!(
+            stream::Decoder::default().max_warnings(),
+            Limits::DEFAULT_MAX_WARNINGS
+        );
+        assert_eq!(Limits::MAX_SNAPSHOT_ITEMS, 1024);
+        assert_eq!(Limits::MAX_SNAPSHOT_BYTES, 65536);
+        assert_eq!(Limits::MAX_CHUNK_PAYLOAD, 65536);
+    }
+}
