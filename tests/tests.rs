@@ -11,4 +11,5 @@ mod demo_chunks;
 mod demo_messages;
 mod demo_stream;
 mod demo_write;
+mod fuzz_smoke;
 mod maps;
