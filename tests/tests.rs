@@ -11,5 +11,6 @@ mod demo_chunks;
 mod demo_messages;
 mod demo_stream;
 mod demo_write;
+mod fuzz_regressions;
 mod fuzz_smoke;
 mod maps;
