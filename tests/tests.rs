@@ -12,5 +12,7 @@ mod demo_messages;
 mod demo_stream;
 mod demo_write;
 mod demos_cli;
+mod fuzz_regressions;
+mod fuzz_smoke;
 mod hostile;
 mod maps;

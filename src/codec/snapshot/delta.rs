@@ -31,7 +31,9 @@
 //! the full data (not in the old snapshot) or the diff (only if non-zero).
 //! So `apply(old, create(old, new))` has the items of `new` with the same
 //! data; the order equals `new`'s whenever `new` lists its kept items in old
-//! order before its new items (which every applied snapshot does).
+//! order before its new items. Every applied snapshot does, except one whose
+//! delta removed and updated the same key: that item was appended, and the
+//! re-created delta puts it back at its old place.
 
 use super::{
     item_id, item_key, item_type, wrapping_add_with, Error, ErrorKind, Protocol, Snapshot, Warning,
