@@ -429,6 +429,39 @@ fn datafile_item_types_overlapping() {
     );
 }
 
+/// 5000 items each followed by 4 unused bytes: one `item_gap` warning per
+/// item without a limit; kept to `MAX_WARNINGS` plus one marker.
+#[test]
+fn datafile_warnings_are_bounded() {
+    let n = 5000;
+    let mut r = RawDatafile::base();
+    r.types = vec![[1, 0, n]];
+    r.items.clear();
+    r.item_offsets.clear();
+    for id in 0..n {
+        r.item_offsets.push(r.items.len() as i32);
+        r.items.extend(item_bytes(1, id as u16, &[id]));
+        r.items.extend([0; 4]);
+    }
+    let bytes = r.encode();
+    let df = Datafile::parse(&bytes).unwrap();
+    assert_eq!(df.num_items(), n as usize);
+    let w = df.warnings();
+    assert_eq!(w.len(), datafile::MAX_WARNINGS + 1);
+    assert!(w[..1024]
+        .iter()
+        .all(|w| w.kind == datafile::WarningKind::ItemGap));
+    let items = r.layout().items as u64;
+    assert_eq!(
+        (w[1024].kind, w[1024].section, w[1024].offset),
+        (
+            datafile::WarningKind::TooManyWarnings,
+            Section::Item(1024),
+            items + 1024 * 16 + 12
+        )
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Demos
 // ---------------------------------------------------------------------------

@@ -172,6 +172,9 @@ pub enum WarningKind {
     TrailingBytes,
     /// An item occupies less than the space up to the next item.
     ItemGap,
+    /// More than [`super::MAX_WARNINGS`] warnings: this one stands for the
+    /// first left out, later ones are dropped.
+    TooManyWarnings,
 }
 
 impl WarningKind {
@@ -181,6 +184,7 @@ impl WarningKind {
             WarningKind::SwaplenMismatch => "swaplen_mismatch",
             WarningKind::TrailingBytes => "trailing_bytes",
             WarningKind::ItemGap => "item_gap",
+            WarningKind::TooManyWarnings => "too_many_warnings",
         }
     }
 }

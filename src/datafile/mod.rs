@@ -38,7 +38,7 @@ mod write;
 
 pub use error::{Error, ErrorKind, Section, Warning, WarningKind};
 pub use inflate::{Inflater, Limits};
-pub use parse::{Datafile, Item, ItemType, ItemTypeId, Version};
+pub use parse::{Datafile, Item, ItemType, ItemTypeId, Version, MAX_WARNINGS};
 pub use write::DatafileWriter;
 
 /// Item type id of DDNet's UUID index items (the "ex" type).

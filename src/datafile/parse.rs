@@ -6,6 +6,8 @@ use crate::bytes::{le_i32, LeI32s};
 
 /// Size of the version header plus header.
 const HEADER_LEN: usize = 36;
+/// Most warnings kept per file (real maps have at most 13).
+pub const MAX_WARNINGS: usize = 1024;
 
 /// The datafile version as written in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -148,7 +150,14 @@ impl<'a> Datafile<'a> {
         }
 
         let mut warnings = Vec::new();
+        // At most MAX_WARNINGS, then one TooManyWarnings: a crafted file of
+        // tiny items with gaps would otherwise get one warning per item.
         let warn = |w: &mut Vec<Warning>, kind, section, offset: usize| {
+            let kind = match w.len().cmp(&MAX_WARNINGS) {
+                std::cmp::Ordering::Less => kind,
+                std::cmp::Ordering::Equal => WarningKind::TooManyWarnings,
+                std::cmp::Ordering::Greater => return,
+            };
             w.push(Warning {
                 kind,
                 section,
