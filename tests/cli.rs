@@ -1,24 +1,8 @@
 //! The `teebatch` binary: batch conventions of `maps index`.
 
-use crate::common;
+use crate::common::{self, records, teebatch};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn teebatch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_teebatch"))
-        .args(args)
-        .output()
-        .expect("run teebatch")
-}
-
-fn records(out: &Output) -> Vec<Value> {
-    String::from_utf8(out.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 #[test]
 fn maps_index_verify_matches_golden_through_the_cli() {

@@ -1,24 +1,8 @@
 //! The `teebatch demos` commands against the real demos and their golden
 //! files, and the batch conventions on broken demos.
 
-use crate::common;
+use crate::common::{self, records, teebatch};
 use serde_json::Value;
-use std::process::{Command, Output};
-
-fn teebatch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_teebatch"))
-        .args(args)
-        .output()
-        .expect("run teebatch")
-}
-
-fn records(out: &Output) -> Vec<Value> {
-    String::from_utf8(out.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
 
 /// Header, embedded map, chunk counts and tick fields of `demos index`
 /// equal the independent decoder's summary.json for every real demo.

@@ -20,8 +20,8 @@
 
 use std::io::{Cursor, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
+use crate::common::{records, teebatch};
 use serde_json::Value;
 use teebatch::backend::Backend;
 use teebatch::batch::{self, MmapMode};
@@ -942,21 +942,6 @@ fn header_counts_out_of_range() {
     assert_eq!(Demo::parse(&d).unwrap_err().section, demo::Section::Map);
 }
 
-fn teebatch(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_teebatch"))
-        .args(args)
-        .output()
-        .expect("run teebatch")
-}
-
-fn records(out: &Output) -> Vec<Value> {
-    String::from_utf8(out.stdout.clone())
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// Every crafted demo through `demos index`: one record each, with the
 /// error the library reports.
 #[test]
@@ -1163,7 +1148,7 @@ fn check_batch(kind: &str, ext: &str, extra: &[&str], seed: u64) {
 
     let command = format!("{kind}s");
     let run = |path: &Path, jobs: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_teebatch"))
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
             .args([command.as_str(), "index", "-q", "--jobs", jobs])
             .args(extra)
             .arg(path)

@@ -33,3 +33,20 @@ pub fn files_with_ext(dir: &std::path::Path, ext: &str) -> Vec<PathBuf> {
     v.sort();
     v
 }
+
+/// Runs the `teebatch` binary built for these tests.
+pub fn teebatch(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
+        .args(args)
+        .output()
+        .expect("run teebatch")
+}
+
+/// The JSON records (one per line) a batch command printed.
+pub fn records(out: &std::process::Output) -> Vec<serde_json::Value> {
+    String::from_utf8(out.stdout.clone())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
