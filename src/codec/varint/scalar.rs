@@ -48,6 +48,28 @@ pub(crate) fn int_from_word(word: u64) -> (i32, usize, Option<VarintWarningKind>
     (value ^ sign, len, warning)
 }
 
+/// Decodes the int at `pos` into `slot`, pushing its warning; returns its
+/// length in bytes. The slow path of the scalar and SIMD tiers.
+#[inline(always)]
+pub(crate) fn store_int_at(
+    input: &[u8],
+    pos: usize,
+    slot: &mut i32,
+    warnings: &mut Vec<VarintWarning>,
+) -> Result<usize, VarintError> {
+    let Some((value, len, warning)) = int_at(input, pos) else {
+        return Err(VarintError {
+            kind: VarintErrorKind::UnexpectedEnd,
+            offset: pos,
+        });
+    };
+    if let Some(kind) = warning {
+        warnings.push(VarintWarning { kind, offset: pos });
+    }
+    *slot = value;
+    Ok(len)
+}
+
 /// The int at `pos`: from one load where 8 bytes remain, else byte by byte.
 #[inline(always)]
 pub(crate) fn int_at(input: &[u8], pos: usize) -> Option<(i32, usize, Option<VarintWarningKind>)> {
@@ -93,18 +115,8 @@ pub(crate) fn unpack_from(
         pos += singles;
         n += singles;
         // `n < out.len()` still: at most 7 singles were added.
-        let Some((value, len, warning)) = int_at(input, pos) else {
-            return Err(VarintError {
-                kind: VarintErrorKind::UnexpectedEnd,
-                offset: pos,
-            });
-        };
-        if let Some(kind) = warning {
-            warnings.push(VarintWarning { kind, offset: pos });
-        }
-        out[n] = value;
+        pos += store_int_at(input, pos, &mut out[n], warnings)?;
         n += 1;
-        pos += len;
     }
     tail(input, out, warnings, pos, n)
 }
@@ -118,19 +130,14 @@ pub(crate) fn tail(
     mut n: usize,
 ) -> Result<usize, VarintError> {
     while pos < input.len() {
-        let error = |kind| VarintError { kind, offset: pos };
         let Some(slot) = out.get_mut(n) else {
-            return Err(error(VarintErrorKind::OutputFull));
+            return Err(VarintError {
+                kind: VarintErrorKind::OutputFull,
+                offset: pos,
+            });
         };
-        let Some((value, len, warning)) = int_at(input, pos) else {
-            return Err(error(VarintErrorKind::UnexpectedEnd));
-        };
-        if let Some(kind) = warning {
-            warnings.push(VarintWarning { kind, offset: pos });
-        }
-        *slot = value;
+        pos += store_int_at(input, pos, slot, warnings)?;
         n += 1;
-        pos += len;
     }
     Ok(n)
 }

@@ -18,8 +18,8 @@
 
 use wide::{i16x16, i32x16, i8x16};
 
-use super::scalar::{int_at, unpack_from};
-use super::{VarintError, VarintErrorKind, VarintWarning};
+use super::scalar::{store_int_at, unpack_from};
+use super::{VarintError, VarintWarning};
 
 #[inline(always)]
 fn load_block(input: &[u8], pos: usize) -> Option<i8x16> {
@@ -54,18 +54,8 @@ pub fn unpack(
         let singles = extend.trailing_zeros() as usize;
         pos += singles;
         n += singles;
-        let Some((value, len, warning)) = int_at(input, pos) else {
-            return Err(VarintError {
-                kind: VarintErrorKind::UnexpectedEnd,
-                offset: pos,
-            });
-        };
-        if let Some(kind) = warning {
-            warnings.push(VarintWarning { kind, offset: pos });
-        }
-        out[n] = value;
+        pos += store_int_at(input, pos, &mut out[n], warnings)?;
         n += 1;
-        pos += len;
     }
     unpack_from(input, out, warnings, pos, n)
 }
