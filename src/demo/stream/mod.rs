@@ -186,6 +186,25 @@ fn push_warning(warnings: &mut Vec<StreamWarning>, max: usize, w: StreamWarning)
     }
 }
 
+/// Pushes warnings of one chunk's decoding layer (kind, offset inside the
+/// layer) with the chunk's position, within the cap.
+fn push_chunk_warnings(
+    warnings: &mut Vec<StreamWarning>,
+    max: usize,
+    pos: ChunkPos,
+    inner: impl Iterator<Item = (StreamWarningKind, usize)>,
+) {
+    for (kind, inner_offset) in inner {
+        let w = StreamWarning {
+            kind,
+            chunk: Some(pos.index),
+            offset: pos.offset,
+            inner_offset,
+        };
+        push_warning(warnings, max, w);
+    }
+}
+
 /// A warning with its position: chunk index (`None` for the header), file
 /// offset of the chunk (or header field) and the offset inside the layer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -781,15 +800,9 @@ impl<'d, 'a> Stream<'d, 'a> {
                     &mut dec.scratch,
                     &mut dec.snapshot_warnings,
                 );
-                for w in &dec.snapshot_warnings {
-                    let w = StreamWarning {
-                        kind: StreamWarningKind::Snapshot(w.kind),
-                        chunk: Some(pos.index),
-                        offset: pos.offset,
-                        inner_offset: w.offset,
-                    };
-                    push_warning(&mut dec.warnings, dec.max_warnings, w);
-                }
+                let inner = dec.snapshot_warnings.iter();
+                let inner = inner.map(|w| (StreamWarningKind::Snapshot(w.kind), w.offset));
+                push_chunk_warnings(&mut dec.warnings, dec.max_warnings, pos, inner);
                 r.map_err(|e| StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset))?;
                 self.reconstructed();
             }
@@ -848,15 +861,9 @@ impl<'d, 'a> Stream<'d, 'a> {
             &mut dec.ints,
             &mut dec.varint_warnings,
         );
-        for w in &dec.varint_warnings {
-            let w = StreamWarning {
-                kind: StreamWarningKind::Varint(w.kind),
-                chunk: Some(pos.index),
-                offset: pos.offset,
-                inner_offset: w.offset,
-            };
-            push_warning(&mut dec.warnings, dec.max_warnings, w);
-        }
+        let inner = dec.varint_warnings.iter();
+        let inner = inner.map(|w| (StreamWarningKind::Varint(w.kind), w.offset));
+        push_chunk_warnings(&mut dec.warnings, dec.max_warnings, pos, inner);
         let ints = r.map_err(|e| {
             let kind = match e.kind {
                 VarintErrorKind::OutputFull => StreamErrorKind::PayloadTooLarge,
