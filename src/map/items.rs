@@ -744,6 +744,26 @@ impl Map {
         }
     }
 
+    /// Layer `layer` if it is a tilemap, with its checked tile source and its
+    /// stored tile data inflated into `scratch`.
+    fn stored_tiles(
+        &self,
+        df: &Datafile<'_>,
+        layer: usize,
+        inflater: &mut Inflater,
+        scratch: &mut Vec<u8>,
+    ) -> Result<Option<(&Layer, &Tilemap, TileSource)>, MapError> {
+        let Some(l) = self.layers.get(layer) else {
+            return Ok(None);
+        };
+        let LayerKind::Tilemap(tm) = &l.kind else {
+            return Ok(None);
+        };
+        let src = locate_tiles(df, layer, l, tm, inflater)?;
+        df.decompress(src.data, inflater, scratch)?;
+        Ok(Some((l, tm, src)))
+    }
+
     /// Loads and expands the tiles of layer `layer` (a tilemap) to
     /// `width × height` tiles. `scratch` receives the stored data.
     pub fn load_tiles(
@@ -753,15 +773,10 @@ impl Map {
         inflater: &mut Inflater,
         scratch: &mut Vec<u8>,
     ) -> Result<Option<TileLayer>, MapError> {
-        let Some(l) = self.layers.get(layer) else {
+        let Some((_, tm, src)) = self.stored_tiles(df, layer, inflater, scratch)? else {
             return Ok(None);
         };
-        let LayerKind::Tilemap(tm) = &l.kind else {
-            return Ok(None);
-        };
-        let src = locate_tiles(df, layer, l, tm, inflater)?;
         let section = MapSection::Layer(layer as u32);
-        df.decompress(src.data, inflater, scratch)?;
         let (w, h) = (src.width, src.height);
         let bytes = if src.skip {
             let mut out = Vec::new();
@@ -790,15 +805,10 @@ impl Map {
         scratch: &mut Vec<u8>,
         warnings: &mut Vec<MapWarning>,
     ) -> Result<Option<TileHistogram>, MapError> {
-        let Some(l) = self.layers.get(layer) else {
+        let Some((l, tm, src)) = self.stored_tiles(df, layer, inflater, scratch)? else {
             return Ok(None);
         };
-        let LayerKind::Tilemap(tm) = &l.kind else {
-            return Ok(None);
-        };
-        let src = locate_tiles(df, layer, l, tm, inflater)?;
         let section = MapSection::Layer(layer as u32);
-        df.decompress(src.data, inflater, scratch)?;
         let h = if src.skip {
             tiles::histogram_skip(scratch, (src.width * src.height) as u64)
                 .map_err(|e| skip_error(e.kind, section, src.data_offset))?
