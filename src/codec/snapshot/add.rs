@@ -27,10 +27,7 @@ pub fn wrapping_add_scalar(old: &[i32], diff: &[i32], out: &mut [i32]) {
             o[i] = a[i].wrapping_add(d[i]);
         }
     }
-    let (o, a, d) = (oc.into_remainder(), ac.remainder(), dc.remainder());
-    for ((o, &a), &d) in o.iter_mut().zip(a).zip(d) {
-        *o = a.wrapping_add(d);
-    }
+    wrapping_add_oracle(ac.remainder(), dc.remainder(), oc.into_remainder());
 }
 
 #[inline(always)]
@@ -53,10 +50,7 @@ pub fn wrapping_add_simd(old: &[i32], diff: &[i32], out: &mut [i32]) {
         let s = load8(a) + load8(d);
         o.copy_from_slice(s.as_array());
     }
-    let (o, a, d) = (oc.into_remainder(), ac.remainder(), dc.remainder());
-    for ((o, &a), &d) in o.iter_mut().zip(a).zip(d) {
-        *o = a.wrapping_add(d);
-    }
+    wrapping_add_oracle(ac.remainder(), dc.remainder(), oc.into_remainder());
 }
 
 /// `out = old + diff` (wrapping) by the tier `backend` selects.
