@@ -177,7 +177,6 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
                 .filter_map(|i| Some((df.data_raw(i)?, df.data_size(i)?)))
                 .collect::<Vec<_>>()
         })
-        .filter(|_| true)
         .collect();
     let out_bytes: u64 = blocks.iter().map(|&(_, n)| n as u64).sum();
     let mut d = libdeflater::Decompressor::new();

@@ -181,15 +181,19 @@ fn dump_chat(
     Ok(outcome.error.map(|e| e.to_string()))
 }
 
+/// Parses a demo named on the command line, printing `path: error` if it
+/// is not one.
+fn parse_or_report<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Option<Demo<'a>> {
+    Demo::parse(bytes)
+        .map_err(|e| eprintln!("{}: {e}", path.display()))
+        .ok()
+}
+
 fn dump(args: DumpArgs) -> io::Result<ExitCode> {
     if args.chat {
         let bytes = std::fs::read(&args.file)?;
-        let demo = match Demo::parse(&bytes) {
-            Ok(d) => d,
-            Err(e) => {
-                eprintln!("{}: {e}", args.file.display());
-                return Ok(ExitCode::from(1));
-            }
+        let Some(demo) = parse_or_report(&args.file, &bytes) else {
+            return Ok(ExitCode::from(1));
         };
         let mut out = io::BufWriter::new(io::stdout().lock());
         let err = dump_chat(&demo, args.backend, &mut out)?;
@@ -212,12 +216,8 @@ fn dump(args: DumpArgs) -> io::Result<ExitCode> {
         DumpKind::Chunks
     };
     let bytes = std::fs::read(&args.file)?;
-    let demo = match Demo::parse(&bytes) {
-        Ok(d) => d,
-        Err(e) => {
-            eprintln!("{}: {e}", args.file.display());
-            return Ok(ExitCode::from(1));
-        }
+    let Some(demo) = parse_or_report(&args.file, &bytes) else {
+        return Ok(ExitCode::from(1));
     };
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
     let result = if args.jobs > 1 {
