@@ -215,6 +215,10 @@ fn truncated_demos_keep_the_golden_prefix() {
             let framing_error = demo.chunks().find_map(|c| c.err());
             for (kind, golden) in DumpKind::ALL.into_iter().zip(&golden) {
                 let (out, err) = dump(Backend::Simd, &demo, kind);
+                // Read-ahead stops where a chunk-by-chunk pass stops.
+                let (plain, plain_err) = dump(Backend::Oracle, &demo, kind);
+                assert!(plain == out, "{} cut {cut} {kind:?}", d.name);
+                assert_eq!(format!("{plain_err:?}"), format!("{err:?}"));
                 let lines = body(kind, &out);
                 assert!(lines.len() <= golden.len());
                 match err {
@@ -329,6 +333,10 @@ fn check_corrupted(bytes: &[u8], golden: &[Vec<String>; 2], flips: &[(usize, u8)
     let segs = segments(&demo, usize::MAX);
     for kind in DumpKind::ALL {
         let (seq, err) = dump(Backend::Simd, &demo, kind);
+        // The oracle tier decodes chunk by chunk, without read-ahead.
+        let (plain, plain_err) = dump(Backend::Oracle, &demo, kind);
+        assert!(plain == seq, "{kind:?}");
+        assert_eq!(format!("{plain_err:?}"), format!("{err:?}"));
         let mut par = Vec::new();
         let perr = dump_parallel(Backend::Simd, &demo, kind, &segs, &mut par).err();
         assert!(par == seq, "{kind:?}");

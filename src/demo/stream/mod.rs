@@ -58,10 +58,11 @@ pub mod stats;
 pub use parallel::{segments, split_points, visit_parallel, Segment};
 pub use stats::{demo_stats, ChunkCounts, DemoStats, ItemTypeStats, StatsVisitor};
 
+use super::Chunk;
 use super::ChunkKind;
 use super::{Chunks, Demo, DemoError, DemoErrorKind};
 use crate::backend::Backend;
-use crate::codec::huffman::{self, HuffmanErrorKind};
+use crate::codec::huffman::{self, HuffmanError, HuffmanErrorKind};
 use crate::codec::snapshot::{self, apply_delta_with, Protocol, Snapshot};
 use crate::codec::varint::{self, VarintErrorKind, VarintWarning, VarintWarningKind};
 
@@ -70,6 +71,22 @@ pub const MAX_PAYLOAD: usize = 64 * 1024;
 /// Most ints one payload may unpack to (64 KiB of `i32`s, DDNet's
 /// `m_aChunkData`).
 pub const MAX_INTS: usize = MAX_PAYLOAD / 4;
+/// Data chunks whose payloads are Huffman-decoded together (see
+/// [`Stream`]'s look-ahead).
+const BATCH_CHUNKS: usize = 8;
+/// A batch stops taking data chunks once their output room reaches this
+/// many bytes (the arena holds this plus one largest payload).
+const BATCH_BUDGET: usize = 64 * 1024;
+/// Most chunks (tick markers included) read ahead at once.
+const QUEUE_CHUNKS: usize = 64;
+
+/// Output room for a payload of `len` compressed bytes: every code is at
+/// least one bit, so no stream decodes to more than `8 * len` bytes; the 64
+/// spare bytes let the Huffman decoder's fast loop run to the end.
+fn huffman_room(len: usize) -> usize {
+    MAX_PAYLOAD.min(len.saturating_mul(8).saturating_add(64))
+}
+
 /// Smallest valid tick (DDNet `MIN_TICK`).
 pub const MIN_TICK: i32 = 0;
 /// Ticks must be below this (DDNet `MAX_TICK`).
@@ -374,7 +391,8 @@ impl<V: Visitor> Visitor for Vec<V> {
 /// The reusable decoding state of one worker.
 pub struct Decoder {
     backend: Backend,
-    huffman: Vec<u8>,
+    /// Huffman output of the payloads read ahead, one after the other.
+    arena: Vec<u8>,
     ints: Vec<i32>,
     message: Vec<u8>,
     current: Snapshot,
@@ -397,9 +415,9 @@ impl Decoder {
     pub fn new(backend: Backend) -> Decoder {
         Decoder {
             backend,
-            huffman: vec![0; MAX_PAYLOAD],
+            arena: vec![0; BATCH_BUDGET + MAX_PAYLOAD],
             ints: vec![0; MAX_INTS],
-            message: Vec::with_capacity(MAX_PAYLOAD),
+            message: Vec::new(),
             current: Snapshot::new(),
             scratch: Snapshot::new(),
             varint_warnings: Vec::new(),
@@ -485,6 +503,8 @@ impl Decoder {
             have_snapshot: false,
             checksum: 0,
             done: false,
+            queue: Vec::with_capacity(QUEUE_CHUNKS + 1),
+            head: 0,
             dec: self,
         }
     }
@@ -523,9 +543,29 @@ enum Step<'a> {
         kind: DataKind,
         pos: ChunkPos,
         compressed: &'a [u8],
+        /// The decompressed payload's place in the arena.
+        start: usize,
         bytes: usize,
         ints: usize,
     },
+}
+
+/// A chunk read ahead of the stream's position, or what ended the read.
+#[derive(Clone, Copy, Debug)]
+enum Queued<'a> {
+    /// A chunk; for a data chunk with a payload, its Huffman output starts
+    /// at `start` in the arena and `huffman` is the decoder's result.
+    Chunk {
+        chunk: Chunk<'a>,
+        start: usize,
+        huffman: Result<usize, HuffmanError>,
+    },
+    /// Chunk framing failed here.
+    Error(DemoError),
+    /// The end of the data.
+    End,
+    /// The end of the segment (the next chunk is not read ahead).
+    SegmentEnd,
 }
 
 /// A decoding pass over a demo's chunks.
@@ -561,6 +601,10 @@ pub struct Stream<'d, 'a> {
     have_snapshot: bool,
     checksum: i32,
     done: bool,
+    /// Chunks read ahead (their payloads already Huffman-decoded, as one
+    /// batch) and the next one to hand out.
+    queue: Vec<Queued<'a>>,
+    head: usize,
 }
 
 impl<'d, 'a> Stream<'d, 'a> {
@@ -605,13 +649,14 @@ impl<'d, 'a> Stream<'d, 'a> {
                 kind,
                 pos,
                 compressed,
+                start,
                 bytes,
                 ints,
             } => {
                 let payload = Payload {
                     data_index: self.data_index - 1,
                     compressed,
-                    decompressed: &dec.huffman[..bytes],
+                    decompressed: &dec.arena[start..start + bytes],
                     ints: &dec.ints[..ints],
                 };
                 match kind {
@@ -627,7 +672,7 @@ impl<'d, 'a> Stream<'d, 'a> {
                         tick,
                         pos,
                         payload,
-                        bytes: &dec.message,
+                        bytes: message_bytes(&dec.ints[..ints], &dec.message),
                     }),
                     DataKind::Unknown(chunk_type) => Event::Unknown(UnknownEvent {
                         tick,
@@ -672,19 +717,26 @@ impl<'d, 'a> Stream<'d, 'a> {
             if self.done {
                 return Ok(None);
             }
-            if self.chunks.offset() >= self.end {
-                return self.end_segment();
+            if self.head == self.queue.len() {
+                self.read_ahead();
             }
-            let chunk = match self.chunks.next() {
-                None => return Ok(self.finish()),
-                Some(Err(e)) => return Err(StreamError::container(e)),
-                Some(Ok(c)) => c,
+            let queued = self.queue[self.head];
+            self.head += 1;
+            let (chunk, start, huffman) = match queued {
+                Queued::Chunk {
+                    chunk,
+                    start,
+                    huffman,
+                } => (chunk, start, huffman),
+                Queued::Error(e) => return Err(StreamError::container(e)),
+                Queued::End => return Ok(self.finish()),
+                Queued::SegmentEnd => return self.end_segment(),
             };
             let pos = ChunkPos {
                 index: chunk.index,
                 offset: chunk.offset,
             };
-            match chunk.kind {
+            let (kind, data) = match chunk.kind {
                 ChunkKind::Tick { tick, keyframe } => {
                     let inline = self.check_tick(tick, pos)?;
                     if keyframe && inline {
@@ -700,17 +752,82 @@ impl<'d, 'a> Stream<'d, 'a> {
                     if let Some(prev) = self.pending.replace(next) {
                         return Ok(Some(Step::Tick(prev)));
                     }
+                    continue;
                 }
-                ChunkKind::Snapshot(d) => {
-                    return self.decode_data(DataKind::Snapshot(SnapshotKind::Full), d, pos)
+                ChunkKind::Snapshot(d) => (DataKind::Snapshot(SnapshotKind::Full), d),
+                ChunkKind::Delta(d) => (DataKind::Snapshot(SnapshotKind::Delta), d),
+                ChunkKind::Message(d) => (DataKind::Message, d),
+                ChunkKind::Unknown { chunk_type, data } => (DataKind::Unknown(chunk_type), data),
+            };
+            return self.decode_data(kind, data, pos, start, huffman);
+        }
+    }
+
+    /// Reads the next chunks (up to [`QUEUE_CHUNKS`], [`BATCH_CHUNKS`] data
+    /// chunks or [`BATCH_BUDGET`] bytes of Huffman output room) and
+    /// Huffman-decodes their payloads as one batch, so that the decoder can
+    /// work on several independent streams at once. Everything else (tick
+    /// checks, varints, snapshots, warnings, errors) happens as the queue is
+    /// handed out, in file order, so the events are those of a chunk-by-chunk
+    /// pass. The queue ends with what stopped the read when that was not a
+    /// limit: a framing error, the end of the data or of the segment.
+    fn read_ahead(&mut self) {
+        self.queue.clear();
+        self.head = 0;
+        let mut inputs: [&[u8]; BATCH_CHUNKS] = [&[]; BATCH_CHUNKS];
+        let mut rooms = [0usize; BATCH_CHUNKS];
+        let mut slots = [0usize; BATCH_CHUNKS];
+        // The oracle tier reads no further than the next data chunk: the
+        // plain chunk-by-chunk pass the look-ahead is tested against.
+        let max_batch = match self.dec.backend {
+            Backend::Oracle => 1,
+            _ => BATCH_CHUNKS,
+        };
+        let mut batch = 0;
+        let mut used = 0;
+        while self.queue.len() < QUEUE_CHUNKS && batch < max_batch && used < BATCH_BUDGET {
+            if self.chunks.offset() >= self.end {
+                self.queue.push(Queued::SegmentEnd);
+                break;
+            }
+            let chunk = match self.chunks.next() {
+                None => {
+                    self.queue.push(Queued::End);
+                    break;
                 }
-                ChunkKind::Delta(d) => {
-                    return self.decode_data(DataKind::Snapshot(SnapshotKind::Delta), d, pos)
+                Some(Err(e)) => {
+                    self.queue.push(Queued::Error(e));
+                    break;
                 }
-                ChunkKind::Message(d) => return self.decode_data(DataKind::Message, d, pos),
-                ChunkKind::Unknown { chunk_type, data } => {
-                    return self.decode_data(DataKind::Unknown(chunk_type), data, pos)
-                }
+                Some(Ok(c)) => c,
+            };
+            let payload = chunk.kind.payload().unwrap_or(&[]);
+            if !payload.is_empty() {
+                inputs[batch] = payload;
+                rooms[batch] = huffman_room(payload.len());
+                slots[batch] = self.queue.len();
+                batch += 1;
+            }
+            self.queue.push(Queued::Chunk {
+                chunk,
+                start: used,
+                huffman: Ok(0),
+            });
+            if !payload.is_empty() {
+                used += rooms[batch - 1];
+            }
+        }
+        let mut results = [Ok(0); BATCH_CHUNKS];
+        decompress_batch_with(
+            self.dec.backend,
+            &inputs[..batch],
+            &rooms[..batch],
+            &mut self.dec.arena,
+            &mut results[..batch],
+        );
+        for (&slot, &result) in slots[..batch].iter().zip(&results[..batch]) {
+            if let Queued::Chunk { huffman, .. } = &mut self.queue[slot] {
+                *huffman = result;
             }
         }
     }
@@ -769,11 +886,13 @@ impl<'d, 'a> Stream<'d, 'a> {
         kind: DataKind,
         compressed: &'a [u8],
         pos: ChunkPos,
+        start: usize,
+        huffman: Result<usize, HuffmanError>,
     ) -> Result<Option<Step<'a>>, StreamError> {
         if self.last_tick.is_none() {
             self.warn(StreamWarningKind::DataBeforeTick, pos, 0);
         }
-        let (bytes, ints) = self.decode_payload(compressed, pos)?;
+        let (bytes, ints) = self.decode_payload(start, huffman, pos)?;
         let dec = &mut *self.dec;
         let ints_slice = &dec.ints[..ints];
         match kind {
@@ -807,9 +926,11 @@ impl<'d, 'a> Stream<'d, 'a> {
                 self.reconstructed();
             }
             DataKind::Message => {
-                dec.message.clear();
-                dec.message
-                    .extend(ints_slice.iter().flat_map(|v| v.to_le_bytes()));
+                if cfg!(target_endian = "big") {
+                    dec.message.clear();
+                    dec.message
+                        .extend(ints_slice.iter().flat_map(|v| v.to_le_bytes()));
+                }
             }
             DataKind::Unknown(_) => {
                 self.warn(StreamWarningKind::UnknownChunk, pos, 0);
@@ -820,6 +941,7 @@ impl<'d, 'a> Stream<'d, 'a> {
             kind,
             pos,
             compressed,
+            start,
             bytes,
             ints,
         }))
@@ -836,28 +958,29 @@ impl<'d, 'a> Stream<'d, 'a> {
         }
     }
 
-    /// Huffman + varints into the decoder's buffers; returns both lengths.
+    /// The Huffman result of a payload read ahead, then varints into the
+    /// decoder's buffer; returns both lengths (bytes, ints).
     fn decode_payload(
         &mut self,
-        compressed: &[u8],
+        start: usize,
+        huffman: Result<usize, HuffmanError>,
         pos: ChunkPos,
     ) -> Result<(usize, usize), StreamError> {
-        if compressed.is_empty() {
+        let bytes = huffman.map_err(|e| {
+            let kind = match e.kind {
+                HuffmanErrorKind::OutputFull => StreamErrorKind::PayloadTooLarge,
+                k => StreamErrorKind::Huffman(k),
+            };
+            StreamError::new(kind, pos, e.offset)
+        })?;
+        if bytes == 0 {
             return Ok((0, 0));
         }
         let dec = &mut *self.dec;
-        let bytes =
-            huffman::decompress_with(dec.backend, compressed, &mut dec.huffman).map_err(|e| {
-                let kind = match e.kind {
-                    HuffmanErrorKind::OutputFull => StreamErrorKind::PayloadTooLarge,
-                    k => StreamErrorKind::Huffman(k),
-                };
-                StreamError::new(kind, pos, e.offset)
-            })?;
         dec.varint_warnings.clear();
         let r = varint::unpack_with(
             dec.backend,
-            &dec.huffman[..bytes],
+            &dec.arena[start..start + bytes],
             &mut dec.ints,
             &mut dec.varint_warnings,
         );
@@ -872,6 +995,31 @@ impl<'d, 'a> Stream<'d, 'a> {
             StreamError::new(kind, pos, e.offset)
         })?;
         Ok((bytes, ints))
+    }
+}
+
+/// A message's ints as little-endian bytes: the ints' own memory on a
+/// little-endian target, else `converted` (filled by the decoder).
+fn message_bytes<'b>(ints: &'b [i32], converted: &'b [u8]) -> &'b [u8] {
+    if cfg!(target_endian = "little") {
+        bytemuck::cast_slice(ints)
+    } else {
+        converted
+    }
+}
+
+/// Huffman-decodes `inputs[i]` into the next `rooms[i]` bytes of `arena`.
+fn decompress_batch_with(
+    backend: Backend,
+    inputs: &[&[u8]],
+    rooms: &[usize],
+    arena: &mut [u8],
+    results: &mut [Result<usize, HuffmanError>],
+) {
+    let mut start = 0;
+    for ((input, &room), result) in inputs.iter().zip(rooms).zip(results) {
+        *result = huffman::decompress_with(backend, input, &mut arena[start..start + room]);
+        start += room;
     }
 }
 
@@ -905,9 +1053,8 @@ mod tests {
         /// Addresses of every buffer the decoder reuses.
         fn buffers(&self) -> Vec<usize> {
             let mut v = vec![
-                self.huffman.as_ptr() as usize,
+                self.arena.as_ptr() as usize,
                 self.ints.as_ptr() as usize,
-                self.message.as_ptr() as usize,
                 self.current.keys().as_ptr() as usize,
                 self.current.data().as_ptr() as usize,
                 self.scratch.keys().as_ptr() as usize,
