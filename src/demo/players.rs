@@ -166,142 +166,261 @@ fn read_str_into(
     }
 }
 
+/// Client ids below this are found through a table and have their
+/// client-info strings cached; larger ones are searched and decoded anew.
+const CACHED_IDS: usize = 256;
+
+/// Name (4), clan (3), country (1), skin (6): the same layout in 0.6
+/// `obj_client_info` (from int 0) and 0.7 `obj_de_client_info` (from int 2).
+const RAW_INFO_INTS: usize = 14;
+
+/// The players of the latest snapshot given to [`PlayerViews::update`],
+/// kept from one call to the next: a view's string buffers are reused, and
+/// a client whose client-info ints did not change since the previous call
+/// keeps its name, clan and skin without decoding or comparing them (only
+/// strings that decoded without warnings are kept, so warnings repeat
+/// exactly as on a fresh decode). Called tick after tick it allocates
+/// nothing once warm.
+#[derive(Clone, Debug, Default)]
+pub struct PlayerViews {
+    views: Vec<PlayerView>,
+    /// Parallel to `views` during an update: (any item seen, client-info
+    /// strings set).
+    seen: Vec<(bool, bool)>,
+    pool: Vec<String>,
+    /// By client id: the client-info ints of call number `.0`, when its
+    /// strings decoded cleanly (only those of the previous call count).
+    raw: Vec<Option<(u64, [i32; RAW_INFO_INTS])>>,
+    /// Client ids whose strings the latest call kept unchanged.
+    reused: [u64; CACHED_IDS / 64],
+    calls: u64,
+}
+
+impl PlayerViews {
+    pub fn new() -> PlayerViews {
+        PlayerViews::default()
+    }
+
+    /// The players of the latest snapshot, sorted by client id.
+    pub fn views(&self) -> &[PlayerView] {
+        &self.views
+    }
+
+    /// Whether the latest [`PlayerViews::update`] kept `client_id`'s name,
+    /// clan and skin from the call before because its client-info ints
+    /// were unchanged. `false` says nothing.
+    pub fn strings_reused(&self, client_id: u16) -> bool {
+        let id = usize::from(client_id);
+        id < CACHED_IDS && self.reused[id / 64] >> (id % 64) & 1 != 0
+    }
+
+    /// Replaces the views with the players of `snap` (see [`players`]).
+    pub fn update(
+        &mut self,
+        snap: &Snapshot,
+        protocol: Protocol,
+        infos: &BTreeMap<u16, MessageInfo>,
+        warnings: &mut Vec<PlayerWarning>,
+    ) {
+        self.calls += 1;
+        self.reused = [0; CACHED_IDS / 64];
+        if self.raw.len() < CACHED_IDS {
+            self.raw.resize(CACHED_IDS, None);
+        }
+        // Position + 1 of each view of a client id below 256.
+        let mut index = [0u32; CACHED_IDS];
+        self.seen.clear();
+        for (i, v) in self.views.iter_mut().enumerate() {
+            v.country = None;
+            v.team = None;
+            v.score = None;
+            v.latency = None;
+            v.local = false;
+            v.position = None;
+            self.seen.push((false, false));
+            if let Some(slot) = index.get_mut(usize::from(v.client_id)) {
+                *slot = i as u32 + 1;
+            }
+        }
+        for (key, data) in snap.iter() {
+            let (ty, id) = (item_type(key), item_id(key));
+            let short = |need: usize, w: &mut Vec<PlayerWarning>| {
+                let s = data.len() < need;
+                if s {
+                    w.push(PlayerWarning {
+                        kind: PlayerWarningKind::ShortItem,
+                        key,
+                    });
+                }
+                s
+            };
+            match (protocol, ty) {
+                (Protocol::V06, V06_CLIENT_INFO) => {
+                    if short(17, warnings) {
+                        continue;
+                    }
+                    let at = self.entry(&mut index, id);
+                    self.client_strings(at, &data[..RAW_INFO_INTS], key, warnings);
+                }
+                (Protocol::V06, V06_PLAYER_INFO) => {
+                    if short(5, warnings) {
+                        continue;
+                    }
+                    let Ok(cid) = u16::try_from(data[1]) else {
+                        continue;
+                    };
+                    let at = self.entry(&mut index, cid);
+                    let p = &mut self.views[at];
+                    p.local = data[0] != 0;
+                    p.team = Some(data[2]);
+                    p.score = Some(data[3]);
+                    p.latency = Some(data[4]);
+                }
+                (Protocol::V07, V07_PLAYER_INFO) => {
+                    if short(3, warnings) {
+                        continue;
+                    }
+                    let at = self.entry(&mut index, id);
+                    let p = &mut self.views[at];
+                    p.score = Some(data[1]);
+                    p.latency = Some(data[2]);
+                }
+                (Protocol::V07, V07_DE_CLIENT_INFO) => {
+                    if short(58, warnings) {
+                        continue;
+                    }
+                    let at = self.entry(&mut index, id);
+                    let p = &mut self.views[at];
+                    p.local = data[0] != 0;
+                    p.team = Some(data[1]);
+                    self.client_strings(at, &data[2..2 + RAW_INFO_INTS], key, warnings);
+                }
+                (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER) => {
+                    if short(3, warnings) {
+                        continue;
+                    }
+                    let at = self.entry(&mut index, id);
+                    self.views[at].position = Some((data[1], data[2]));
+                }
+                _ => {}
+            }
+        }
+        // Drop the clients without items, and the strings of clients
+        // without client info, into the pool.
+        let mut kept = 0;
+        for i in 0..self.views.len() {
+            let (present, strings) = self.seen[i];
+            let v = &mut self.views[i];
+            if !present || !strings {
+                let strings = [v.name.take(), v.clan.take(), v.skin.take()];
+                self.pool.extend(strings.into_iter().flatten());
+            }
+            if present {
+                self.views.swap(kept, i);
+                kept += 1;
+            }
+        }
+        self.views.truncate(kept);
+        if protocol == Protocol::V07 {
+            for p in self.views.iter_mut() {
+                if let Some(info) = infos.get(&p.client_id) {
+                    if p.name.is_none() {
+                        set_str(&mut p.name, &info.name, &mut self.pool);
+                        set_opt_str(&mut p.clan, info.clan.as_deref(), &mut self.pool);
+                        set_opt_str(&mut p.skin, info.skin.as_deref(), &mut self.pool);
+                        p.country = info.country;
+                    }
+                    if p.team.is_none() {
+                        p.team = info.team;
+                    }
+                }
+            }
+        }
+        // Usually already in order (the views kept theirs; new ones follow
+        // the items' order, which is by type then id).
+        if !self.views.is_sorted_by_key(|p| p.client_id) {
+            self.views.sort_unstable_by_key(|p| p.client_id);
+        }
+    }
+
+    /// The view of client `id`, added if it has none yet.
+    fn entry(&mut self, index: &mut [u32; CACHED_IDS], id: u16) -> usize {
+        let found = match index.get(usize::from(id)) {
+            Some(&i) if i != 0 => Some(i as usize - 1),
+            Some(_) => None,
+            None => self.views.iter().position(|p| p.client_id == id),
+        };
+        let at = found.unwrap_or_else(|| {
+            self.views.push(PlayerView::default());
+            self.seen.push((false, false));
+            let at = self.views.len() - 1;
+            self.views[at].client_id = id;
+            if let Some(slot) = index.get_mut(usize::from(id)) {
+                *slot = at as u32 + 1;
+            }
+            at
+        });
+        self.seen[at].0 = true;
+        at
+    }
+
+    /// Sets view `at`'s name, clan, country and skin from the client-info
+    /// ints `info` ([`RAW_INFO_INTS`] of them), keeping the strings of the
+    /// previous call when the ints are the same.
+    fn client_strings(
+        &mut self,
+        at: usize,
+        info: &[i32],
+        key: u32,
+        warnings: &mut Vec<PlayerWarning>,
+    ) {
+        let Ok(raw) = <[i32; RAW_INFO_INTS]>::try_from(info) else {
+            return;
+        };
+        self.seen[at].1 = true;
+        let p = &mut self.views[at];
+        p.country = Some(raw[7]);
+        let id = usize::from(p.client_id);
+        let cached = self.raw.get(id).copied().flatten();
+        if cached == Some((self.calls - 1, raw)) && p.name.is_some() {
+            self.reused[id / 64] |= 1 << (id % 64);
+            self.raw[id] = Some((self.calls, raw));
+            return;
+        }
+        let before = warnings.len();
+        let pool = &mut self.pool;
+        read_str_into(&raw, 0..4, key, &mut p.name, pool, warnings);
+        read_str_into(&raw, 4..7, key, &mut p.clan, pool, warnings);
+        read_str_into(&raw, 8..14, key, &mut p.skin, pool, warnings);
+        if let Some(slot) = self.raw.get_mut(id) {
+            *slot = (warnings.len() == before).then_some((self.calls, raw));
+        }
+    }
+}
+
+/// Sets `slot` to `text` (or `None`), reusing buffers as [`set_str`] does.
+fn set_opt_str(slot: &mut Option<String>, text: Option<&str>, pool: &mut Vec<String>) {
+    match text {
+        Some(t) => set_str(slot, t, pool),
+        None => pool.extend(slot.take()),
+    }
+}
+
 /// The players of one snapshot, sorted by client id.
 ///
 /// `infos` supplies 0.7 names from messages (ignored for 0.6); a 0.7
 /// `obj_de_client_info` item takes precedence over it. A player is listed
-/// when any of its items is present.
+/// when any of its items is present. [`PlayerViews`] does the same tick
+/// after tick without allocating.
 pub fn players(
     snap: &Snapshot,
     protocol: Protocol,
     infos: &BTreeMap<u16, MessageInfo>,
     warnings: &mut Vec<PlayerWarning>,
 ) -> Vec<PlayerView> {
-    let mut out = Vec::new();
-    players_into(snap, protocol, infos, &mut out, &mut Vec::new(), warnings);
-    out
-}
-
-/// [`players`] into `out`, reusing its entries' string buffers (and spare
-/// ones in `pool`): called tick after tick it allocates nothing once warm.
-pub fn players_into(
-    snap: &Snapshot,
-    protocol: Protocol,
-    infos: &BTreeMap<u16, MessageInfo>,
-    out: &mut Vec<PlayerView>,
-    pool: &mut Vec<String>,
-    warnings: &mut Vec<PlayerWarning>,
-) {
-    // Recycle the previous views' strings.
-    for v in out.drain(..) {
-        pool.extend([v.name, v.clan, v.skin].into_iter().flatten());
-    }
-    // Position in `out` + 1 of client ids below 256; larger ids are searched.
-    let mut index = [0u8; 256];
-    let mut entry = |out: &mut Vec<PlayerView>, id: u16| -> usize {
-        let found = match index.get(usize::from(id)) {
-            Some(&i) if i != 0 => Some(usize::from(i) - 1),
-            Some(_) => None,
-            None => out.iter().position(|p| p.client_id == id),
-        };
-        found.unwrap_or_else(|| {
-            out.push(PlayerView {
-                client_id: id,
-                ..PlayerView::default()
-            });
-            let pos = out.len() - 1;
-            if let (Some(slot), Ok(p)) = (index.get_mut(usize::from(id)), u8::try_from(pos + 1)) {
-                *slot = p;
-            }
-            pos
-        })
-    };
-    for (key, data) in snap.iter() {
-        let (ty, id) = (item_type(key), item_id(key));
-        let short = |need: usize, w: &mut Vec<PlayerWarning>| {
-            let s = data.len() < need;
-            if s {
-                w.push(PlayerWarning {
-                    kind: PlayerWarningKind::ShortItem,
-                    key,
-                });
-            }
-            s
-        };
-        match (protocol, ty) {
-            (Protocol::V06, V06_CLIENT_INFO) => {
-                if short(17, warnings) {
-                    continue;
-                }
-                let at = entry(out, id);
-                let p = &mut out[at];
-                read_str_into(data, 0..4, key, &mut p.name, pool, warnings);
-                read_str_into(data, 4..7, key, &mut p.clan, pool, warnings);
-                p.country = data.get(7).copied();
-                read_str_into(data, 8..14, key, &mut p.skin, pool, warnings);
-            }
-            (Protocol::V06, V06_PLAYER_INFO) => {
-                if short(5, warnings) {
-                    continue;
-                }
-                let Ok(cid) = u16::try_from(data[1]) else {
-                    continue;
-                };
-                let at = entry(out, cid);
-                let p = &mut out[at];
-                p.local = data[0] != 0;
-                p.team = Some(data[2]);
-                p.score = Some(data[3]);
-                p.latency = Some(data[4]);
-            }
-            (Protocol::V07, V07_PLAYER_INFO) => {
-                if short(3, warnings) {
-                    continue;
-                }
-                let at = entry(out, id);
-                let p = &mut out[at];
-                p.score = Some(data[1]);
-                p.latency = Some(data[2]);
-            }
-            (Protocol::V07, V07_DE_CLIENT_INFO) => {
-                if short(58, warnings) {
-                    continue;
-                }
-                let at = entry(out, id);
-                let p = &mut out[at];
-                p.local = data[0] != 0;
-                p.team = Some(data[1]);
-                read_str_into(data, 2..6, key, &mut p.name, pool, warnings);
-                read_str_into(data, 6..9, key, &mut p.clan, pool, warnings);
-                p.country = Some(data[9]);
-                read_str_into(data, 10..16, key, &mut p.skin, pool, warnings);
-            }
-            (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER) => {
-                if short(3, warnings) {
-                    continue;
-                }
-                let at = entry(out, id);
-                out[at].position = Some((data[1], data[2]));
-            }
-            _ => {}
-        }
-    }
-    if protocol == Protocol::V07 {
-        for p in out.iter_mut() {
-            if let Some(info) = infos.get(&p.client_id) {
-                if p.name.is_none() {
-                    set_str(&mut p.name, &info.name, pool);
-                    p.clan = info.clan.clone();
-                    p.skin = info.skin.clone();
-                    p.country = info.country;
-                }
-                if p.team.is_none() {
-                    p.team = info.team;
-                }
-            }
-        }
-    }
-    out.sort_unstable_by_key(|p| p.client_id);
+    let mut views = PlayerViews::new();
+    views.update(snap, protocol, infos, warnings);
+    views.views
 }
 
 /// How positions are sampled.
@@ -375,6 +494,10 @@ pub struct PlayerRecord {
     pub positions_dropped: u64,
     /// Tick of the latest sample (kept or dropped).
     last_sample: Option<i32>,
+    /// Where the latest name, clan and skin are in their lists (or
+    /// `usize::MAX`): a player's strings rarely change, so one comparison
+    /// usually settles them.
+    latest: [usize; 3],
 }
 
 /// A chat line with the sender's name at that tick.
@@ -405,17 +528,25 @@ pub struct PlayerTracker {
     /// 0.7: what messages said about each connected client.
     infos: BTreeMap<u16, MessageInfo>,
     chat: Vec<ChatLine>,
-    view: Vec<PlayerView>,
-    /// Spare string buffers for `view`.
-    pool: Vec<String>,
+    view: PlayerViews,
     /// Client ids refused for lack of room (warned about once each).
     refused: std::collections::BTreeSet<u16>,
 }
 
-fn push_distinct(list: &mut Vec<String>, s: &str, cap: usize) {
-    if list.len() < cap && !list.iter().any(|x| x == s) {
-        list.push(s.to_owned());
+/// Adds `s` to `list` unless it is there or the list is full; `latest` is
+/// where `s` was last time and becomes where it is now.
+fn push_distinct(list: &mut Vec<String>, latest: &mut usize, s: &str, cap: usize) {
+    if list.get(*latest).is_some_and(|x| x == s) {
+        return;
     }
+    *latest = match list.iter().position(|x| x == s) {
+        Some(i) => i,
+        None if list.len() < cap => {
+            list.push(s.to_owned());
+            list.len() - 1
+        }
+        None => usize::MAX,
+    };
 }
 
 impl PlayerTracker {
@@ -427,8 +558,7 @@ impl PlayerTracker {
             current: BTreeMap::new(),
             infos: BTreeMap::new(),
             chat: Vec::new(),
-            view: Vec::new(),
-            pool: Vec::new(),
+            view: PlayerViews::new(),
             refused: std::collections::BTreeSet::new(),
         }
     }
@@ -437,16 +567,9 @@ impl PlayerTracker {
     ///
     /// Feeding the same tick twice does not count it twice.
     pub fn feed_snapshot(&mut self, tick: i32, snap: &Snapshot, warnings: &mut Vec<PlayerWarning>) {
-        players_into(
-            snap,
-            self.protocol,
-            &self.infos,
-            &mut self.view,
-            &mut self.pool,
-            warnings,
-        );
+        self.view.update(snap, self.protocol, &self.infos, warnings);
         let cfg = self.config;
-        for p in &self.view {
+        for p in self.view.views() {
             if !self.records.contains_key(&p.client_id) {
                 if self.records.len() >= cfg.max_players {
                     if self.refused.insert(p.client_id) {
@@ -473,28 +596,36 @@ impl PlayerTracker {
                         positions: Vec::new(),
                         positions_dropped: 0,
                         last_sample: None,
+                        latest: [usize::MAX; 3],
                     },
                 );
             }
             let Some(r) = self.records.get_mut(&p.client_id) else {
                 continue;
             };
+            // Strings taken over from the previous tick's view were noted
+            // then (the record existed: records are never dropped).
+            let noted = r.ticks_present > 0 && self.view.strings_reused(p.client_id);
             if r.ticks_present == 0 || r.last_tick != tick {
                 r.ticks_present = r.ticks_present.saturating_add(1);
             }
             r.last_tick = tick;
             r.local |= p.local;
             if let Some(name) = &p.name {
-                push_distinct(&mut r.names, name, cfg.max_strings);
+                if !noted {
+                    push_distinct(&mut r.names, &mut r.latest[0], name, cfg.max_strings);
+                }
                 if self.current.get(&p.client_id) != Some(name) {
                     self.current.insert(p.client_id, name.clone());
                 }
             }
-            if let Some(clan) = &p.clan {
-                push_distinct(&mut r.clans, clan, cfg.max_strings);
-            }
-            if let Some(skin) = &p.skin {
-                push_distinct(&mut r.skins, skin, cfg.max_strings);
+            if !noted {
+                if let Some(clan) = &p.clan {
+                    push_distinct(&mut r.clans, &mut r.latest[1], clan, cfg.max_strings);
+                }
+                if let Some(skin) = &p.skin {
+                    push_distinct(&mut r.skins, &mut r.latest[2], skin, cfg.max_strings);
+                }
             }
             if let Some(team) = p.team {
                 if r.teams.last().is_none_or(|t| t.team != team) {
@@ -595,7 +726,7 @@ impl PlayerTracker {
 
     /// The players of the latest snapshot fed.
     pub fn current_view(&self) -> &[PlayerView] {
-        &self.view
+        self.view.views()
     }
 
     /// The name a client id has now, if known.
@@ -830,5 +961,84 @@ mod tests {
                 key: 1
             }]
         );
+    }
+
+    /// One client's items in a generated tick: which client-info variant
+    /// (none, two names, an invalid string), and whether player info and a
+    /// character are there.
+    type ClientItems = (u8, bool, bool);
+
+    fn generated_snapshot(protocol: Protocol, clients: &[(u16, ClientItems)]) -> Snapshot {
+        let mut snap = Snapshot::new();
+        for &(id, (info, player, character)) in clients {
+            let strings = match info {
+                1 => Some(client_info("alpha", "c", "default")),
+                2 => Some(client_info("beta", "c", "bluekitty")),
+                // 0x80 bytes: not UTF-8, warned and read as "".
+                3 => Some([vec![0; 4], client_info("x", "y", "z")[4..].to_vec()].concat()),
+                _ => None,
+            };
+            let (info_type, player_type, char_type) = match protocol {
+                Protocol::V06 => (V06_CLIENT_INFO, V06_PLAYER_INFO, V06_CHARACTER),
+                Protocol::V07 => (V07_DE_CLIENT_INFO, V07_PLAYER_INFO, V07_CHARACTER),
+            };
+            if let Some(strings) = strings {
+                let data = match protocol {
+                    Protocol::V06 => strings,
+                    Protocol::V07 => {
+                        let mut d = vec![0, 1];
+                        d.extend(&strings[..14]);
+                        d.resize(58, 0);
+                        d
+                    }
+                };
+                snap.push(item_key(info_type, id), &data).unwrap();
+            }
+            if player {
+                let data = match protocol {
+                    Protocol::V06 => vec![0, i32::from(id), 0, 5, 20],
+                    Protocol::V07 => vec![0, 5, 20],
+                };
+                let key_id = if protocol == Protocol::V06 {
+                    0x100 + id
+                } else {
+                    id
+                };
+                snap.push(item_key(player_type, key_id), &data).unwrap();
+            }
+            if character {
+                snap.push(item_key(char_type, id), &[0, 32, 64]).unwrap();
+            }
+        }
+        snap
+    }
+
+    proptest::proptest! {
+        /// Tick after tick, the cached views equal fresh ones (strings,
+        /// warnings), whatever appears, changes or goes away; ids from 256
+        /// are not cached.
+        #[test]
+        fn cached_views_equal_fresh_ones(
+            v07 in proptest::bool::ANY,
+            ticks in proptest::collection::vec(
+                proptest::collection::vec((0..4u8, proptest::bool::ANY, proptest::bool::ANY), 4),
+                1..24,
+            ),
+        ) {
+            let protocol = if v07 { Protocol::V07 } else { Protocol::V06 };
+            let ids = [0u16, 1, 255, 300];
+            let mut infos = BTreeMap::new();
+            infos.insert(1, MessageInfo { name: "from message".into(), ..MessageInfo::default() });
+            let mut views = PlayerViews::new();
+            for tick in &ticks {
+                let clients: Vec<_> = ids.iter().copied().zip(tick.iter().copied()).collect();
+                let snap = generated_snapshot(protocol, &clients);
+                let (mut w_cached, mut w_fresh) = (Vec::new(), Vec::new());
+                views.update(&snap, protocol, &infos, &mut w_cached);
+                let fresh = players(&snap, protocol, &infos, &mut w_fresh);
+                proptest::prop_assert_eq!(views.views(), &fresh[..]);
+                proptest::prop_assert_eq!(&w_cached, &w_fresh);
+            }
+        }
     }
 }
