@@ -29,6 +29,9 @@ pub struct AnalysisVisitor {
     stats: StatsVisitor,
     tracker: PlayerTracker,
     messages: MessageCounts,
+    /// Messages by (system, id), with the id's name: named once, at the
+    /// end (a demo has a few dozen kinds and thousands of messages).
+    kinds: Vec<(bool, message::MessageId, Option<&'static str>, u64)>,
     message_warnings: Vec<MessageWarning>,
     player_warnings: Vec<PlayerWarning>,
 }
@@ -50,12 +53,22 @@ impl AnalysisVisitor {
             stats: StatsVisitor::new(),
             tracker: PlayerTracker::new(protocol, TrackerConfig::default()),
             messages: MessageCounts::default(),
+            kinds: Vec::new(),
             message_warnings: Vec::new(),
             player_warnings: Vec::new(),
         }
     }
 
-    pub fn finish(self) -> Analysis {
+    pub fn finish(mut self) -> Analysis {
+        for (system, id, name, count) in self.kinds {
+            let space = if system { "system" } else { "game" };
+            let name = match (name, id) {
+                (Some(n), _) => format!("{space}:{n}"),
+                (None, message::MessageId::Ordinal(id)) => format!("{space}:#{id}"),
+                (None, message::MessageId::Ex(uuid)) => format!("{space}:{uuid}"),
+            };
+            *self.messages.by_name.entry(name).or_default() += count;
+        }
         Analysis {
             stats: self.stats.finish(),
             players: self.tracker.players().cloned().collect(),
@@ -80,16 +93,11 @@ impl Visitor for AnalysisVisitor {
             Event::Message(m) => {
                 match message::decode(m.bytes, self.protocol, &mut self.message_warnings) {
                     Ok(msg) => {
-                        let name = match (msg.name, msg.id) {
-                            (Some(n), _) => format!("{}:{n}", msg.space()),
-                            (None, message::MessageId::Ordinal(id)) => {
-                                format!("{}:#{id}", msg.space())
-                            }
-                            (None, message::MessageId::Ex(uuid)) => {
-                                format!("{}:{uuid}", msg.space())
-                            }
-                        };
-                        *self.messages.by_name.entry(name).or_default() += 1;
+                        let kind = (msg.system, msg.id);
+                        match self.kinds.iter_mut().find(|k| (k.0, k.1) == kind) {
+                            Some(k) => k.3 += 1,
+                            None => self.kinds.push((msg.system, msg.id, msg.name, 1)),
+                        }
                         match msg.body {
                             Body::Chat(_) => self.messages.chat_lines += 1,
                             Body::KillMsg(_) | Body::KillMsgTeam { .. } => self.messages.kills += 1,

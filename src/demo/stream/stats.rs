@@ -21,7 +21,7 @@
 //! Over a batch of demos the sums are totals and the ticks are those of the
 //! first and last demo.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::AddAssign;
 
 use serde::Serialize;
@@ -133,9 +133,11 @@ impl TypeCounter {
 pub struct StatsVisitor {
     stats: DemoStats,
     ordinal: Vec<TypeCounter>,
-    uuid: HashMap<Uuid, TypeCounter>,
-    /// This snapshot's declarations: (type number, UUID).
-    decls: Vec<(u16, Uuid)>,
+    /// UUID item types seen, in first-seen order (a demo has a handful, so
+    /// a linear search beats hashing per item).
+    uuid: Vec<(Uuid, TypeCounter)>,
+    /// This snapshot's declarations: (type number, index in `uuid`).
+    decls: Vec<(u16, usize)>,
 }
 
 impl StatsVisitor {
@@ -148,15 +150,22 @@ impl StatsVisitor {
         for (key, data) in snap.iter() {
             if item_type(key) == 0 && item_id(key) >= OFFSET_UUID_TYPE {
                 if let Some(u) = uuid_from_ints(data) {
-                    self.decls.push((item_id(key), u));
+                    let at = match self.uuid.iter().position(|c| c.0 == u) {
+                        Some(at) => at,
+                        None => {
+                            self.uuid.push((u, TypeCounter::default()));
+                            self.uuid.len() - 1
+                        }
+                    };
+                    self.decls.push((item_id(key), at));
                 }
             }
         }
         for (key, data) in snap.iter() {
             let t = item_type(key);
             if t >= OFFSET_UUID_TYPE {
-                if let Some(&(_, u)) = self.decls.iter().find(|d| d.0 == t) {
-                    self.uuid.entry(u).or_default().add(data.len());
+                if let Some(&(_, at)) = self.decls.iter().find(|d| d.0 == t) {
+                    self.uuid[at].1.add(data.len());
                     continue;
                 }
             }
@@ -177,6 +186,10 @@ impl StatsVisitor {
             }
         }
         for (u, c) in &self.uuid {
+            if c.occurrences == 0 {
+                // Declared but no item of the type.
+                continue;
+            }
             let key = match lookup_uuid(u) {
                 Some(k) => format!("{} ({})", u.hyphenated(), k.name),
                 None => u.hyphenated().to_string(),
