@@ -10,6 +10,7 @@
 //! | [`Limits::max_ticks`] | 30 240 000 tick markers (one week at 50 ticks/s) | [`crate::demo::stream::Decoder::set_max_ticks`] | stream `too_many_ticks` |
 //! | [`Limits::max_warnings`] | 1024 per demo stream | [`crate::demo::stream::Decoder::set_max_warnings`] | none: one `too_many_warnings` warning, the rest dropped |
 //! | [`crate::datafile::MAX_WARNINGS`] | 1024 per datafile (fixed) | [`crate::datafile::Datafile::parse`] | none: one `too_many_warnings` warning, the rest dropped |
+//! | [`crate::map::MAX_WARNINGS`] | 1024 per map view (fixed) | [`crate::map::Map::parse_with`] | none: one `too_many_warnings` warning, the rest dropped |
 //! | [`Limits::max_map_file_bytes`] | 1 GiB | `maps index` (not read at all) | io `too_large` |
 //! | [`Limits::max_demo_file_bytes`] | 4 GiB | `demos index` (not read at all) | io `too_large` |
 //! | [`Limits::MAX_SNAPSHOT_ITEMS`] | 1024 (fixed) | snapshot parsing and delta application | stream `snapshot.too_many_items` |

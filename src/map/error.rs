@@ -192,6 +192,9 @@ pub enum MapWarningKind {
     MissingName,
     /// A quads layer's data is not `num_quads` × 152 bytes.
     QuadsDataSize,
+    /// The map already has [`super::MAX_WARNINGS`] warnings: this one stands
+    /// for the first left out; later ones are dropped.
+    TooManyWarnings,
 }
 
 impl MapWarningKind {
@@ -217,6 +220,7 @@ impl MapWarningKind {
             MapWarningKind::LegacyTileFormat => "legacy_tile_format",
             MapWarningKind::MissingName => "missing_name",
             MapWarningKind::QuadsDataSize => "quads_data_size",
+            MapWarningKind::TooManyWarnings => "too_many_warnings",
         }
     }
 }
@@ -242,6 +246,21 @@ pub struct MapWarning {
 }
 
 impl MapWarning {
+    /// Appends `self` unless `warnings` holds [`super::MAX_WARNINGS`]
+    /// already: the first over the limit becomes
+    /// [`MapWarningKind::TooManyWarnings`], the rest are dropped (a crafted
+    /// map of a million bad items cannot grow the list without bound).
+    pub(crate) fn push_to(self, warnings: &mut Vec<MapWarning>) {
+        match warnings.len().cmp(&super::MAX_WARNINGS) {
+            std::cmp::Ordering::Less => warnings.push(self),
+            std::cmp::Ordering::Equal => warnings.push(MapWarning {
+                kind: MapWarningKind::TooManyWarnings,
+                ..self
+            }),
+            std::cmp::Ordering::Greater => {}
+        }
+    }
+
     pub(crate) fn new(kind: MapWarningKind, section: MapSection, offset: usize) -> Self {
         MapWarning {
             kind,

@@ -365,7 +365,7 @@ struct Reader<'r, 'a> {
 
 impl Reader<'_, '_> {
     fn warn(&mut self, kind: W, section: MapSection, offset: usize) {
-        self.warnings.push(MapWarning::new(kind, section, offset));
+        MapWarning::new(kind, section, offset).push_to(&mut self.warnings);
     }
 
     /// An optional data index: -1 is none; out of range warns.
@@ -657,11 +657,11 @@ impl Map {
                 let k = tm.kind as usize;
                 seen[k] += 1;
                 if tm.kind != PhysicsKind::Tiles && seen[k] == 2 {
-                    r.warnings.push(MapWarning::new(
+                    r.warn(
                         W::DuplicatePhysicsLayer,
                         MapSection::Layer(li as u32),
                         l.item_offset,
-                    ));
+                    );
                 }
             }
         }
@@ -816,14 +816,10 @@ impl Map {
             tiles::histogram(scratch, src.format)
         };
         if src.format != tm.kind.format() {
-            warnings.push(MapWarning::new(W::LegacyTileFormat, section, l.item_offset));
+            MapWarning::new(W::LegacyTileFormat, section, l.item_offset).push_to(warnings);
         }
         if h.padding_nonzero {
-            warnings.push(MapWarning::new(
-                W::NonZeroTilePadding,
-                section,
-                l.item_offset,
-            ));
+            MapWarning::new(W::NonZeroTilePadding, section, l.item_offset).push_to(warnings);
         }
         Ok(Some(h))
     }

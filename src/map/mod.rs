@@ -49,6 +49,11 @@ pub mod tiles;
 pub mod uuids;
 
 pub use error::{MapError, MapErrorKind, MapSection, MapWarning, MapWarningKind};
+
+/// Most warnings kept per map view (as for datafiles, see
+/// [`crate::datafile::MAX_WARNINGS`]); the next is kept as
+/// [`MapWarningKind::TooManyWarnings`] and the rest are dropped.
+pub const MAX_WARNINGS: usize = crate::datafile::MAX_WARNINGS;
 pub use items::*;
 pub use stats::*;
 pub use tiles::{PhysicsKind, TileFormat, TileHistogram};
