@@ -238,6 +238,27 @@ fn check_kernels(v: &[i32], w: &[i32]) {
         wrapping_add_with(b, &v[..n], &w[..n], &mut got);
         assert_eq!(got, want_sum, "wrapping add {b} len {n}");
     }
+    // In place, returning the sum of the diff ints used (the common length).
+    let mut want_data = v.to_vec();
+    let want_diff_sum = wrapping_add_assign_oracle(&mut want_data, w);
+    assert_eq!(&want_data[..n], &want_sum[..]);
+    assert_eq!(&want_data[n..], &v[n..]);
+    assert_eq!(want_diff_sum, checksum_oracle(&w[..n]));
+    type Assign = fn(&mut [i32], &[i32]) -> i32;
+    let tiers: [(&str, Assign); 2] = [
+        ("scalar", wrapping_add_assign_scalar),
+        ("simd", wrapping_add_assign_simd),
+    ];
+    for (name, f) in tiers {
+        let mut got = v.to_vec();
+        assert_eq!(f(&mut got, w), want_diff_sum, "add assign {name} len {n}");
+        assert_eq!(got, want_data, "add assign {name} len {n}");
+    }
+    for b in Backend::ALL {
+        let mut got = v.to_vec();
+        assert_eq!(wrapping_add_assign_with(b, &mut got, w), want_diff_sum);
+        assert_eq!(got, want_data, "add assign {b} len {n}");
+    }
 }
 
 #[test]
@@ -256,6 +277,9 @@ fn kernels_every_tail_length() {
     for start in 0..8 {
         for len in 0..=64 {
             check_kernels(&pool[start..start + len], &other[start..start + len]);
+            // Unequal lengths: only the common prefix is used.
+            check_kernels(&pool[start..start + len], &other[start..start + len / 2]);
+            check_kernels(&pool[start..start + len / 3], &other[start..start + len]);
         }
     }
 }
