@@ -238,6 +238,27 @@ fn check_kernels(v: &[i32], w: &[i32]) {
         wrapping_add_with(b, &v[..n], &w[..n], &mut got);
         assert_eq!(got, want_sum, "wrapping add {b} len {n}");
     }
+    // In place, returning the sum of the diff ints used (the common length).
+    let mut want_data = v.to_vec();
+    let want_diff_sum = wrapping_add_assign_oracle(&mut want_data, w);
+    assert_eq!(&want_data[..n], &want_sum[..]);
+    assert_eq!(&want_data[n..], &v[n..]);
+    assert_eq!(want_diff_sum, checksum_oracle(&w[..n]));
+    type Assign = fn(&mut [i32], &[i32]) -> i32;
+    let tiers: [(&str, Assign); 2] = [
+        ("scalar", wrapping_add_assign_scalar),
+        ("simd", wrapping_add_assign_simd),
+    ];
+    for (name, f) in tiers {
+        let mut got = v.to_vec();
+        assert_eq!(f(&mut got, w), want_diff_sum, "add assign {name} len {n}");
+        assert_eq!(got, want_data, "add assign {name} len {n}");
+    }
+    for b in Backend::ALL {
+        let mut got = v.to_vec();
+        assert_eq!(wrapping_add_assign_with(b, &mut got, w), want_diff_sum);
+        assert_eq!(got, want_data, "add assign {b} len {n}");
+    }
 }
 
 #[test]
@@ -256,6 +277,9 @@ fn kernels_every_tail_length() {
     for start in 0..8 {
         for len in 0..=64 {
             check_kernels(&pool[start..start + len], &other[start..start + len]);
+            // Unequal lengths: only the common prefix is used.
+            check_kernels(&pool[start..start + len], &other[start..start + len / 2]);
+            check_kernels(&pool[start..start + len / 3], &other[start..start + len]);
         }
     }
 }
@@ -1070,4 +1094,496 @@ fn v07_size_table_matches_golden() {
         checked += 1;
     }
     eprintln!("size tables checked against {checked} golden summaries");
+}
+
+// ---------------------------------------------------------------------------
+// In-place delta application against the copying one
+
+/// Applies `delta` to `old` both ways, with `backend`, and checks that they
+/// agree: result, error, warnings (after a warning already in the sink),
+/// items, lookups and the incremental checksum. `spare` starts with
+/// whatever the caller left in it. Returns the copying way's result.
+fn check_in_place(
+    backend: Backend,
+    old: &Snapshot,
+    delta: &[i32],
+    p: Protocol,
+    spare: &mut Snapshot,
+) -> Result<Snapshot, Error> {
+    let earlier = Warning {
+        kind: WarningKind::TrailingData,
+        offset: 12345,
+    };
+    let mut want = Snapshot::new();
+    let mut want_w = vec![earlier];
+    let want_r = apply_delta_with(backend, old, delta, p, &mut want, &mut want_w);
+    let mut got = old.clone();
+    let mut got_w = vec![earlier];
+    let got_r = apply_delta_in_place_with(
+        backend,
+        &mut got,
+        spare,
+        delta,
+        p,
+        &mut got_w,
+        old.checksum(),
+    );
+    assert_eq!(got_w, want_w, "warnings, delta {delta:?}");
+    match (got_r, want_r) {
+        (Ok(sum), Ok(())) => {
+            assert_eq!(got, want, "delta {delta:?}");
+            assert_eq!(sum, want.checksum_with(Backend::Oracle), "delta {delta:?}");
+            for (i, (k, d)) in want.iter().enumerate() {
+                assert_eq!(got.index_of(k), Some(i));
+                assert_eq!(got.get(k), Some(d));
+            }
+            for &k in old.keys() {
+                if want.get(k).is_none() {
+                    assert_eq!(got.get(k), None);
+                }
+            }
+            Ok(want)
+        }
+        (Err(a), Err(b)) => {
+            assert_eq!(a, b, "delta {delta:?}");
+            Err(b)
+        }
+        (a, b) => panic!("in place {a:?} vs copying {b:?}, delta {delta:?}"),
+    }
+}
+
+/// xorshift64, for deltas built step by step.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n.max(1)
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    fn int(&mut self) -> i32 {
+        match self.below(4) {
+            0 => self.below(1 << 32) as u32 as i32,
+            1 => i32::MAX - self.below(3) as i32,
+            _ => self.below(9) as i32 - 4,
+        }
+    }
+}
+
+/// A delta against `old` exercising every path of the appliers: removals
+/// (none, a suffix, anywhere; missing and repeated keys), updates of kept
+/// items (some twice, some of the wrong size), updates of removed items,
+/// new items (some repeated, some resized), non-zero padding, trailing ints,
+/// garbled or cut ints.
+fn random_delta(old: &Snapshot, p: Protocol, rng: &mut Rng) -> Vec<i32> {
+    let n = old.len();
+    let keys = old.keys();
+    let mut removed: Vec<u32> = Vec::new();
+    match rng.below(4) {
+        0 => {}
+        1 => {
+            // A suffix, in any order.
+            let r = rng.below(n as u64 + 1) as usize;
+            removed.extend_from_slice(&keys[n - r..]);
+            if rng.chance(50) {
+                removed.reverse();
+            }
+        }
+        _ => {
+            for &k in keys {
+                if rng.chance(20) {
+                    removed.push(k);
+                }
+            }
+        }
+    }
+    if !removed.is_empty() && rng.chance(20) {
+        let k = removed[rng.below(removed.len() as u64) as usize];
+        removed.push(k);
+    }
+    if rng.chance(20) {
+        removed.push(key(3, 1000 + rng.below(3) as u16)); // missing
+    }
+    let mut out = vec![removed.len() as i32, 0, 0];
+    if rng.chance(5) {
+        out[2] = 1;
+    }
+    out.extend(removed.iter().map(|&k| k as i32));
+    let mut num_items = 0;
+    let mut push_item = |out: &mut Vec<i32>, rng: &mut Rng, k: u32, size: usize| {
+        let t = item_type(k);
+        let mut size = size;
+        out.push(t as i32);
+        out.push(item_id(k) as i32);
+        if p.static_size(t as u32).is_none() {
+            if rng.chance(3) {
+                size += 1;
+            } else if size > 0 && rng.chance(3) {
+                size -= 1;
+            }
+            out.push(size as i32);
+        }
+        for _ in 0..size {
+            let v = rng.int();
+            out.push(v);
+        }
+        num_items += 1;
+    };
+    // Updates in old order (as DDNet sends them), sometimes shuffled.
+    let mut updates: Vec<(u32, usize)> = old
+        .iter()
+        .filter(|_| rng.chance(40))
+        .map(|(k, d)| (k, d.len()))
+        .collect();
+    if !updates.is_empty() && rng.chance(15) {
+        let u = updates[rng.below(updates.len() as u64) as usize];
+        updates.push(u);
+    }
+    if rng.chance(15) {
+        updates.reverse();
+    }
+    // New items, some twice.
+    let types = [2u16, 5, 9, 0x7ff0, 0x7fff];
+    let mut new_items = Vec::new();
+    for _ in 0..rng.below(6) {
+        let t = types[rng.below(types.len() as u64) as usize];
+        let k = key(t, 40 + rng.below(8) as u16);
+        new_items.push((k, p.static_size(t as u32).unwrap_or(rng.below(5) as usize)));
+    }
+    if !new_items.is_empty() && rng.chance(20) {
+        let u = new_items[rng.below(new_items.len() as u64) as usize];
+        new_items.push(u);
+    }
+    for (k, size) in updates.into_iter().chain(new_items) {
+        push_item(&mut out, rng, k, size);
+    }
+    out[1] = num_items;
+    if rng.chance(5) {
+        out.push(7);
+    }
+    if rng.chance(10) {
+        let i = rng.below(out.len() as u64) as usize;
+        out[i] = out[i].wrapping_add(rng.below(3) as i32 - 1);
+    }
+    if rng.chance(10) {
+        out.truncate(rng.below(out.len() as u64 + 1) as usize);
+    }
+    out
+}
+
+proptest! {
+    #[test]
+    fn in_place_matches_copying_on_random_deltas(
+        p in protocol_strategy(),
+        old in protocol_strategy().prop_flat_map(|p| snapshot_strategy(p, 60)),
+        seed in any::<u64>(),
+        b in 0usize..3,
+    ) {
+        let mut rng = Rng(seed | 1);
+        let mut spare = Snapshot::new();
+        for _ in 0..8 {
+            let delta = random_delta(&old, p, &mut rng);
+            check_in_place(Backend::ALL[b], &old, &delta, p, &mut spare).ok();
+        }
+    }
+
+    #[test]
+    fn in_place_matches_copying_on_random_ints(
+        p in protocol_strategy(),
+        old in snapshot_strategy(Protocol::V06, 20),
+        ints in prop::collection::vec(prop_oneof![
+            6 => -2i32..40,
+            1 => any::<i32>(),
+            1 => 0x7ff8i32..=0x7fff,
+        ], 0..120),
+    ) {
+        let mut spare = old.clone();
+        for b in Backend::ALL {
+            check_in_place(b, &old, &ints, p, &mut spare).ok();
+        }
+    }
+
+    #[test]
+    fn in_place_matches_copying_on_created_deltas(
+        (p, old, new) in pair_strategy(),
+        edits in prop::collection::vec((any::<prop::sample::Index>(), -3i32..3), 0..3),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        let mut delta = Vec::new();
+        create_delta(&old, &new, p, &mut delta).unwrap();
+        let got = check_in_place(Backend::Simd, &old, &delta, p, &mut Snapshot::new());
+        prop_assert_eq!(got.unwrap(), new);
+        for (at, v) in edits {
+            let i = at.index(delta.len());
+            delta[i] = delta[i].wrapping_add(v);
+        }
+        let n = cut.index(delta.len() + 1);
+        for ints in [&delta[..], &delta[..n]] {
+            check_in_place(Backend::Simd, &old, ints, p, &mut Snapshot::new()).ok();
+        }
+    }
+
+    #[test]
+    fn in_place_chains(seed in any::<u64>(), p in protocol_strategy()) {
+        // Many deltas through one snapshot applied in place (the stamps,
+        // generations and key index carry over), with the copying applier
+        // alongside; after an error both restart from the last good one.
+        let mut rng = Rng(seed | 1);
+        let mut truth = Snapshot::new();
+        let mut cur = Snapshot::new();
+        let mut spare = Snapshot::new();
+        let mut sum = 0;
+        let mut next = Snapshot::new();
+        for _tick in 0..80 {
+            let delta = random_delta(&truth, p, &mut rng);
+            let mut w = Vec::new();
+            let r = apply_delta_with(Backend::Simd, &truth, &delta, p, &mut next, &mut w);
+            let mut got_w = Vec::new();
+            let got = apply_delta_in_place(&mut cur, &mut spare, &delta, p, &mut got_w, sum);
+            prop_assert_eq!(&got_w, &w);
+            match (got, r) {
+                (Ok(s), Ok(())) => {
+                    prop_assert_eq!(&cur, &next);
+                    prop_assert_eq!(s, next.checksum());
+                    for (i, (k, d)) in next.iter().enumerate() {
+                        prop_assert_eq!(cur.index_of(k), Some(i));
+                        prop_assert_eq!(cur.get(k), Some(d));
+                    }
+                    sum = s;
+                    std::mem::swap(&mut truth, &mut next);
+                }
+                (Err(a), Err(b)) => {
+                    prop_assert_eq!(a, b);
+                    cur.clone_from(&truth);
+                }
+                (a, b) => prop_assert!(false, "in place {:?} vs copying {:?}", a, b),
+            }
+        }
+    }
+}
+
+#[test]
+fn in_place_literals() {
+    let old = base();
+    let run = |delta: &[i32]| check_in_place(Backend::Simd, &old, delta, P6, &mut Snapshot::new());
+    let e = |kind, offset| Err(Error { kind, offset });
+    // Nothing removed: updates and a new item.
+    let got = run(&[0, 2, 0, 7, 0, 1, 1, 1, 1, 6, 1, 1, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+    assert_eq!(got.get(key(7, 0)), Some(&[2, 3, 4, 5][..]));
+    // The last item removed (a suffix), the first updated, one added.
+    let got = run(&[
+        1,
+        2,
+        0,
+        key(0x7fff, 3) as i32,
+        5,
+        0,
+        1,
+        1,
+        1,
+        0x7fff,
+        4,
+        1,
+        9,
+    ])
+    .unwrap();
+    assert_eq!(got.keys(), [key(5, 0), key(7, 0), key(0x7fff, 4)]);
+    // The middle removed: the copying way.
+    let got = run(&[1, 0, 0, key(7, 0) as i32]).unwrap();
+    assert_eq!(got.keys(), [key(5, 0), key(0x7fff, 3)]);
+    // The suffix removed and updated: appended as old + diff, twice (the
+    // second warned as a repeat and computed from the old item again).
+    let got = run(&[
+        2,
+        2,
+        0,
+        key(0x7fff, 3) as i32,
+        key(7, 0) as i32,
+        7,
+        0,
+        1,
+        1,
+        1,
+        1,
+        7,
+        0,
+        2,
+        2,
+        2,
+        2,
+    ])
+    .unwrap();
+    assert_eq!(got.keys(), [key(5, 0), key(7, 0)]);
+    assert_eq!(got.get(key(7, 0)), Some(&[3, 4, 5, 6][..]));
+    // The suffix removed and updated with the wrong size.
+    assert_eq!(
+        run(&[1, 1, 0, key(0x7fff, 3) as i32, 0x7fff, 3, 3, 1, 1, 1]),
+        e(ErrorKind::SizeMismatch, 4)
+    );
+    // A kept item updated twice: old + the last diff.
+    let got = run(&[0, 2, 0, 5, 0, 1, 1, 1, 5, 0, 5, 5, 5]).unwrap();
+    assert_eq!(got.get(key(5, 0)), Some(&[15, 25, 6][..]));
+    // A new item twice, the second of another size.
+    assert_eq!(
+        run(&[0, 2, 0, 0x7ff0, 1, 1, 5, 0x7ff0, 1, 2, 5, 5]),
+        e(ErrorKind::SizeMismatch, 7)
+    );
+    // Removed twice, and a missing key.
+    let got = run(&[
+        3,
+        0,
+        0,
+        key(0x7fff, 3) as i32,
+        key(9, 9) as i32,
+        key(0x7fff, 3) as i32,
+    ])
+    .unwrap();
+    assert_eq!(got.len(), 2);
+}
+
+#[test]
+fn in_place_limits() {
+    // 1024 items: adding one fails, replacing the last one works; the same
+    // at the 64 KiB limit.
+    let mut old = Snapshot::new();
+    for i in 0..1024u32 {
+        old.push(key(0x7000, i as u16), &[i as i32]).unwrap();
+    }
+    let mut spare = Snapshot::new();
+    let add = [0, 1, 0, 0x7000, 2000, 1, 5];
+    let r = check_in_place(Backend::Simd, &old, &add, P6, &mut spare);
+    assert_eq!(r.unwrap_err().kind, ErrorKind::TooManyItems);
+    let last = key(0x7000, 1023) as i32;
+    // Removed and updated: appended again as old + diff.
+    let replace = [1, 1, 0, last, 0x7000, 1023, 1, 1];
+    let got = check_in_place(Backend::Simd, &old, &replace, P6, &mut spare).unwrap();
+    assert_eq!(got.len(), 1024);
+    assert_eq!(got.get(key(0x7000, 1023)), Some(&[1023 + 1][..]));
+    // A new item takes the freed place first.
+    let d = [1, 2, 0, last, 0x7000, 2000, 1, 5, 0x7000, 1023, 1, 1];
+    assert_eq!(
+        check_in_place(Backend::Simd, &old, &d, P6, &mut spare),
+        Err(Error {
+            kind: ErrorKind::TooManyItems,
+            offset: 8
+        })
+    );
+    let d = [1, 1, 0, last, 0x7000, 2000, 1, 5, 1, 9];
+    let got = check_in_place(Backend::Simd, &old, &d, P6, &mut spare).unwrap();
+    assert_eq!(got.len(), 1024);
+    let max_data = (MAX_SIZE - 16) / 4;
+    let mut big = Snapshot::new();
+    big.push(1, &vec![3; max_data - 10]).unwrap();
+    big.push(2, &[4; 2]).unwrap();
+    // 64 KiB - 24 bytes; without item 2, 40 bytes are left: room for the
+    // key, the offset and 8 ints.
+    assert_eq!(big.total_size_bytes(), MAX_SIZE - 24);
+    for (size, ok) in [(8, true), (9, false)] {
+        let mut d = vec![1, 1, 0, 2, 0x7fff, 0, size];
+        d.extend(std::iter::repeat_n(1, size as usize));
+        let r = check_in_place(Backend::Simd, &big, &d, P6, &mut spare);
+        assert_eq!(
+            r.as_ref().err(),
+            (!ok).then_some(&Error {
+                kind: ErrorKind::TooLarge,
+                offset: 4
+            })
+        );
+    }
+}
+
+/// Every delta of every real demo, in sequence: the snapshot applied in
+/// place equals the copying one after each delta, and every checksum equals
+/// the golden `snapshots.tsv`.
+#[test]
+fn in_place_on_real_demos() {
+    use teebatch::codec::{huffman, varint};
+    use teebatch::demo::{ChunkKind, Demo};
+    let Some(root) = crate::common::datasets() else {
+        return;
+    };
+    let mut bytes = vec![0u8; 1 << 16];
+    let mut ints = vec![0i32; 1 << 16];
+    let (mut deltas, mut fulls) = (0, 0);
+    let [mut kept_all, mut suffix, mut other] = [0; 3];
+    for b in Backend::ALL {
+        for path in crate::common::files_with_ext(&root.join("demos"), "demo") {
+            let file = std::fs::read(&path).unwrap();
+            let demo = Demo::parse(&file).unwrap();
+            let p = Protocol::from_net_version(std::str::from_utf8(demo.net_version()).unwrap())
+                .unwrap();
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let golden_path = root.join("golden").join(format!("{stem}.snapshots.tsv"));
+            let golden = std::fs::read_to_string(golden_path).unwrap();
+            let mut golden = golden.lines();
+            let (mut copy, mut copy_next) = (Snapshot::new(), Snapshot::new());
+            let (mut cur, mut spare) = (Snapshot::new(), Snapshot::new());
+            let mut sum = 0;
+            let (mut w, mut got_w) = (Vec::new(), Vec::new());
+            for chunk in demo.chunks() {
+                let chunk = chunk.unwrap();
+                let (payload, is_delta) = match chunk.kind {
+                    ChunkKind::Snapshot(d) => (d, false),
+                    ChunkKind::Delta(d) => (d, true),
+                    _ => continue,
+                };
+                let n = if payload.is_empty() {
+                    0
+                } else {
+                    let m = huffman::decompress_with(b, payload, &mut bytes).unwrap();
+                    varint::unpack_with(b, &bytes[..m], &mut ints, &mut Vec::new()).unwrap()
+                };
+                let ints = &ints[..n];
+                if is_delta {
+                    apply_delta_with(b, &copy, ints, p, &mut copy_next, &mut w).unwrap();
+                    std::mem::swap(&mut copy, &mut copy_next);
+                    sum = apply_delta_in_place_with(
+                        b, &mut cur, &mut spare, ints, p, &mut got_w, sum,
+                    )
+                    .unwrap();
+                    assert_eq!(cur, copy, "{stem} {b}");
+                    assert_eq!(got_w, w);
+                    if b == Backend::Simd {
+                        deltas += 1;
+                        let d = Delta::parse(ints, p).unwrap();
+                        let gone: Vec<usize> = d
+                            .removed_keys()
+                            .iter()
+                            .filter_map(|&k| copy_next.index_of(k as u32))
+                            .collect();
+                        let first = gone.iter().min().copied().unwrap_or(copy_next.len());
+                        match gone.len() {
+                            0 => kept_all += 1,
+                            r if first + r == copy_next.len() => suffix += 1,
+                            _ => other += 1,
+                        }
+                    }
+                } else {
+                    copy.parse_into(ints).unwrap();
+                    cur.parse_into(ints).unwrap();
+                    sum = cur.checksum_with(b);
+                    if b == Backend::Simd {
+                        fulls += 1;
+                    }
+                }
+                let line = golden.next().expect("golden line");
+                let fields: Vec<&str> = line.split('\t').collect();
+                assert_eq!(
+                    fields[1].parse::<usize>().unwrap(),
+                    cur.len(),
+                    "{stem} {line}"
+                );
+                assert_eq!(fields[2].parse::<i32>().unwrap(), sum, "{stem} {line}");
+            }
+            assert_eq!(golden.next(), None, "{stem}");
+        }
+    }
+    eprintln!(
+        "{fulls} snapshots, {deltas} deltas ({kept_all} removing nothing, {suffix} a suffix, {other} others) match golden and the copying applier"
+    );
+    assert!(deltas > 0 && fulls > 0);
 }

@@ -3,6 +3,11 @@
 //!
 //! Every tier processes `min(old.len(), diff.len(), out.len())` ints; the
 //! delta applier always passes three slices of one item's size.
+//!
+//! The `wrapping_add_assign` tiers update an item in place (`data += diff`)
+//! and return the wrapping sum of the diff ints they used: by how much the
+//! snapshot checksum (the wrapping sum of all data) changes. They process
+//! `min(data.len(), diff.len())` ints.
 
 use crate::backend::Backend;
 use wide::i32x8;
@@ -63,6 +68,66 @@ pub fn wrapping_add_with(backend: Backend, old: &[i32], diff: &[i32], out: &mut 
     }
 }
 
+/// Reference: `data += diff` one int at a time; returns the wrapping sum of
+/// the diff ints used.
+pub fn wrapping_add_assign_oracle(data: &mut [i32], diff: &[i32]) -> i32 {
+    let mut sum = 0i32;
+    for (o, &d) in data.iter_mut().zip(diff) {
+        *o = o.wrapping_add(d);
+        sum = sum.wrapping_add(d);
+    }
+    sum
+}
+
+/// Scalar: fixed 8-int blocks with eight sum lanes, then the tail.
+#[inline]
+pub fn wrapping_add_assign_scalar(data: &mut [i32], diff: &[i32]) -> i32 {
+    let n = data.len().min(diff.len());
+    let (data, diff) = (&mut data[..n], &diff[..n]);
+    let mut lanes = [0i32; 8];
+    let mut oc = data.chunks_exact_mut(8);
+    let mut dc = diff.chunks_exact(8);
+    for (o, d) in (&mut oc).zip(&mut dc) {
+        for i in 0..8 {
+            o[i] = o[i].wrapping_add(d[i]);
+            lanes[i] = lanes[i].wrapping_add(d[i]);
+        }
+    }
+    let tail = wrapping_add_assign_oracle(oc.into_remainder(), dc.remainder());
+    lanes.iter().fold(tail, |s, &l| s.wrapping_add(l))
+}
+
+/// `wide` SIMD: `i32x8` blocks with a vector sum, then the scalar tail.
+#[inline]
+pub fn wrapping_add_assign_simd(data: &mut [i32], diff: &[i32]) -> i32 {
+    let n = data.len().min(diff.len());
+    let (data, diff) = (&mut data[..n], &diff[..n]);
+    if n < 8 {
+        return wrapping_add_assign_oracle(data, diff);
+    }
+    let mut acc = i32x8::ZERO;
+    let mut oc = data.chunks_exact_mut(8);
+    let mut dc = diff.chunks_exact(8);
+    for (o, d) in (&mut oc).zip(&mut dc) {
+        let d = load8(d);
+        acc += d;
+        o.copy_from_slice((load8(o) + d).as_array());
+    }
+    let tail = wrapping_add_assign_oracle(oc.into_remainder(), dc.remainder());
+    acc.reduce_add().wrapping_add(tail)
+}
+
+/// `data += diff` (wrapping) by the tier `backend` selects; returns the
+/// wrapping sum of the diff ints used.
+#[inline]
+pub fn wrapping_add_assign_with(backend: Backend, data: &mut [i32], diff: &[i32]) -> i32 {
+    match backend {
+        Backend::Oracle => wrapping_add_assign_oracle(data, diff),
+        Backend::Scalar => wrapping_add_assign_scalar(data, diff),
+        Backend::Simd => wrapping_add_assign_simd(data, diff),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -79,6 +144,30 @@ mod tests {
             let mut short = vec![7; 3];
             f(&old, &diff, &mut short);
             assert_eq!(short, [i32::MIN, i32::MAX, i32::MAX - 1]);
+        }
+    }
+
+    #[test]
+    fn assign_wraps_and_sums() {
+        for f in [
+            wrapping_add_assign_oracle,
+            wrapping_add_assign_scalar,
+            wrapping_add_assign_simd,
+        ] {
+            let mut data: Vec<i32> = (0..19).map(|i| i32::MAX - i).collect();
+            let diff = vec![1; 19];
+            assert_eq!(f(&mut data, &diff), 19);
+            assert_eq!(data[0], i32::MIN);
+            assert_eq!(data[18], i32::MAX - 17);
+            let mut data = vec![0; 17];
+            assert_eq!(f(&mut data, &[i32::MAX; 17]), i32::MAX.wrapping_mul(17));
+            // Only the common length is used.
+            let mut short = vec![7; 3];
+            assert_eq!(
+                f(&mut short, &[i32::MAX, 1, 2, 100]),
+                i32::MAX.wrapping_add(3)
+            );
+            assert_eq!(short, [7i32.wrapping_add(i32::MAX), 8, 9]);
         }
     }
 }

@@ -42,12 +42,18 @@
 pub mod add;
 pub mod checksum;
 pub mod delta;
+pub mod in_place;
 pub mod sizes;
 pub mod uuid;
 
-pub use add::{wrapping_add_oracle, wrapping_add_scalar, wrapping_add_simd, wrapping_add_with};
+pub use add::{
+    wrapping_add_assign_oracle, wrapping_add_assign_scalar, wrapping_add_assign_simd,
+    wrapping_add_assign_with, wrapping_add_oracle, wrapping_add_scalar, wrapping_add_simd,
+    wrapping_add_with,
+};
 pub use checksum::{checksum_oracle, checksum_scalar, checksum_simd, checksum_with};
 pub use delta::{apply_delta, apply_delta_with, create_delta, Delta, ItemDelta, ItemDeltas};
+pub use in_place::{apply_delta_in_place, apply_delta_in_place_with};
 pub use sizes::Protocol;
 pub use uuid::{extended_types, lookup_uuid, resolve_type, ExtendedType, ItemType, KnownType};
 
@@ -358,6 +364,13 @@ pub struct Snapshot {
     index: KeyIndex,
     /// Delta application: old item index -> new item index.
     scratch: Vec<u32>,
+    /// In-place delta application: per item position, `generation << 32 |
+    /// offset` of the diff that last updated it (see [`in_place`]). May be
+    /// shorter or longer than `keys`; values below the current generation
+    /// mean "not touched by this delta".
+    stamps: Vec<u64>,
+    /// Counts in-place delta applications (never reset but on wrap-around).
+    generation: u32,
 }
 
 impl Clone for Snapshot {
@@ -368,6 +381,8 @@ impl Clone for Snapshot {
             data: self.data.clone(),
             index: self.index.clone(),
             scratch: Vec::new(),
+            stamps: Vec::new(),
+            generation: 0,
         }
     }
     /// Reuses `self`'s buffers.
@@ -438,6 +453,8 @@ impl Snapshot {
             data: Vec::new(),
             index,
             scratch: Vec::new(),
+            stamps: Vec::new(),
+            generation: 0,
         }
     }
 
