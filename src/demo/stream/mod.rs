@@ -63,7 +63,9 @@ use super::ChunkKind;
 use super::{Chunks, Demo, DemoError, DemoErrorKind};
 use crate::backend::Backend;
 use crate::codec::huffman::{self, HuffmanError, HuffmanErrorKind};
-use crate::codec::snapshot::{self, apply_delta_with, Protocol, Snapshot};
+use crate::codec::snapshot::{
+    self, apply_delta_in_place_with, apply_delta_with, Protocol, Snapshot,
+};
 use crate::codec::varint::{self, VarintErrorKind, VarintWarning, VarintWarningKind};
 
 /// Largest Huffman-decompressed payload (DDNet's 64 KiB chunk buffers).
@@ -900,7 +902,9 @@ impl<'d, 'a> Stream<'d, 'a> {
                 dec.scratch.parse_into(ints_slice).map_err(|e| {
                     StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset)
                 })?;
-                self.reconstructed();
+                std::mem::swap(&mut dec.current, &mut dec.scratch);
+                let checksum = dec.current.checksum_with(dec.backend);
+                self.reconstructed(checksum);
             }
             DataKind::Snapshot(SnapshotKind::Delta) => {
                 if !self.have_snapshot {
@@ -911,19 +915,40 @@ impl<'d, 'a> Stream<'d, 'a> {
                     ));
                 }
                 dec.snapshot_warnings.clear();
-                let r = apply_delta_with(
-                    dec.backend,
-                    &dec.current,
-                    ints_slice,
-                    self.protocol,
-                    &mut dec.scratch,
-                    &mut dec.snapshot_warnings,
-                );
+                // The oracle tier builds a new snapshot and sums all its
+                // data (the reference); the others update the current one
+                // in place and the checksum by what changed. On error the
+                // stream ends, so a half-updated snapshot is never seen.
+                let r = match dec.backend {
+                    Backend::Oracle => apply_delta_with(
+                        dec.backend,
+                        &dec.current,
+                        ints_slice,
+                        self.protocol,
+                        &mut dec.scratch,
+                        &mut dec.snapshot_warnings,
+                    )
+                    .map(|()| {
+                        std::mem::swap(&mut dec.current, &mut dec.scratch);
+                        dec.current.checksum_with(dec.backend)
+                    }),
+                    backend => apply_delta_in_place_with(
+                        backend,
+                        &mut dec.current,
+                        &mut dec.scratch,
+                        ints_slice,
+                        self.protocol,
+                        &mut dec.snapshot_warnings,
+                        self.checksum,
+                    ),
+                };
                 let inner = dec.snapshot_warnings.iter();
                 let inner = inner.map(|w| (StreamWarningKind::Snapshot(w.kind), w.offset));
                 push_chunk_warnings(&mut dec.warnings, dec.max_warnings, pos, inner);
-                r.map_err(|e| StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset))?;
-                self.reconstructed();
+                let checksum = r.map_err(|e| {
+                    StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset)
+                })?;
+                self.reconstructed(checksum);
             }
             DataKind::Message => {
                 if cfg!(target_endian = "big") {
@@ -947,11 +972,9 @@ impl<'d, 'a> Stream<'d, 'a> {
         }))
     }
 
-    /// The scratch snapshot holds a new valid snapshot: make it current.
-    fn reconstructed(&mut self) {
-        let dec = &mut *self.dec;
-        std::mem::swap(&mut dec.current, &mut dec.scratch);
-        self.checksum = dec.current.checksum_with(dec.backend);
+    /// The current snapshot is a new valid one, with this checksum.
+    fn reconstructed(&mut self, checksum: i32) {
+        self.checksum = checksum;
         self.have_snapshot = true;
         if let Some(p) = &mut self.pending {
             p.had_snapshot_chunk = true;
