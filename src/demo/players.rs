@@ -194,6 +194,8 @@ pub struct PlayerViews {
     /// Client ids whose strings the latest call kept unchanged.
     reused: [u64; CACHED_IDS / 64],
     calls: u64,
+    /// Decode every string anew (tests compare this with the reuse).
+    always_decode: bool,
 }
 
 impl PlayerViews {
@@ -382,7 +384,13 @@ impl PlayerViews {
         p.country = Some(raw[7]);
         let id = usize::from(p.client_id);
         let cached = self.raw.get(id).copied().flatten();
-        if cached == Some((self.calls - 1, raw)) && p.name.is_some() {
+        let same = |c: &[i32; RAW_INFO_INTS]| {
+            // An OR of XORs, not `==`: the array comparison compiles to a
+            // libc memcmp call that cost more than the rest of the update.
+            c.iter().zip(&raw).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0
+        };
+        let unchanged = cached.is_some_and(|(call, c)| call + 1 == self.calls && same(&c));
+        if unchanged && p.name.is_some() && !self.always_decode {
             self.reused[id / 64] |= 1 << (id % 64);
             self.raw[id] = Some((self.calls, raw));
             return;
@@ -516,15 +524,43 @@ pub struct ChatLine {
     pub text: String,
 }
 
+/// Position in the tracker's records of `client_id`'s record.
+fn record_index(record_at: &[u32], client_id: u16) -> Option<usize> {
+    match record_at.get(usize::from(client_id)) {
+        Some(&at) if at != 0 => Some(at as usize - 1),
+        _ => None,
+    }
+}
+
+/// Adds a record for a new client id (at most `max_players` of them, so
+/// re-sorting and re-indexing all is cheap; the index grows to the largest
+/// id, at most 65 536 entries).
+fn add_record(records: &mut Vec<PlayerRecord>, record_at: &mut Vec<u32>, record: PlayerRecord) {
+    let id = usize::from(record.client_id);
+    if record_at.len() <= id {
+        record_at.resize(id + 1, 0);
+    }
+    records.push(record);
+    records.sort_by_key(|r| r.client_id);
+    for (i, r) in records.iter().enumerate() {
+        record_at[usize::from(r.client_id)] = i as u32 + 1;
+    }
+}
+
 /// Follows players through a demo: feed it every snapshot (once per tick,
 /// in tick order) and every message.
 #[derive(Clone, Debug)]
 pub struct PlayerTracker {
     protocol: Protocol,
     config: TrackerConfig,
-    records: BTreeMap<u16, PlayerRecord>,
+    /// Sorted by client id.
+    records: Vec<PlayerRecord>,
+    /// By client id: position in `records` + 1 (0: none).
+    record_at: Vec<u32>,
     /// Current names by client id (from the latest snapshot or message).
     current: BTreeMap<u16, String>,
+    /// Whether a message set a current name since the latest snapshot.
+    names_from_messages: bool,
     /// 0.7: what messages said about each connected client.
     infos: BTreeMap<u16, MessageInfo>,
     chat: Vec<ChatLine>,
@@ -554,8 +590,10 @@ impl PlayerTracker {
         PlayerTracker {
             protocol,
             config,
-            records: BTreeMap::new(),
+            records: Vec::new(),
+            record_at: Vec::new(),
             current: BTreeMap::new(),
+            names_from_messages: false,
             infos: BTreeMap::new(),
             chat: Vec::new(),
             view: PlayerViews::new(),
@@ -570,7 +608,7 @@ impl PlayerTracker {
         self.view.update(snap, self.protocol, &self.infos, warnings);
         let cfg = self.config;
         for p in self.view.views() {
-            if !self.records.contains_key(&p.client_id) {
+            if record_index(&self.record_at, p.client_id).is_none() {
                 if self.records.len() >= cfg.max_players {
                     if self.refused.insert(p.client_id) {
                         warnings.push(PlayerWarning {
@@ -580,8 +618,9 @@ impl PlayerTracker {
                     }
                     continue;
                 }
-                self.records.insert(
-                    p.client_id,
+                add_record(
+                    &mut self.records,
+                    &mut self.record_at,
                     PlayerRecord {
                         client_id: p.client_id,
                         names: Vec::new(),
@@ -600,9 +639,10 @@ impl PlayerTracker {
                     },
                 );
             }
-            let Some(r) = self.records.get_mut(&p.client_id) else {
+            let Some(at) = record_index(&self.record_at, p.client_id) else {
                 continue;
             };
+            let r = &mut self.records[at];
             // Strings taken over from the previous tick's view were noted
             // then (the record existed: records are never dropped).
             let noted = r.ticks_present > 0 && self.view.strings_reused(p.client_id);
@@ -615,7 +655,10 @@ impl PlayerTracker {
                 if !noted {
                     push_distinct(&mut r.names, &mut r.latest[0], name, cfg.max_strings);
                 }
-                if self.current.get(&p.client_id) != Some(name) {
+                // The previous tick set this very name, unless a message
+                // changed it since.
+                let set = noted && !self.names_from_messages;
+                if !set && self.current.get(&p.client_id) != Some(name) {
                     self.current.insert(p.client_id, name.clone());
                 }
             }
@@ -649,6 +692,7 @@ impl PlayerTracker {
                 }
             }
         }
+        self.names_from_messages = false;
     }
 
     /// Records what a message says: chat lines, and in 0.7 the names
@@ -680,6 +724,7 @@ impl PlayerTracker {
                         team: Some(ci.team),
                     };
                     self.current.insert(id, info.name.clone());
+                    self.names_from_messages = true;
                     self.infos.insert(id, info);
                 }
             }
@@ -693,6 +738,7 @@ impl PlayerTracker {
                     info.name = name.clone().into_owned();
                     info.team = Some(*team);
                     self.current.insert(id, info.name.clone());
+                    self.names_from_messages = true;
                 }
             }
             Body::Team {
@@ -716,12 +762,12 @@ impl PlayerTracker {
 
     /// Every tracked player, by client id.
     pub fn players(&self) -> impl Iterator<Item = &PlayerRecord> {
-        self.records.values()
+        self.records.iter()
     }
 
     /// The record of one client id.
     pub fn player(&self, client_id: u16) -> Option<&PlayerRecord> {
-        self.records.get(&client_id)
+        Some(&self.records[record_index(&self.record_at, client_id)?])
     }
 
     /// The players of the latest snapshot fed.
@@ -1038,6 +1084,62 @@ mod tests {
                 let fresh = players(&snap, protocol, &infos, &mut w_fresh);
                 proptest::prop_assert_eq!(views.views(), &fresh[..]);
                 proptest::prop_assert_eq!(&w_cached, &w_fresh);
+            }
+        }
+    }
+
+    /// 0.7 messages: `De_ClientEnter` (name, client id, team 0) and
+    /// `Sv_Chat` (team mode, client id, no target, "gl").
+    fn enter_07(name: &str, id: u8) -> Vec<u8> {
+        [&[0x2c][..], name.as_bytes(), &[0, id, 0, 0]].concat()
+    }
+    fn chat_07(id: u8) -> Vec<u8> {
+        vec![0x06, 0x02, id, 0x40, b'g', b'l', 0, 0, 0]
+    }
+
+    proptest::proptest! {
+        /// Over random ticks and messages, a tracker that keeps unchanged
+        /// strings records exactly what one decoding every string records.
+        #[test]
+        fn tracker_reuse_changes_nothing(
+            v07 in proptest::bool::ANY,
+            steps in proptest::collection::vec(
+                (0..4u8, proptest::collection::vec((0..4u8, proptest::bool::ANY, proptest::bool::ANY), 4)),
+                1..32,
+            ),
+        ) {
+            use crate::demo::message::decode;
+            let protocol = if v07 { Protocol::V07 } else { Protocol::V06 };
+            let mut reusing = PlayerTracker::new(protocol, TrackerConfig::default());
+            let mut decoding = PlayerTracker::new(protocol, TrackerConfig::default());
+            decoding.view.always_decode = true;
+            let ids = [0u16, 1, 255, 300];
+            let (mut w1, mut w2) = (Vec::new(), Vec::new());
+            for (tick, (what, clients)) in steps.iter().enumerate() {
+                let tick = tick as i32;
+                let message = match what {
+                    1 if v07 => Some(enter_07(if tick % 2 == 0 { "bar" } else { "baz" }, 1)),
+                    2 => Some(chat_07(clients[0].0 % 2)),
+                    _ => None,
+                };
+                if let Some(bytes) = message {
+                    let m = decode(&bytes, protocol, &mut Vec::new()).unwrap();
+                    reusing.feed_message(tick, &m);
+                    decoding.feed_message(tick, &m);
+                }
+                let clients: Vec<_> = ids.iter().copied().zip(clients.iter().copied()).collect();
+                let snap = generated_snapshot(protocol, &clients);
+                reusing.feed_snapshot(tick, &snap, &mut w1);
+                decoding.feed_snapshot(tick, &snap, &mut w2);
+                proptest::prop_assert_eq!(reusing.current_view(), decoding.current_view());
+            }
+            proptest::prop_assert_eq!(&w1, &w2);
+            let r1: Vec<_> = reusing.players().collect();
+            let r2: Vec<_> = decoding.players().collect();
+            proptest::prop_assert_eq!(r1, r2);
+            proptest::prop_assert_eq!(reusing.chat(), decoding.chat());
+            for id in [0, 1, 255, 300] {
+                proptest::prop_assert_eq!(reusing.current_name(id), decoding.current_name(id));
             }
         }
     }
