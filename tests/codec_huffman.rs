@@ -223,3 +223,251 @@ proptest! {
         prop_assert_eq!(out, data);
     }
 }
+
+// ---------------------------------------------------------------------------
+// Batch decoding: every stream's result equals the single-stream decoder's.
+
+/// The cap the demo decoder passes for a payload.
+fn lead_cap(input: &[u8]) -> usize {
+    (8 * input.len() + 64).min(1 << 16)
+}
+
+/// Decodes `inputs` one by one with [`fast::decompress`] into `caps[i]`-byte
+/// buffers: the expected results and bytes.
+fn singles(inputs: &[&[u8]], caps: &[usize]) -> Vec<(Result<usize, HuffmanError>, Vec<u8>)> {
+    inputs
+        .iter()
+        .zip(caps)
+        .map(|(input, &cap)| {
+            let mut out = vec![0xee; cap];
+            let r = fast::decompress(input, &mut out);
+            out.truncate(*r.as_ref().unwrap_or(&0));
+            (r, out)
+        })
+        .collect()
+}
+
+/// Checks one batch decode against `expected`: results, the bytes of every
+/// `Ok`, and that nothing past the caps' sum was written.
+fn check_arena(
+    what: &str,
+    inputs: &[&[u8]],
+    caps: &[usize],
+    expected: &[(Result<usize, HuffmanError>, Vec<u8>)],
+    decode: impl FnOnce(&mut [u8], &mut [Result<usize, HuffmanError>]),
+) {
+    let total: usize = caps.iter().sum();
+    let mut arena = vec![0xee; total + 64];
+    let mut results = vec![Ok(usize::MAX); inputs.len()];
+    decode(&mut arena, &mut results);
+    let mut start = 0;
+    for (i, ((result, bytes), &cap)) in expected.iter().zip(caps).enumerate() {
+        assert_eq!(
+            results[i],
+            *result,
+            "{what}: stream {i} of {} ({:02x?}, cap {cap})",
+            inputs.len(),
+            inputs[i]
+        );
+        if let Ok(n) = result {
+            assert_eq!(
+                arena[start..start + n],
+                bytes[..],
+                "{what}: bytes of stream {i}"
+            );
+        }
+        start += cap;
+    }
+    assert!(
+        arena[total..].iter().all(|&b| b == 0xee),
+        "{what}: wrote past the caps"
+    );
+}
+
+/// Every batch entry point (each backend and each lane count) on one batch.
+fn check_batch(inputs: &[&[u8]], caps: &[usize]) {
+    let expected = singles(inputs, caps);
+    check_arena("decompress_batch", inputs, caps, &expected, |a, r| {
+        huffman::decompress_batch(inputs, caps, a, r)
+    });
+    for backend in Backend::ALL {
+        check_arena(backend.name(), inputs, caps, &expected, |a, r| {
+            huffman::decompress_batch_with(backend, inputs, caps, a, r)
+        });
+    }
+    macro_rules! widths {
+        ($($w:literal)*) => {$(
+            check_arena(concat!("width ", $w), inputs, caps, &expected, |a, r| {
+                huffman::batch::decompress_batch_interleaved::<$w>(inputs, caps, a, r)
+            });
+        )*};
+    }
+    widths!(1 2 3 4 5 6 7 8);
+}
+
+#[test]
+fn batch_of_nothing() {
+    check_batch(&[], &[]);
+    huffman::decompress_batch(&[], &[], &mut [], &mut []);
+}
+
+#[test]
+fn batch_edge_streams() {
+    let long: Vec<u8> = (0..5000u32).map(|i| (i % 7 * (i % 3)) as u8).collect();
+    let c_long = compressed(&long);
+    let c_short = compressed(b"\x00\x01\x00");
+    let c_zeros = compressed(&[0; 700]);
+    let inputs: Vec<&[u8]> = vec![
+        &[],
+        &c_long,
+        &c_short,
+        &c_short[..1],
+        &c_zeros,
+        &c_long[..c_long.len() / 2],
+        &[0xff; 40],
+        &[0; 40],
+        &c_long,
+    ];
+    // The demo decoder's caps, exact caps, and caps one byte short.
+    let lead: Vec<usize> = inputs.iter().map(|i| lead_cap(i)).collect();
+    check_batch(&inputs, &lead);
+    let exact = [0, long.len(), 3, 3, 700, 8000, 300, 400, long.len()];
+    check_batch(&inputs, &exact);
+    let short = [0, long.len() - 1, 2, 0, 699, 10, 0, 5, 0];
+    check_batch(&inputs, &short);
+}
+
+#[test]
+#[should_panic(expected = "one cap per input")]
+fn batch_caps_length_mismatch_panics() {
+    huffman::decompress_batch(&[&[]], &[], &mut [], &mut [Ok(0)]);
+}
+
+#[test]
+#[should_panic(expected = "the caps add up to more than the arena")]
+fn batch_arena_too_small_panics() {
+    huffman::decompress_batch(
+        &[&[], &[]],
+        &[4, usize::MAX],
+        &mut [0; 8],
+        &mut [Ok(0), Ok(0)],
+    );
+}
+
+/// One stream of a random batch.
+#[derive(Clone, Debug)]
+enum Stream {
+    /// The encoding of `data`, cut to `cut` bytes from the end, with a cap
+    /// chosen by `cap`.
+    Encoded { data: Vec<u8>, cut: usize, cap: Cap },
+    /// Arbitrary bytes.
+    Garbage { bytes: Vec<u8>, cap: Cap },
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Cap {
+    /// What the demo decoder passes.
+    Lead,
+    /// The decoded length plus this much (less room than needed if negative).
+    Slack(i32),
+}
+
+impl Stream {
+    fn input(&self) -> Vec<u8> {
+        match self {
+            Stream::Encoded { data, cut, .. } => {
+                let c = compressed(data);
+                c[..c.len().saturating_sub(*cut)].to_vec()
+            }
+            Stream::Garbage { bytes, .. } => bytes.clone(),
+        }
+    }
+    fn cap(&self, input: &[u8]) -> usize {
+        let (cap, len) = match self {
+            Stream::Encoded { data, cap, .. } => (*cap, data.len()),
+            Stream::Garbage { bytes, cap } => (*cap, 2 * bytes.len()),
+        };
+        match cap {
+            Cap::Lead => lead_cap(input),
+            Cap::Slack(s) => (len as i64 + i64::from(s)).max(0) as usize,
+        }
+    }
+}
+
+fn stream() -> impl Strategy<Value = Stream> {
+    let cap = prop_oneof![4 => Just(Cap::Lead), 3 => (-20i32..80).prop_map(Cap::Slack)];
+    let data = prop_oneof![
+        realistic_bytes(),
+        prop::collection::vec(any::<u8>(), 0..400),
+        prop::collection::vec(0u8..3, 0..3000),
+    ];
+    prop_oneof![
+        4 => (data, prop_oneof![3 => Just(0usize), 1 => 0usize..70], cap.clone())
+            .prop_map(|(data, cut, cap)| Stream::Encoded { data, cut, cap }),
+        1 => (prop::collection::vec(any::<u8>(), 0..200), cap)
+            .prop_map(|(bytes, cap)| Stream::Garbage { bytes, cap }),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn batch_equals_single_stream(streams in prop::collection::vec(stream(), 0..9)) {
+        let inputs: Vec<Vec<u8>> = streams.iter().map(Stream::input).collect();
+        let caps: Vec<usize> = streams.iter().zip(&inputs).map(|(s, i)| s.cap(i)).collect();
+        let inputs: Vec<&[u8]> = inputs.iter().map(Vec::as_slice).collect();
+        check_batch(&inputs, &caps);
+    }
+
+    #[test]
+    fn batch_every_tail_length(
+        data in realistic_bytes(),
+        noise in prop::collection::vec(any::<u8>(), 64),
+        long in prop::collection::vec(0u8..4, 200..2000),
+    ) {
+        // Every prefix of an encoding and of noise, between long streams
+        // that keep the other lanes busy.
+        let c = compressed(&data);
+        let c_long = compressed(&long);
+        for len in 0..=64usize {
+            let prefix = &c[..len.min(c.len())];
+            let inputs: Vec<&[u8]> = vec![&c_long, prefix, &noise[..len], &c_long, prefix];
+            let caps = [long.len(), data.len() + 32, 2 * len + 8, lead_cap(&c_long), data.len()];
+            check_batch(&inputs, &caps);
+        }
+    }
+}
+
+#[test]
+fn batch_equals_single_stream_on_real_payloads() {
+    let Some(root) = crate::common::datasets() else {
+        return;
+    };
+    let files = crate::common::files_with_ext(&root.join("demos"), "demo");
+    assert!(!files.is_empty(), "no demos in {}", root.display());
+    let bytes: Vec<Vec<u8>> = files.iter().map(|p| std::fs::read(p).unwrap()).collect();
+    let mut payloads: Vec<&[u8]> = Vec::new();
+    for b in &bytes {
+        let demo = teebatch::demo::Demo::parse(b).unwrap();
+        for chunk in demo.chunks() {
+            if let Some(p) = chunk.unwrap().kind.payload() {
+                payloads.push(p);
+            }
+        }
+    }
+    assert!(payloads.len() > 1000, "{} payloads", payloads.len());
+    let caps: Vec<usize> = payloads.iter().map(|p| lead_cap(p)).collect();
+    let expected = singles(&payloads, &caps);
+    assert!(
+        expected.iter().all(|(r, _)| r.is_ok()),
+        "every payload decodes"
+    );
+    for size in 1..=8 {
+        for (i, (inputs, caps)) in payloads.chunks(size).zip(caps.chunks(size)).enumerate() {
+            let what = format!("batch {i} of size {size}");
+            let expected = &expected[i * size..i * size + inputs.len()];
+            check_arena(&what, inputs, caps, expected, |a, r| {
+                huffman::decompress_batch(inputs, caps, a, r)
+            });
+        }
+    }
+}

@@ -16,20 +16,23 @@
 //! byte 0      bits used by all symbols (the shift amount, as in libdeflate:
 //!             `bitbuf >>= entry & 63` is a single shift)
 //! bytes 1..=6 the symbols (unused bytes zero); stored as `entry >> 8`
-//! byte 7      low nibble: count of symbols (0 = see below),
-//!             high nibble: bits of the first symbol
+//! byte 7      bit 7: a long code (see below; a sign test), bits 3..=6:
+//!             count of symbols (`entry >> 59` is a single shift)
 //! ```
 //!
 //! A run may go on past the 6 stored symbols with 0x00 symbols only (up to
 //! [`MAX_COUNT`]): a second 8-byte store of zeros at offset 6 writes them
 //! (and clears the byte-7 metadata that the first store left there).
 //!
-//! A count of 0 means the first code is longer than [`LUT_BITS`] (or is
-//! EOF): bytes 1..3 then hold the start of a second-level table of
-//! 2^[`SUB_BITS`] `u16` entries indexed by the next bits, each holding a
-//! symbol (low 9 bits, EOF = 256) and how many more bits it uses (bits
-//! 12..16). No code needs a bit-by-bit walk. EOF never joins a run, so a run
-//! never needs an end-of-stream check.
+//! A long entry (bit 63 set) means the first code is longer than
+//! [`LUT_BITS`] (or is EOF): bytes 1..3 then hold the start of a
+//! second-level table of 2^[`SUB_BITS`] entries indexed by the bits after
+//! the first `entry & 63`. These are entries of the same layout for the
+//! whole code: a one-symbol run, or EOF (bit 63 set). So after the rare
+//! second lookup a long code goes down the same path as a run, and the
+//! common path has no branch but the (not taken) long-code test. No code
+//! needs a bit-by-bit walk. EOF never joins a run, so a run never needs an
+//! end-of-stream check.
 //!
 //! Tried and dropped (slower): keeping the refill off the lookup chain by
 //! taking the next index before ORing in new bytes (needs a larger bit
@@ -38,6 +41,10 @@
 //! The last input bytes (fewer than 8 left to load) are decoded by the same
 //! tables, taking a whole run only when all its bits are real input bits and
 //! the output has room for the 8-byte store, else one symbol.
+//!
+//! The state between entries is a `Cursor`, from which either loop can
+//! go on: the batch decoder (`super::batch`) runs the same entries for
+//! several streams at once and finishes each with the same tail.
 
 use std::sync::OnceLock;
 
@@ -52,7 +59,7 @@ use super::{HuffmanError, HuffmanErrorKind};
 /// 14 bits 3.6–4.1 / – (noisy). Real payloads do not care between 12 and
 /// 13; higher-entropy data gains from fewer long codes.
 pub const LUT_BITS: u32 = 13;
-const LUT_SIZE: usize = 1 << LUT_BITS;
+pub(super) const LUT_SIZE: usize = 1 << LUT_BITS;
 const LUT_MASK: u64 = LUT_SIZE as u64 - 1;
 /// Most arbitrary symbols one entry decodes.
 pub const MAX_RUN: usize = 6;
@@ -60,12 +67,13 @@ pub const MAX_RUN: usize = 6;
 /// 0x00 (written by a second, all-zero 8-byte store).
 pub const MAX_COUNT: usize = MAX_RUN + 8;
 /// Entries always decoded per refill: each uses at most `MAX_CODE_LEN` bits
-/// and a refill leaves at least 56. A fourth follows if its bits are there.
-const ENTRIES_PER_REFILL: usize = 3;
+/// and a refill leaves at least 56. A fourth follows: runs use at most
+/// `LUT_BITS`, so its bits are there unless long codes came before.
+pub(super) const ENTRIES_PER_REFILL: usize = 3;
 /// Output window of one fast-loop iteration: [`ENTRIES_PER_REFILL`] + 1
 /// entries, each advancing by at most 15 (the count nibble) and storing
 /// `MAX_COUNT` bytes (two overlapping 8-byte stores).
-const WINDOW: usize = (ENTRIES_PER_REFILL + 1) * 15 + MAX_COUNT;
+pub(super) const WINDOW: usize = (ENTRIES_PER_REFILL + 1) * 15 + MAX_COUNT;
 
 const _: () = assert!(LUT_BITS <= 15 && MAX_CODE_LEN <= 15 && MAX_COUNT <= 15);
 const _: () = assert!(ENTRIES_PER_REFILL as u32 * MAX_CODE_LEN <= 56);
@@ -77,7 +85,7 @@ const SUB_MASK: u64 = SUB_SIZE as u64 - 1;
 
 struct Tables {
     lut: Box<[u64; LUT_SIZE]>,
-    sub: Vec<u16>,
+    sub: Vec<u64>,
 }
 
 fn tables() -> &'static Tables {
@@ -93,8 +101,8 @@ impl Tables {
                 Entry::Run(e) => e,
                 Entry::Long { node, used } => {
                     let base = sub.len();
-                    sub.extend((0..SUB_SIZE as u64).map(|j| sub_entry(tree, node, j)));
-                    u64::from(base as u16) << 8 | u64::from(used)
+                    sub.extend((0..SUB_SIZE as u64).map(|j| sub_entry(tree, node, used, j)));
+                    LONG | u64::from(base as u16) << 8 | u64::from(used)
                 }
             })
             .collect();
@@ -106,14 +114,22 @@ impl Tables {
     }
 }
 
-/// Finishes the code at `node` with the bits of `index`: symbol | extra << 12.
-fn sub_entry(tree: &Tree, mut node: u16, index: u64) -> u16 {
+/// Finishes the code at `node`, reached after `used` bits, with the bits of
+/// `index`: a one-symbol run entry for the whole code, or for EOF an entry
+/// with a count of 0 and the code's length in byte 0.
+fn sub_entry(tree: &Tree, mut node: u16, used: u32, index: u64) -> u64 {
     let mut extra = 0;
     while !Tree::is_leaf(node) {
         node = tree.children[node as usize][(index >> extra & 1) as usize];
         extra += 1;
     }
-    node | extra << 12
+    let len = used + extra;
+    if node == EOF {
+        return LONG | u64::from(len);
+    }
+    let mut symbols = [0; MAX_RUN];
+    symbols[0] = node as u8;
+    run_entry(&symbols, 1, len)
 }
 
 enum Entry {
@@ -126,7 +142,6 @@ fn entry(tree: &Tree, index: u64) -> Entry {
     let mut symbols = [0u8; MAX_RUN];
     let mut count = 0;
     let mut used = 0; // bits of complete symbols
-    let mut first_len = 0;
     let mut pos = 0;
     while count < MAX_COUNT {
         let mut node = tree.root;
@@ -135,7 +150,7 @@ fn entry(tree: &Tree, index: u64) -> Entry {
                 if count == 0 {
                     return Entry::Long { node, used: pos };
                 }
-                return Entry::Run(run_entry(&symbols, count, used, first_len));
+                return Entry::Run(run_entry(&symbols, count, used));
             }
             node = tree.children[node as usize][(index >> pos & 1) as usize];
             pos += 1;
@@ -154,24 +169,32 @@ fn entry(tree: &Tree, index: u64) -> Entry {
         }
         count += 1;
         used = pos;
-        if count == 1 {
-            first_len = pos;
-        }
     }
-    Entry::Run(run_entry(&symbols, count, used, first_len))
+    Entry::Run(run_entry(&symbols, count, used))
 }
 
-fn run_entry(symbols: &[u8; MAX_RUN], count: usize, used: u32, first_len: u32) -> u64 {
+fn run_entry(symbols: &[u8; MAX_RUN], count: usize, used: u32) -> u64 {
     let mut bytes = [0u8; 8];
     bytes[0] = used as u8;
     bytes[1..=MAX_RUN].copy_from_slice(symbols);
-    bytes[7] = (count as u32 | first_len << 4) as u8;
+    bytes[7] = (count as u8) << 3;
     u64::from_le_bytes(bytes)
 }
 
+/// Bit 63 of an entry: a long code (or, in the second-level table, EOF).
+const LONG: u64 = 1 << 63;
+
+/// Whether `e` is a long code (or, in the second-level table, EOF): a sign
+/// test.
+#[inline(always)]
+fn is_long(e: u64) -> bool {
+    (e as i64) < 0
+}
+
+/// Symbols in the run entry `e` (not [`is_long`]).
 #[inline(always)]
 fn run_count(e: u64) -> usize {
-    (e >> 56) as usize & 0xf
+    (e >> 59) as usize
 }
 
 #[inline(always)]
@@ -179,139 +202,214 @@ fn run_bits(e: u64) -> u32 {
     e as u32 & 63
 }
 
+/// The second-level entry for the long entry `e` (count 0) at the start of
+/// `bitbuf`: a one-symbol run entry for the whole code, or, where the code
+/// is EOF, an entry with a count of 0 (and the code length in byte 0).
 #[inline(always)]
-fn first_bits(e: u64) -> u32 {
-    (e >> 60) as u32
+fn long_entry(sub: &[u64], e: u64, bitbuf: u64) -> u64 {
+    sub[((e >> 8) as u16) as usize + (bitbuf >> run_bits(e) & SUB_MASK) as usize]
 }
 
-#[inline(always)]
-fn load_u64(input: &[u8], pos: usize) -> Option<u64> {
-    let bytes: [u8; 8] = input.get(pos..pos.checked_add(8)?)?.try_into().ok()?;
-    Some(u64::from_le_bytes(bytes))
+/// [`long_entry`] out of line: long codes are rare (about 1 % of entries
+/// on real demos), and keeping them off the hot path lets it fall through.
+#[cold]
+#[inline(never)]
+fn long_entry_cold(sub: &[u64], e: u64, bitbuf: u64) -> u64 {
+    long_entry(sub, e, bitbuf)
 }
 
-/// Finishes a long code through the second-level table (its first
-/// `run_bits(e)` bits are already consumed), consuming the rest.
+/// One stream part-way through decoding: the bit reader and the output
+/// position. Any state the fast loop leaves between entries is a valid
+/// place to resume from, with [`Cursor::refill`] or [`Cursor::finish`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct Cursor {
+    /// Valid bits, LSB = next; bits above the valid ones are zero or the
+    /// true next bits.
+    pub(super) bitbuf: u64,
+    /// The number of valid bits is the low byte. The fast loop subtracts
+    /// whole table entries, whose low byte is the bits they use (as
+    /// libdeflate does), which leaves garbage in the higher bits.
+    pub(super) bitcount: u32,
+    /// Input bytes loaded into `bitbuf`, counting zero bytes past the end.
+    pub(super) pos: usize,
+    /// Output bytes written.
+    pub(super) n: usize,
+}
+
+impl Cursor {
+    /// Starts one fast-loop iteration: ORs the next 8 input bytes into the
+    /// bit buffer (at least 56 valid bits after) and returns the output
+    /// window at `n`. `None`, with the cursor unchanged, where fewer than 8
+    /// input bytes are left at `pos` or fewer than [`WINDOW`] output bytes
+    /// at `n`: the stream then goes on with [`Cursor::finish`].
+    #[inline(always)]
+    pub(super) fn refill<'o>(
+        &mut self,
+        input: &[u8],
+        out: &'o mut [u8],
+    ) -> Option<&'o mut [u8; WINDOW]> {
+        let word = u64::from_le_bytes(*input.get(self.pos..)?.first_chunk::<8>()?);
+        let window = out.get_mut(self.n..)?.first_chunk_mut::<WINDOW>()?;
+        let bitcount = u32::from(self.bitcount as u8);
+        self.bitbuf |= word << bitcount;
+        self.pos += ((63 - bitcount) >> 3) as usize;
+        self.bitcount = bitcount | 56;
+        Some(window)
+    }
+
+    /// Decodes the rest of the stream with the tail loop: byte-wise
+    /// refills, zero bytes past the end of the input; a run only where all
+    /// its bits are real and the 8-byte store fits.
+    #[inline(never)]
+    pub(super) fn finish(self, input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
+        let tables = tables();
+        let lut = &*tables.lut;
+        let sub = &tables.sub[..];
+        let codes = &Tree::reference().codes;
+        let Cursor {
+            mut bitbuf,
+            bitcount,
+            mut pos,
+            mut n,
+        } = self;
+        let mut bitcount = u32::from(bitcount as u8);
+        let total_bits = input.len() * 8;
+        loop {
+            while bitcount <= 56 {
+                let byte = input.get(pos).copied().unwrap_or(0);
+                bitbuf |= u64::from(byte) << bitcount;
+                pos += 1;
+                bitcount += 8;
+            }
+            let start = pos * 8 - bitcount as usize;
+            if start >= total_bits {
+                return Err(HuffmanError {
+                    kind: HuffmanErrorKind::MissingEof,
+                    offset: input.len(),
+                });
+            }
+            let e = lut[(bitbuf & LUT_MASK) as usize];
+            let used = run_bits(e);
+            if !is_long(e) && used as usize <= total_bits - start && n + MAX_COUNT <= out.len() {
+                out[n..n + 8].copy_from_slice(&(e >> 8).to_le_bytes());
+                out[n + MAX_RUN..n + MAX_COUNT].copy_from_slice(&[0; 8]);
+                n += run_count(e);
+                bitbuf >>= used;
+                bitcount -= used;
+                continue;
+            }
+            // One symbol: the first of the run, or a long code.
+            let (used, symbol) = if !is_long(e) {
+                let symbol = (e >> 8) as u8;
+                (codes[usize::from(symbol)].len, symbol)
+            } else {
+                let e = long_entry(sub, e, bitbuf);
+                if is_long(e) {
+                    return Ok(n); // EOF
+                }
+                (run_bits(e), (e >> 8) as u8)
+            };
+            bitbuf >>= used;
+            bitcount -= used;
+            match out.get_mut(n) {
+                Some(slot) => *slot = symbol,
+                None => {
+                    return Err(HuffmanError {
+                        kind: HuffmanErrorKind::OutputFull,
+                        offset: start / 8,
+                    })
+                }
+            }
+            n += 1;
+        }
+    }
+}
+
+/// Decodes one table entry in the fast loop: a run of symbols stored at
+/// `window[*k..]` (advancing `*k`). A long code goes through the
+/// second-level table (and sets `*long`); where it is EOF, nothing is
+/// consumed and the result is `true`.
+///
+/// The caller guarantees at least [`MAX_CODE_LEN`] valid bits and room for
+/// the stores: `*k <= WINDOW - MAX_COUNT`.
 #[inline(always)]
-fn long_symbol(sub: &[u16], e: u64, bitbuf: &mut u64, bitcount: &mut u32) -> u16 {
-    let s = sub[((e >> 8) as u16) as usize + (*bitbuf & SUB_MASK) as usize];
-    let extra = u32::from(s >> 12);
-    *bitbuf >>= extra;
-    *bitcount -= extra;
-    s & 0x1ff
+pub(super) fn fast_entry(
+    lut: &[u64; LUT_SIZE],
+    sub: &[u64],
+    bitbuf: &mut u64,
+    bitcount: &mut u32,
+    window: &mut [u8; WINDOW],
+    k: &mut usize,
+    long: &mut bool,
+) -> bool {
+    let mut e = lut[(*bitbuf & LUT_MASK) as usize];
+    if is_long(e) {
+        e = long_entry_cold(sub, e, *bitbuf);
+        *long = true;
+        if is_long(e) {
+            return true;
+        }
+    }
+    // Only the shift and the stores differ between entries: no branches
+    // in the common path.
+    *bitbuf >>= run_bits(e);
+    *bitcount = bitcount.wrapping_sub(e as u32);
+    window[*k..*k + 8].copy_from_slice(&(e >> 8).to_le_bytes());
+    window[*k + MAX_RUN..*k + MAX_COUNT].copy_from_slice(&[0; 8]);
+    *k += run_count(e);
+    false
+}
+
+/// Decodes one fast-loop iteration's entries after [`Cursor::refill`]:
+/// [`ENTRIES_PER_REFILL`], then one more (unless long codes used up the
+/// bits it needs). Returns `true` at EOF. `cur.n` is advanced past the
+/// output in either case.
+#[inline(always)]
+pub(super) fn fast_iteration(
+    lut: &[u64; LUT_SIZE],
+    sub: &[u64],
+    cur: &mut Cursor,
+    window: &mut [u8; WINDOW],
+) -> bool {
+    let mut k = 0usize;
+    let mut long = false;
+    let Cursor {
+        bitbuf, bitcount, ..
+    } = cur;
+    let eof = 'entries: {
+        for _ in 0..ENTRIES_PER_REFILL {
+            if fast_entry(lut, sub, bitbuf, bitcount, window, &mut k, &mut long) {
+                break 'entries true;
+            }
+        }
+        (!long || *bitcount as u8 >= MAX_CODE_LEN as u8)
+            && fast_entry(lut, sub, bitbuf, bitcount, window, &mut k, &mut long)
+    };
+    cur.n += k;
+    eof
+}
+
+/// The shared tables.
+#[inline]
+pub(super) fn lut_and_sub() -> (&'static [u64; LUT_SIZE], &'static [u64]) {
+    let tables = tables();
+    (&tables.lut, &tables.sub)
 }
 
 /// Decompresses `input` into `out`; see [`super::decompress`] for the contract.
 ///
 /// Bytes of `out` after the returned length may have been overwritten.
 pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
-    let tables = tables();
-    let lut = &*tables.lut;
-    let sub = &tables.sub[..];
-    let mut bitbuf: u64 = 0;
-    let mut bitcount: u32 = 0;
-    // Input bytes loaded into `bitbuf`, counting zero bytes past the end.
-    let mut pos = 0usize;
-    let mut n = 0usize;
-
+    let (lut, sub) = lut_and_sub();
+    let mut cur = Cursor::default();
     // Fast loop: every bit in the buffer is a real input bit, and each
     // iteration writes into a fixed-size window of the output, so the
     // stores need no bounds checks (run counts are at most 15, so 4 entries
     // stay below `4 * 15 + MAX_COUNT`).
-    while let Some(word) = load_u64(input, pos) {
-        let Some(Ok(window)) = out
-            .get_mut(n..n + WINDOW)
-            .map(<&mut [u8; WINDOW]>::try_from)
-        else {
-            break;
-        };
-        bitbuf |= word << bitcount;
-        pos += ((63 - bitcount) >> 3) as usize;
-        bitcount |= 56;
-        let mut k = 0usize;
-        // One table entry: a run of symbols, or a long code (maybe EOF).
-        macro_rules! step {
-            () => {{
-                let e = lut[(bitbuf & LUT_MASK) as usize];
-                let count = run_count(e);
-                let used = run_bits(e);
-                bitbuf >>= used;
-                bitcount -= used;
-                if count != 0 {
-                    window[k..k + 8].copy_from_slice(&(e >> 8).to_le_bytes());
-                    window[k + MAX_RUN..k + MAX_COUNT].copy_from_slice(&[0; 8]);
-                    k += count;
-                } else {
-                    let node = long_symbol(sub, e, &mut bitbuf, &mut bitcount);
-                    if node == EOF {
-                        return Ok(n + k);
-                    }
-                    window[k] = node as u8;
-                    k += 1;
-                }
-            }};
+    while let Some(window) = cur.refill(input, out) {
+        if fast_iteration(lut, sub, &mut cur, window) {
+            return Ok(cur.n);
         }
-        for _ in 0..ENTRIES_PER_REFILL {
-            step!();
-        }
-        // Usually the bits for one more entry are left.
-        if bitcount >= MAX_CODE_LEN {
-            step!();
-        }
-        n += k;
     }
-
-    // Tail: byte-wise refills, zero bytes past the end of the input; a run
-    // only where all its bits are real and the 8-byte store fits.
-    let total_bits = input.len() * 8;
-    loop {
-        while bitcount <= 56 {
-            let byte = input.get(pos).copied().unwrap_or(0);
-            bitbuf |= u64::from(byte) << bitcount;
-            pos += 1;
-            bitcount += 8;
-        }
-        let start = pos * 8 - bitcount as usize;
-        if start >= total_bits {
-            return Err(HuffmanError {
-                kind: HuffmanErrorKind::MissingEof,
-                offset: input.len(),
-            });
-        }
-        let e = lut[(bitbuf & LUT_MASK) as usize];
-        let count = run_count(e);
-        let used = run_bits(e);
-        if count != 0 && used as usize <= total_bits - start && n + MAX_COUNT <= out.len() {
-            out[n..n + 8].copy_from_slice(&(e >> 8).to_le_bytes());
-            out[n + MAX_RUN..n + MAX_COUNT].copy_from_slice(&[0; 8]);
-            n += count;
-            bitbuf >>= used;
-            bitcount -= used;
-            continue;
-        }
-        let symbol = if count != 0 {
-            let used = first_bits(e);
-            bitbuf >>= used;
-            bitcount -= used;
-            (e >> 8) as u8
-        } else {
-            bitbuf >>= used;
-            bitcount -= used;
-            let node = long_symbol(sub, e, &mut bitbuf, &mut bitcount);
-            if node == EOF {
-                return Ok(n);
-            }
-            node as u8
-        };
-        match out.get_mut(n) {
-            Some(slot) => *slot = symbol,
-            None => {
-                return Err(HuffmanError {
-                    kind: HuffmanErrorKind::OutputFull,
-                    offset: start / 8,
-                })
-            }
-        }
-        n += 1;
-    }
+    cur.finish(input, out)
 }

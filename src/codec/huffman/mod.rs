@@ -35,7 +35,13 @@
 //! [`fast::decompress`] uses a 64-bit bit reader and a multi-symbol table.
 //! [`decompress`] is the fast tier; [`decompress_with`] picks by
 //! [`Backend`] (there is no SIMD tier: `Simd` means the fast scalar one).
+//!
+//! [`decompress_batch`] decodes several independent streams (consecutive
+//! demo chunk payloads) at once, interleaving their table lookups so that
+//! their dependency chains overlap; each result is exactly
+//! [`fast::decompress`]'s. See [`batch`].
 
+pub mod batch;
 pub mod encode;
 pub mod fast;
 pub mod oracle;
@@ -43,6 +49,7 @@ pub mod tree;
 
 use crate::backend::Backend;
 
+pub use batch::{decompress_batch, decompress_batch_with};
 pub use encode::{compress, compressed_len};
 
 /// What went wrong while decoding.
