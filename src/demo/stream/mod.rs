@@ -820,7 +820,7 @@ impl<'d, 'a> Stream<'d, 'a> {
             }
         }
         let mut results = [Ok(0); BATCH_CHUNKS];
-        decompress_batch_with(
+        huffman::decompress_batch_with(
             self.dec.backend,
             &inputs[..batch],
             &rooms[..batch],
@@ -1028,21 +1028,6 @@ fn message_bytes<'b>(ints: &'b [i32], converted: &'b [u8]) -> &'b [u8] {
         bytemuck::cast_slice(ints)
     } else {
         converted
-    }
-}
-
-/// Huffman-decodes `inputs[i]` into the next `rooms[i]` bytes of `arena`.
-fn decompress_batch_with(
-    backend: Backend,
-    inputs: &[&[u8]],
-    rooms: &[usize],
-    arena: &mut [u8],
-    results: &mut [Result<usize, HuffmanError>],
-) {
-    let mut start = 0;
-    for ((input, &room), result) in inputs.iter().zip(rooms).zip(results) {
-        *result = huffman::decompress_with(backend, input, &mut arena[start..start + room]);
-        start += room;
     }
 }
 
