@@ -952,6 +952,60 @@ fn delta_view_walks_items() {
     assert!(items[1].explicit_size);
 }
 
+#[test]
+fn item_delta_runs() {
+    // The reader guesses that an item delta has the type and size of the one
+    // before: every way the guess can be wrong reads like the model.
+    let old = base();
+    let cases: [&[i32]; 11] = [
+        // A run of obj_flag (3 ints), then a run of explicit sizes 2, 2, 1.
+        &[
+            0, 5, 0, 5, 0, 1, 1, 1, 5, 1, 2, 2, 2, 0x7fff, 3, 2, 1, 1, 0x7fff, 4, 2, 5, 5, 0x7fff,
+            5, 1, 7,
+        ],
+        // Explicit sizes 2, 1, 2 with every int there.
+        &[
+            0, 3, 0, 0x7fff, 3, 2, 1, 1, 0x7fff, 4, 1, 5, 0x7fff, 5, 2, 6, 6,
+        ],
+        // Same type, the second id out of range; negative; the type -1.
+        &[0, 2, 0, 5, 0, 1, 1, 1, 5, 0x10000, 2, 2, 2],
+        &[0, 2, 0, 5, 0, 1, 1, 1, 5, -1, 2, 2, 2],
+        &[0, 2, 0, -1, 0, 1, 1, 1, -1, 0, 2, 2, 2],
+        // Same explicit type: negative size, too large, truncated data,
+        // truncated before the size.
+        &[0, 2, 0, 0x7fff, 3, 1, 9, 0x7fff, 4, -1],
+        &[0, 2, 0, 0x7fff, 3, 1, 9, 0x7fff, 4, 16381],
+        &[0, 2, 0, 0x7fff, 3, 1, 9, 0x7fff, 4, 1],
+        &[0, 2, 0, 0x7fff, 3, 1, 9, 0x7fff, 4],
+        // Same static type, truncated data; then only the type.
+        &[0, 2, 0, 5, 0, 1, 1, 1, 5, 1, 2, 2],
+        &[0, 2, 0, 5, 0, 1, 1, 1, 5],
+    ];
+    for delta in cases {
+        let (got, _) = apply(&old, delta, P6);
+        let got = got.map(|s| s.iter().map(|(k, d)| (k, d.to_vec())).collect::<Vec<_>>());
+        assert_eq!(got, model_apply(&old, delta, P6), "{delta:?}");
+        check_in_place(Backend::Simd, &old, delta, P6, &mut Snapshot::new()).ok();
+    }
+    // The walk of the first one: offsets, sizes, explicit flags.
+    let d = Delta::parse(cases[0], P6).unwrap();
+    let items: Vec<(u16, u16, usize, usize, bool)> = d
+        .items()
+        .map(|r| r.map(|i| (i.type_id(), i.id(), i.offset, i.data.len(), i.explicit_size)))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(
+        items,
+        [
+            (5, 0, 3, 3, false),
+            (5, 1, 8, 3, false),
+            (0x7fff, 3, 13, 2, true),
+            (0x7fff, 4, 18, 2, true),
+            (0x7fff, 5, 23, 1, true),
+        ]
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Protocols, names, extended types
 

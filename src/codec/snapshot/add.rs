@@ -10,7 +10,7 @@
 //! `min(data.len(), diff.len())` ints.
 
 use crate::backend::Backend;
-use wide::i32x8;
+use wide::{i32x4, i32x8};
 
 /// Reference: one int at a time.
 pub fn wrapping_add_oracle(old: &[i32], diff: &[i32], out: &mut [i32]) {
@@ -83,38 +83,65 @@ pub fn wrapping_add_assign_oracle(data: &mut [i32], diff: &[i32]) -> i32 {
 #[inline]
 pub fn wrapping_add_assign_scalar(data: &mut [i32], diff: &[i32]) -> i32 {
     let n = data.len().min(diff.len());
-    let (data, diff) = (&mut data[..n], &diff[..n]);
+    let (blocks, data_tail) = data[..n].as_chunks_mut::<8>();
+    let (diff_blocks, diff_tail) = diff[..n].as_chunks::<8>();
     let mut lanes = [0i32; 8];
-    let mut oc = data.chunks_exact_mut(8);
-    let mut dc = diff.chunks_exact(8);
-    for (o, d) in (&mut oc).zip(&mut dc) {
+    for (o, d) in blocks.iter_mut().zip(diff_blocks) {
         for i in 0..8 {
             o[i] = o[i].wrapping_add(d[i]);
             lanes[i] = lanes[i].wrapping_add(d[i]);
         }
     }
-    let tail = wrapping_add_assign_oracle(oc.into_remainder(), dc.remainder());
+    let tail = wrapping_add_assign_oracle(data_tail, diff_tail);
     lanes.iter().fold(tail, |s, &l| s.wrapping_add(l))
 }
 
-/// `wide` SIMD: `i32x8` blocks with a vector sum, then the scalar tail.
+/// `TAIL_MASKS[k..k + w]`: a `w`-lane mask whose lanes `j >= 8 - k` are
+/// set, for the last block of an item when it overlaps the blocks before.
+const TAIL_MASKS: [i32; 16] = [0, 0, 0, 0, 0, 0, 0, 0, -1, -1, -1, -1, -1, -1, -1, -1];
+
+#[inline(always)]
+fn load4(c: &[i32]) -> i32x4 {
+    match c.first_chunk::<4>() {
+        Some(a) => i32x4::new(*a),
+        None => i32x4::ZERO,
+    }
+}
+
+/// `wide` SIMD, no scalar tail: `i32x8` blocks, then one last block ending
+/// at the end of the item that may overlap the blocks before (items of 4 to
+/// 7 ints: two `i32x4` blocks the same way; below 4: one int at a time).
+/// The last block is loaded before any store, so where it overlaps both
+/// compute the same `old + diff`; its overlapping lanes are masked out of
+/// the sum. Real items are mostly 22 ints (2 blocks + 1).
 #[inline]
 pub fn wrapping_add_assign_simd(data: &mut [i32], diff: &[i32]) -> i32 {
     let n = data.len().min(diff.len());
     let (data, diff) = (&mut data[..n], &diff[..n]);
-    if n < 8 {
-        return wrapping_add_assign_oracle(data, diff);
+    if n >= 8 {
+        let last_diff = load8(&diff[n - 8..]);
+        let last = load8(&data[n - 8..]) + last_diff;
+        let mut acc = last_diff & load8(&TAIL_MASKS[n % 8..]);
+        let (blocks, _) = data.as_chunks_mut::<8>();
+        for (o, d) in blocks.iter_mut().zip(diff.as_chunks::<8>().0) {
+            let d = i32x8::new(*d);
+            acc += d;
+            *o = (i32x8::new(*o) + d).to_array();
+        }
+        data[n - 8..].copy_from_slice(last.as_array());
+        acc.reduce_add()
+    } else if n >= 4 {
+        let last_diff = load4(&diff[n - 4..]);
+        let last = load4(&data[n - 4..]) + last_diff;
+        let first_diff = load4(diff);
+        let first = load4(data) + first_diff;
+        let acc = first_diff + (last_diff & load4(&TAIL_MASKS[n..]));
+        data[..4].copy_from_slice(first.as_array());
+        data[n - 4..].copy_from_slice(last.as_array());
+        acc.reduce_add()
+    } else {
+        wrapping_add_assign_oracle(data, diff)
     }
-    let mut acc = i32x8::ZERO;
-    let mut oc = data.chunks_exact_mut(8);
-    let mut dc = diff.chunks_exact(8);
-    for (o, d) in (&mut oc).zip(&mut dc) {
-        let d = load8(d);
-        acc += d;
-        o.copy_from_slice((load8(o) + d).as_array());
-    }
-    let tail = wrapping_add_assign_oracle(oc.into_remainder(), dc.remainder());
-    acc.reduce_add().wrapping_add(tail)
 }
 
 /// `data += diff` (wrapping) by the tier `backend` selects; returns the

@@ -113,6 +113,9 @@ impl<'a> Delta<'a> {
             protocol: self.protocol,
             pos: DELTA_HEADER_INTS + self.num_removed,
             remaining: self.num_item_deltas,
+            last_type: NO_TYPE,
+            last_size: 0,
+            last_explicit: false,
         }
     }
 }
@@ -138,6 +141,9 @@ impl ItemDelta<'_> {
     }
 }
 
+/// `ItemDeltas::last_type` before the first item: equal to no `i32`.
+const NO_TYPE: i64 = i64::MIN;
+
 /// Iterator over a delta's item deltas; see [`Delta::items`].
 #[derive(Clone, Debug)]
 pub struct ItemDeltas<'a> {
@@ -145,6 +151,11 @@ pub struct ItemDeltas<'a> {
     protocol: Protocol,
     pos: usize,
     remaining: usize,
+    /// The previous item delta's type ([`NO_TYPE`] before the first), size
+    /// and whether the size was written: the guess for the next one.
+    last_type: i64,
+    last_size: usize,
+    last_explicit: bool,
 }
 
 impl<'a> ItemDeltas<'a> {
@@ -154,8 +165,56 @@ impl<'a> ItemDeltas<'a> {
         self.pos
     }
 
-    #[inline]
+    /// Reads the item delta at `pos`. Item deltas mostly come in runs of
+    /// one type (all characters, then all players...), so the fast path
+    /// guesses that this one has the type and size of the one before and
+    /// only checks it: the position of the next item then does not wait for
+    /// the type and size table loads (a branch, not a data dependency).
+    /// When the guess fails, [`Self::learn`] checks the item delta in full
+    /// and makes it the guess, and the fast path reads it. (The slow path
+    /// returns no item itself: an item merged from two paths went through
+    /// the stack and stalled every read.)
+    #[inline(always)]
     fn read(&mut self) -> Result<ItemDelta<'a>, Error> {
+        if let Some(item) = self.read_as_last() {
+            return Ok(item);
+        }
+        self.learn()?;
+        // `learn` made the guess right; never fails.
+        self.read_as_last()
+            .ok_or(Error::new(ErrorKind::Truncated, self.pos))
+    }
+
+    /// The item delta at `pos` if it has the type (so the size) of the
+    /// previous one, and a valid id and all its ints.
+    #[inline(always)]
+    fn read_as_last(&mut self) -> Option<ItemDelta<'a>> {
+        let at = self.pos;
+        let size = self.last_size;
+        let explicit = self.last_explicit;
+        let p = at + 2 + usize::from(explicit);
+        let (&t, &id) = (self.ints.get(at)?, self.ints.get(at + 1)?);
+        if i64::from(t) != self.last_type || id as u32 > MAX_ID {
+            return None;
+        }
+        if explicit && self.ints.get(at + 2).map(|&s| s as usize) != Some(size) {
+            return None;
+        }
+        let data = self.ints.get(p..p + size)?;
+        self.pos = p + size;
+        Some(ItemDelta {
+            key: item_key(t as u16, id as u16),
+            data,
+            offset: at,
+            explicit_size: explicit,
+        })
+    }
+
+    /// Checks the item delta at `pos` in full and makes its type and size
+    /// the guess for [`Self::read_as_last`].
+    #[cold]
+    #[inline(never)]
+    fn learn(&mut self) -> Result<(), Error> {
         use ErrorKind::*;
         let at = self.pos;
         let (t, id) = match self.ints.get(at..at + 2) {
@@ -183,23 +242,19 @@ impl<'a> ItemDeltas<'a> {
                 (s as usize, true)
             }
         };
-        let data = self
-            .ints
-            .get(p..p.saturating_add(size))
-            .ok_or(Error::new(Truncated, p))?;
-        self.pos = p + size;
-        Ok(ItemDelta {
-            key: item_key(t as u16, id as u16),
-            data,
-            offset: at,
-            explicit_size,
-        })
+        if self.ints.len() - p < size {
+            return Err(Error::new(Truncated, p));
+        }
+        self.last_type = i64::from(t);
+        self.last_size = size;
+        self.last_explicit = explicit_size;
+        Ok(())
     }
 }
 
 impl<'a> Iterator for ItemDeltas<'a> {
     type Item = Result<ItemDelta<'a>, Error>;
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         if self.remaining == 0 {
             return None;
