@@ -1,5 +1,5 @@
-//! Huffman decode (oracle, fast, libtw2) and encode (ours, libtw2) on the
-//! same inputs; throughput counts decompressed bytes.
+//! Huffman decode (oracle, fast, libtw2; batches of streams) and encode
+//! (ours, libtw2) on the same inputs; throughput counts decompressed bytes.
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use teebatch::codec::huffman;
 
@@ -45,6 +45,13 @@ pub fn bench(c: &mut Criterion) {
         });
         group.finish();
 
+        // Batches of consecutive streams with the demo decoder's caps,
+        // against the single-stream decoder on the same caps (demo payloads
+        // only: the generated corpus is one stream).
+        if corpus.compressed.len() > 1 {
+            bench_batches(c, &corpus);
+        }
+
         let mut group = c.benchmark_group("huffman/encode");
         group.throughput(Throughput::Bytes(corpus.decompressed_bytes()));
         let mut buf = Vec::with_capacity(corpus.max_decompressed() * 2 + 16);
@@ -67,4 +74,43 @@ pub fn bench(c: &mut Criterion) {
         });
         group.finish();
     }
+}
+
+fn bench_batches(c: &mut Criterion, corpus: &crate::common::Corpus) {
+    let mut out = vec![0u8; crate::common::MAX_PAYLOAD];
+    let inputs: Vec<&[u8]> = corpus.compressed.iter().map(Vec::as_slice).collect();
+    let caps: Vec<usize> = inputs
+        .iter()
+        .map(|c| (8 * c.len() + 64).min(1 << 16))
+        .collect();
+    let mut group = c.benchmark_group("huffman/decode_batch");
+    group.throughput(Throughput::Bytes(corpus.decompressed_bytes()));
+    group.bench_function(BenchmarkId::new("single", corpus.name), |b| {
+        b.iter(|| {
+            for (input, &cap) in inputs.iter().zip(&caps) {
+                black_box(huffman::fast::decompress(input, &mut out[..cap]).ok());
+            }
+        })
+    });
+    for size in [2, 4, 8] {
+        let arena_len = caps.chunks(size).map(|c| c.iter().sum()).max();
+        let mut arena = vec![0u8; arena_len.unwrap_or(0)];
+        let mut results = vec![Ok(0); size];
+        for (inputs, caps) in inputs.chunks(size).zip(caps.chunks(size)) {
+            let results = &mut results[..inputs.len()];
+            huffman::decompress_batch(inputs, caps, &mut arena, results);
+            assert!(results.iter().all(Result::is_ok));
+        }
+        let id = BenchmarkId::new(format!("batch{size}"), corpus.name);
+        group.bench_function(id, |b| {
+            b.iter(|| {
+                for (inputs, caps) in inputs.chunks(size).zip(caps.chunks(size)) {
+                    let results = &mut results[..inputs.len()];
+                    huffman::decompress_batch(inputs, caps, &mut arena, results);
+                    black_box(results);
+                }
+            })
+        });
+    }
+    group.finish();
 }

@@ -299,6 +299,30 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
         });
         row("huffman decode (MB/s of output)", tier, decomp, m);
     }
+    // Batches of consecutive payloads, with the caps the demo decoder passes.
+    let inputs: Vec<&[u8]> = p.compressed.iter().map(Vec::as_slice).collect();
+    let caps: Vec<usize> = inputs
+        .iter()
+        .map(|c| (8 * c.len() + 64).min(1 << 16))
+        .collect();
+    for size in [2, 4, 8] {
+        let arena_len = caps.chunks(size).map(|c| c.iter().sum()).max();
+        let mut arena = vec![0u8; arena_len.unwrap_or(0)];
+        let mut results = vec![Ok(0); size];
+        let m = measure(min, || {
+            for (inputs, caps) in inputs.chunks(size).zip(caps.chunks(size)) {
+                let results = &mut results[..inputs.len()];
+                huffman::decompress_batch_with(Backend::Scalar, inputs, caps, &mut arena, results);
+                std::hint::black_box(results);
+            }
+        });
+        row(
+            &format!("huffman decode, batch of {size} (MB/s of output)"),
+            Backend::Scalar,
+            decomp,
+            m,
+        );
+    }
     for tier in Backend::ALL {
         let m = measure(min, || {
             for d in &p.decompressed {

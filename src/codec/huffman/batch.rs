@@ -44,6 +44,12 @@ use super::{oracle, HuffmanError};
 use crate::backend::Backend;
 
 /// Streams decoded at once by [`decompress_batch`].
+///
+/// Measured as user cycles (`perf stat`, x86-64 baseline, shared 2-core AMD
+/// EPYC) for all real demo payloads in batches of 8 / of 64, relative to
+/// one lane: 2 lanes 0.68 / 0.63, 3 lanes 0.65 / 0.59, 4 lanes 0.62 / 0.56,
+/// 5 lanes 0.65 / 0.65, 6 lanes 0.66 / 0.66. Past 4 lanes the loop's state
+/// no longer fits in registers.
 pub const WIDTH: usize = 4;
 
 /// Decodes `inputs[i]` into `arena[start_i..start_i + caps[i]]`, where
@@ -399,5 +405,23 @@ impl<'a> Batch<'a, '_, '_> {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tree::{Tree, EOF};
+    use super::*;
+
+    /// What decoding past the end relies on: zero bits never decode to EOF.
+    #[test]
+    fn eof_code_has_a_one_bit() {
+        assert_ne!(Tree::reference().codes[usize::from(EOF)].bits, 0);
+        let mut out = [0; 256];
+        let r = oracle::decompress(&[0; 16], &mut out);
+        assert_eq!(
+            r.map_err(|e| e.kind),
+            Err(super::super::HuffmanErrorKind::MissingEof)
+        );
     }
 }
