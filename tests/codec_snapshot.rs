@@ -1446,7 +1446,7 @@ fn in_place_literals() {
     ])
     .unwrap();
     assert_eq!(got.keys(), [key(5, 0), key(7, 0), key(0x7fff, 4)]);
-    // The middle removed: the copying way.
+    // The middle removed: the last item moves down.
     let got = run(&[1, 0, 0, key(7, 0) as i32]).unwrap();
     assert_eq!(got.keys(), [key(5, 0), key(0x7fff, 3)]);
     // The suffix removed and updated: appended as old + diff, twice (the

@@ -4,13 +4,18 @@
 //! libtw2's snapshot crate runs the same stream side by side.
 //!
 //! Throughput is bytes of item data (4 × data ints, keys excluded) of the
-//! snapshots produced (apply) or read (checksum).
+//! snapshots produced (apply) or read (checksum), except for
+//! `snapshot/real_deltas`: every snapshot and delta chunk of the real demos
+//! in sequence, copying + full checksum vs in place with the incremental
+//! checksum, in bytes of delta ints (4 per int).
 
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use libtw2_snapshot::snap::{Delta as TwDelta, RawBuilder, RawSnap};
 use teebatch::backend::Backend;
 use teebatch::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use teebatch::codec::snapshot::*;
+use teebatch::codec::{huffman, varint};
+use teebatch::demo::{ChunkKind, Demo};
 
 /// Deterministic xorshift, so every run measures the same data.
 struct Rng(u64);
@@ -175,6 +180,111 @@ fn run_stream(
     sum
 }
 
+/// [`run_stream`] in place: one snapshot, the checksum carried along.
+fn run_stream_in_place(
+    backend: Backend,
+    first: &Snapshot,
+    deltas: &[Vec<i32>],
+    a: &mut Snapshot,
+    b: &mut Snapshot,
+) -> i32 {
+    let mut w = Vec::new();
+    let mut sum = 0i32;
+    a.clone_from(first);
+    let mut checksum = a.checksum_with(backend);
+    for d in deltas {
+        checksum =
+            apply_delta_in_place_with(backend, a, b, d, Protocol::V06, &mut w, checksum).unwrap();
+        sum = sum.wrapping_add(checksum);
+    }
+    sum
+}
+
+/// One demo's snapshot chunks, unpacked: (is a delta, ints) in file order.
+struct RealStream {
+    protocol: Protocol,
+    chunks: Vec<(bool, Vec<i32>)>,
+}
+
+/// The snapshot and delta chunks of every real demo; `None` without the
+/// datasets.
+fn real_streams() -> Option<Vec<RealStream>> {
+    let dir = crate::common::datasets_dir()?.join("demos");
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "demo"))
+        .collect();
+    paths.sort();
+    let mut out = vec![0u8; 1 << 16];
+    let mut ints = vec![0i32; 1 << 16];
+    let mut streams = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(&path).ok()?;
+        let demo = Demo::parse(&bytes).ok()?;
+        let protocol = std::str::from_utf8(demo.net_version())
+            .ok()
+            .and_then(Protocol::from_net_version)?;
+        let mut chunks = Vec::new();
+        for chunk in demo.chunks() {
+            let (payload, is_delta) = match chunk.ok()?.kind {
+                ChunkKind::Snapshot(p) => (p, false),
+                ChunkKind::Delta(p) => (p, true),
+                _ => continue,
+            };
+            let n = huffman::decompress(payload, &mut out).ok()?;
+            let k = varint::unpack(&out[..n], &mut ints, &mut Vec::new()).ok()?;
+            chunks.push((is_delta, ints[..k].to_vec()));
+        }
+        streams.push(RealStream { protocol, chunks });
+    }
+    Some(streams)
+}
+
+/// Every real snapshot and delta in sequence, copying: the sum of all
+/// checksums.
+fn real_copy(backend: Backend, streams: &[RealStream], a: &mut Snapshot, b: &mut Snapshot) -> i32 {
+    let mut w = Vec::new();
+    let mut sum = 0i32;
+    for s in streams {
+        for (is_delta, ints) in &s.chunks {
+            if *is_delta {
+                apply_delta_with(backend, a, ints, s.protocol, b, &mut w).unwrap();
+                std::mem::swap(a, b);
+            } else {
+                a.parse_into(ints).unwrap();
+            }
+            sum = sum.wrapping_add(a.checksum_with(backend));
+        }
+    }
+    sum
+}
+
+/// [`real_copy`] in place.
+fn real_in_place(
+    backend: Backend,
+    streams: &[RealStream],
+    a: &mut Snapshot,
+    b: &mut Snapshot,
+) -> i32 {
+    let mut w = Vec::new();
+    let mut sum = 0i32;
+    for s in streams {
+        let mut checksum = 0;
+        for (is_delta, ints) in &s.chunks {
+            checksum = if *is_delta {
+                apply_delta_in_place_with(backend, a, b, ints, s.protocol, &mut w, checksum)
+                    .unwrap()
+            } else {
+                a.parse_into(ints).unwrap();
+                a.checksum_with(backend)
+            };
+            sum = sum.wrapping_add(checksum);
+        }
+    }
+    sum
+}
+
 pub fn bench(c: &mut Criterion) {
     // Kernels on a snapshot-sized buffer (64 KiB: the largest snapshot) and
     // on 1 MiB.
@@ -224,6 +334,23 @@ pub fn bench(c: &mut Criterion) {
             bn.iter(|| run_stream(be, &snaps[0], black_box(&ds), &mut a, &mut b))
         });
     }
+    // In place, checked once against the copying stream.
+    assert_eq!(
+        run_stream_in_place(Backend::Simd, &snaps[0], &ds, &mut a, &mut b),
+        run_stream(
+            Backend::Simd,
+            &snaps[0],
+            &ds,
+            &mut Snapshot::new(),
+            &mut Snapshot::new()
+        )
+    );
+    assert_eq!(&a, snaps.last().unwrap());
+    for be in [Backend::Scalar, Backend::Simd] {
+        g.bench_function(BenchmarkId::new("delta_in_place", be.name()), |bn| {
+            bn.iter(|| run_stream_in_place(be, &snaps[0], black_box(&ds), &mut a, &mut b))
+        });
+    }
 
     // Side by side with libtw2 on deltas listing every item (its
     // `create_raw` writes zero diffs too). libtw2 gets its deltas already
@@ -267,5 +394,32 @@ pub fn bench(c: &mut Criterion) {
             sum
         })
     });
+    g.finish();
+
+    // Every real delta in sequence: copying + checksum vs in place.
+    let Some(streams) = real_streams() else {
+        eprintln!("SKIPPED snapshot/real_deltas: ../shared/datasets not found");
+        return;
+    };
+    let delta_ints: u64 = streams
+        .iter()
+        .flat_map(|s| &s.chunks)
+        .filter(|c| c.0)
+        .map(|c| c.1.len() as u64)
+        .sum();
+    assert_eq!(
+        real_in_place(Backend::Simd, &streams, &mut a, &mut b),
+        real_copy(Backend::Simd, &streams, &mut a, &mut b)
+    );
+    let mut g = c.benchmark_group("snapshot/real_deltas");
+    g.throughput(Throughput::Bytes(4 * delta_ints));
+    for be in [Backend::Scalar, Backend::Simd] {
+        g.bench_function(BenchmarkId::new("copy_checksum", be.name()), |bn| {
+            bn.iter(|| real_copy(be, black_box(&streams), &mut a, &mut b))
+        });
+        g.bench_function(BenchmarkId::new("in_place", be.name()), |bn| {
+            bn.iter(|| real_in_place(be, black_box(&streams), &mut a, &mut b))
+        });
+    }
     g.finish();
 }

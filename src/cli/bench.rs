@@ -22,7 +22,8 @@ pub enum BenchCommand {
     /// keyframe-split decode of single demos.
     Demos(BenchArgs),
     /// Codec kernels per tier on real demo chunk payloads: Huffman decode,
-    /// varint unpack, snapshot checksum and wrapping add.
+    /// varint unpack, snapshot checksum and wrapping add, and every snapshot
+    /// delta applied in sequence (copying + checksum vs in place).
     Codecs(BenchArgs),
 }
 
@@ -368,7 +369,125 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
         });
         row("wrapping add old+diff (MB/s of ints)", tier, int_bytes, m);
     }
+    snapshot_delta_rows(&files, min);
     Ok(ExitCode::SUCCESS)
+}
+
+/// One demo's snapshot chunks as ints, in file order: its protocol, and
+/// (is a delta, ints) per chunk.
+type DeltaStream = (crate::codec::snapshot::Protocol, Vec<(bool, Vec<i32>)>);
+
+/// The snapshot and delta chunks of every demo, unpacked; a demo stops at
+/// its first chunk that does not decode.
+fn delta_streams(files: &[(Input, Vec<u8>)]) -> Vec<DeltaStream> {
+    use crate::codec::snapshot::Protocol;
+    use crate::codec::{huffman, varint};
+    use crate::demo::ChunkKind;
+    let mut out = vec![0u8; 1 << 16];
+    let mut ints = vec![0i32; 1 << 16];
+    let mut warnings = Vec::new();
+    let mut streams = Vec::new();
+    for (_, bytes) in files {
+        let Ok(demo) = crate::demo::Demo::parse(bytes) else {
+            continue;
+        };
+        // The stream's rule: a known net version, else `0.7…` means 0.7.
+        let nv = demo.net_version();
+        let protocol = std::str::from_utf8(nv)
+            .ok()
+            .and_then(Protocol::from_net_version)
+            .unwrap_or(match nv.starts_with(b"0.7") {
+                true => Protocol::V07,
+                false => Protocol::V06,
+            });
+        let mut chunks = Vec::new();
+        for chunk in demo.chunks() {
+            let Ok(chunk) = chunk else { break };
+            let (payload, is_delta) = match chunk.kind {
+                ChunkKind::Snapshot(p) => (p, false),
+                ChunkKind::Delta(p) => (p, true),
+                _ => continue,
+            };
+            let Ok(n) = huffman::decompress(payload, &mut out) else {
+                break;
+            };
+            let Ok(k) = varint::unpack(&out[..n], &mut ints, &mut warnings) else {
+                break;
+            };
+            chunks.push((is_delta, ints[..k].to_vec()));
+        }
+        streams.push((protocol, chunks));
+    }
+    streams
+}
+
+/// Every snapshot delta of `files` applied in sequence, with the checksum of
+/// every snapshot: into a second snapshot then summed in full (what the
+/// stream did), and in place with the incremental checksum. MB/s of delta
+/// ints and ns per delta; full snapshots are parsed in both.
+fn snapshot_delta_rows(files: &[(Input, Vec<u8>)], min: Duration) {
+    use crate::backend::Backend;
+    use crate::codec::snapshot::{apply_delta_in_place_with, apply_delta_with, Snapshot};
+    let streams = delta_streams(files);
+    let deltas = streams.iter().flat_map(|(_, c)| c).filter(|c| c.0);
+    let (count, ints) = deltas.fold((0u64, 0u64), |(n, i), c| (n + 1, i + c.1.len() as u64));
+    let (mut a, mut b) = (Snapshot::new(), Snapshot::new());
+    let mut w = Vec::new();
+    let row = |kernel: &str, tier: Backend, (secs, runs): (f64, u32)| {
+        println!(
+            "{:<44} {:>8} {:>12.1} {:>8}   ({:.0} ns per delta, {count} deltas)",
+            kernel,
+            tier.name(),
+            mb_per_s(4 * ints, secs),
+            runs,
+            secs * 1e9 / count.max(1) as f64,
+        );
+    };
+    for tier in Backend::ALL {
+        let m = measure(min, || {
+            let mut sum = 0i32;
+            for (p, chunks) in &streams {
+                for (is_delta, d) in chunks {
+                    if *is_delta {
+                        w.clear();
+                        if apply_delta_with(tier, &a, d, *p, &mut b, &mut w).is_err() {
+                            break;
+                        }
+                        std::mem::swap(&mut a, &mut b);
+                    } else if a.parse_into(d).is_err() {
+                        break;
+                    }
+                    sum = sum.wrapping_add(a.checksum_with(tier));
+                }
+            }
+            std::hint::black_box(sum);
+        });
+        row("snapshot deltas copy+checksum (MB/s of ints)", tier, m);
+        let m = measure(min, || {
+            let mut sum = 0i32;
+            for (p, chunks) in &streams {
+                let mut checksum = 0;
+                for (is_delta, d) in chunks {
+                    if *is_delta {
+                        w.clear();
+                        match apply_delta_in_place_with(
+                            tier, &mut a, &mut b, d, *p, &mut w, checksum,
+                        ) {
+                            Ok(c) => checksum = c,
+                            Err(_) => break,
+                        }
+                    } else if a.parse_into(d).is_ok() {
+                        checksum = a.checksum_with(tier);
+                    } else {
+                        break;
+                    }
+                    sum = sum.wrapping_add(checksum);
+                }
+            }
+            std::hint::black_box(sum);
+        });
+        row("snapshot deltas in place (MB/s of ints)", tier, m);
+    }
 }
 
 /// Sum of the data chunk payload bytes (as stored, Huffman-coded) of a demo.

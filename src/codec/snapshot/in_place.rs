@@ -1,24 +1,22 @@
 //! Applying a snapshot delta in place, with an incremental checksum.
 //!
 //! [`apply_delta_with`](super::apply_delta_with) builds the new snapshot in
-//! a second buffer: it copies
-//! every kept item, then the stream sums all data again for the checksum.
-//! Most real deltas change little: of the 2781 deltas in the 10 real demos,
+//! a second buffer: it copies every kept item, then the stream sums all data
+//! again for the checksum. Most real deltas change little: of the 2781 deltas in the 10 real demos,
 //! 2029 remove nothing and 669 remove only items at the end of the old
-//! snapshot (the events appended the tick before). For those the new
-//! snapshot is the old one, cut after its last kept item, with the diffs
-//! added where they apply and the new items appended, and the new checksum is
-//! the old one minus the removed data plus every diff and new item:
+//! snapshot (the events appended the tick before). In place, the removed
+//! items move to the spare snapshot, the kept items after the first removed
+//! one move down (one copy per run of kept items; nothing moves when the
+//! removed items are a suffix), the diffs are added where they apply and
+//! the new items appended. The new checksum is the old one minus the removed
+//! data plus every diff and new item:
 //!
 //! ```text
-//! old   [ kept items ........................ | removed suffix ]
-//! new   [ kept items, diffs added in place .. | new items ... ]
+//! old   [ kept ..... | removed | kept ... | removed suffix ]
+//! new   [ kept ..... | kept ... (moved)   | new items ... ]
+//!         diffs added in place
 //! checksum(new) = checksum(old) - sum(removed) + sum(diffs) + sum(new items)
 //! ```
-//!
-//! A delta that removes any other item (83 of the 2781) goes through
-//! [`apply_delta_with`](super::apply_delta_with) into the spare snapshot,
-//! which is then swapped in, and its checksum is summed in full.
 //!
 //! The result, warnings and errors equal `apply_delta_with`'s, DDNet's
 //! quirks (see [`super::delta`]) included; where in place needs care:
@@ -27,9 +25,9 @@
 //!   `old + both`: every update stamps its item with the delta's generation
 //!   and the offset of its diff, and a second update first subtracts the
 //!   previous diff.
-//! - A key both removed and updated is appended as `old + diff`: the removed
-//!   suffix is first moved to the spare snapshot, where its old data stays
-//!   available.
+//! - A key both removed and updated is appended as `old + diff`, its old
+//!   data taken from the spare snapshot.
+//! - A kept item that moved gets its index entry and a clear stamp with it.
 //! - Appended keys repeated in the delta replace the earlier data (with a
 //!   warning); the checksum subtracts what they replace.
 //!
@@ -81,8 +79,8 @@ pub fn apply_delta_in_place(
 /// checksum (equal to `snap.checksum()`), computed from `checksum`, which
 /// must be the old snapshot's checksum, plus what changed.
 ///
-/// `spare` is a reusable buffer for the deltas that cannot be applied in
-/// place (those removing items before the last kept one); its contents are
+/// `spare` is a reusable buffer (it receives the removed items, whose old
+/// data a key both removed and updated needs); its contents are
 /// unspecified afterwards. On error `snap`'s contents are unspecified too
 /// (but it is a valid snapshot, fit for [`Snapshot::parse_into`] or another
 /// delta); warnings met before the error stay in `warnings`.
@@ -95,7 +93,6 @@ pub fn apply_delta_in_place_with(
     warnings: &mut Vec<Warning>,
     checksum: i32,
 ) -> Result<i32, Error> {
-    let warnings_at = warnings.len();
     let parsed = Delta::parse(delta, protocol)?;
     if delta.len() >= REMOVED_STAMP as usize {
         // Diff offsets would not fit a stamp.
@@ -111,9 +108,8 @@ pub fn apply_delta_in_place_with(
     let stamp = |offset: u32| u64::from(generation) << 32 | u64::from(offset);
     let stamped = |s: u64| (s >> 32) as u32 == generation;
 
-    // Removed keys: which positions, and are they a suffix?
-    let n_old = snap.len();
-    let mut n_kept = n_old;
+    // Removed keys: stamp their items, count them, find the first.
+    let mut first_removed = snap.len();
     let mut num_removed = 0;
     for (j, &k) in parsed.removed_keys().iter().enumerate() {
         match snap.index.find(k as u32) {
@@ -123,7 +119,7 @@ pub fn apply_delta_in_place_with(
                     *s = stamp(REMOVED_STAMP);
                     num_removed += 1;
                 }
-                n_kept = n_kept.min(i);
+                first_removed = first_removed.min(i);
             }
             None => warnings.push(Warning {
                 kind: WarningKind::RemovedKeyMissing,
@@ -131,35 +127,21 @@ pub fn apply_delta_in_place_with(
             }),
         }
     }
-    if n_kept + num_removed != n_old {
-        warnings.truncate(warnings_at);
-        return apply_by_copy(backend, snap, spare, delta, protocol, warnings);
-    }
-
     let mut sum = checksum;
-    // The removed suffix moves to `spare`, where a key both removed and
-    // updated finds its old data.
-    let removed_at = snap.starts[n_kept] as usize;
     if num_removed > 0 {
-        let removed = &snap.data[removed_at..];
-        sum = sum.wrapping_sub(checksum_with(backend, removed));
-        spare.clear();
-        spare.index.reset(num_removed);
-        for (p, &k) in snap.keys[n_kept..].iter().enumerate() {
-            let _ = spare.index.insert(k, p);
-            snap.index.remove(k);
-        }
-        spare.keys.extend_from_slice(&snap.keys[n_kept..]);
-        spare.starts.extend(
-            snap.starts[n_kept + 1..]
-                .iter()
-                .map(|&s| s - removed_at as u32),
-        );
-        spare.data.extend_from_slice(removed);
-        snap.keys.truncate(n_kept);
-        snap.starts.truncate(n_kept + 1);
-        snap.data.truncate(removed_at);
+        let removed = stamp(REMOVED_STAMP);
+        let first = first_removed;
+        sum = sum.wrapping_sub(remove_items(
+            backend,
+            snap,
+            spare,
+            first,
+            num_removed,
+            removed,
+        ));
     }
+    // Items at positions below this are kept ones, from here on appended.
+    let n_kept = snap.len();
     let mut items = parsed.items();
     // Where the next item delta is most likely: DDNet sends the changed
     // items in snapshot order, so after the item at `last` comes the one
@@ -193,6 +175,62 @@ pub fn apply_delta_in_place_with(
         });
     }
     Ok(sum)
+}
+
+/// Removes the `num_removed` items whose stamp is `removed` (all at or after
+/// position `first`), moving them to `spare` (where a key both removed and
+/// updated finds its old data): the kept items after `first` move down, one
+/// copy per run, with their index entries. Returns the sum of the removed
+/// data. The moved items' stamps are cleared (they held other items').
+fn remove_items(
+    backend: Backend,
+    snap: &mut Snapshot,
+    spare: &mut Snapshot,
+    first: usize,
+    num_removed: usize,
+    removed: u64,
+) -> i32 {
+    spare.clear();
+    spare.index.reset(num_removed);
+    let n_old = snap.len();
+    // Next kept position and where its data goes.
+    let (mut w, mut w_at) = (first, snap.starts[first] as usize);
+    let mut r = first;
+    while r < n_old {
+        let (s0, s1) = (snap.starts[r] as usize, snap.starts[r + 1] as usize);
+        if snap.stamps[r] == removed {
+            let key = snap.keys[r];
+            let _ = spare.index.insert(key, spare.keys.len());
+            spare.keys.push(key);
+            spare.data.extend_from_slice(&snap.data[s0..s1]);
+            spare.starts.push(spare.data.len() as u32);
+            snap.index.remove(key);
+            r += 1;
+            continue;
+        }
+        // The run of kept items [r, e) moves to w (< r: `first` is removed).
+        let mut e = r + 1;
+        while e < n_old && snap.stamps[e] != removed {
+            e += 1;
+        }
+        let end = snap.starts[e] as usize;
+        snap.data.copy_within(s0..end, w_at);
+        snap.keys.copy_within(r..e, w);
+        let shift = (s0 - w_at) as u32;
+        for k in 0..e - r {
+            // Reads stay ahead of writes: w + 1 + k < r + 1 + k.
+            snap.starts[w + 1 + k] = snap.starts[r + 1 + k] - shift;
+            snap.index.set(snap.keys[w + k], w + k);
+            snap.stamps[w + k] = 0;
+        }
+        w += e - r;
+        w_at += end - s0;
+        r = e;
+    }
+    snap.keys.truncate(w);
+    snap.starts.truncate(w + 1);
+    snap.data.truncate(w_at);
+    checksum_with(backend, &spare.data)
 }
 
 /// `old + diff` for the kept item at position `i`; returns by how much the
