@@ -30,9 +30,9 @@
 //!
 //! Tiers: [`oracle::unpack`] (one int at a time, byte by byte),
 //! [`scalar::unpack`] (8-byte words: runs of one-byte ints without per-byte
-//! branches, multi-byte ints from one load), [`simd::unpack`] (16-byte blocks
-//! of one-byte ints with `wide`, else scalar). [`unpack`] uses the
-//! [`DEFAULT_BACKEND`] tier.
+//! branches, multi-byte ints from one load), [`simd::unpack`] (64-byte
+//! windows read through their extend bits, with `wide`).
+//! [`unpack`] uses the [`DEFAULT_BACKEND`] tier.
 
 pub mod oracle;
 pub mod scalar;
