@@ -14,7 +14,8 @@ type Outcome = (Result<Vec<i32>, VarintError>, Vec<VarintWarning>);
 
 type Unpack = fn(&[u8], &mut [i32], &mut Vec<VarintWarning>) -> Result<usize, VarintError>;
 
-/// Every implementation: the tiers, and the SIMD tier's baseline kernel.
+/// Every implementation: the tiers, and the SIMD tier's baseline kernel
+/// (`simd` runs the AVX-512 kernel where the CPU has it).
 const IMPLS: [(&str, Unpack); 4] = [
     ("oracle", varint::oracle::unpack),
     ("scalar", varint::scalar::unpack),

@@ -1,8 +1,10 @@
 //! The SIMD tier: 64-byte windows read through their extend bits.
 //!
-//! [`unpack`] runs [`unpack_baseline`], which uses only what the build
-//! target guarantees (`wide`, so SSE2 on x86-64, NEON on aarch64). It gives
-//! exactly the oracle's ints, warnings and errors.
+//! [`unpack`] picks a kernel once per call: the AVX-512 kernel (x86-64
+//! with AVX-512 VBMI2, see `avx512.rs`) where the CPU has it, else
+//! [`unpack_baseline`], which uses only what the build target guarantees
+//! (`wide`, so SSE2 on x86-64, NEON on aarch64). Both give exactly the
+//! oracle's ints, warnings and errors.
 //!
 //! # The baseline kernel
 //!
@@ -38,8 +40,8 @@
 //! `perf stat -e cycles:u` user cycles per input byte over the 6463 chunk
 //! payloads of the 10 real demos (3.57 MB; 13 % of bytes, 7 % of ints
 //! multi-byte, in clusters), on the shared 2-core AMD EPYC (Zen 5):
-//! baseline 1.78 (the previous 16-byte-block design 1.99), scalar tier
-//! 2.43, oracle 5.0.
+//! AVX-512 kernel 0.58, baseline 1.78 (the previous 16-byte-block design
+//! 1.99), scalar tier 2.43, oracle 5.0.
 
 use wide::{i16x16, i32x16, i8x16};
 
@@ -57,15 +59,27 @@ const LAST_MULTI: usize = WINDOW - 16 - 5;
 
 /// The name of the kernel [`unpack`] runs on this CPU.
 pub fn kernel_name() -> &'static str {
+    #[cfg(target_arch = "x86_64")]
+    if super::avx512::available() {
+        return "avx512-vbmi2";
+    }
     "baseline (wide)"
 }
 
 /// Unpacks `input` into `out`; see [`super::unpack`] for the contract.
+///
+/// Runs the AVX-512 kernel where the CPU has it, else [`unpack_baseline`].
 pub fn unpack(
     input: &[u8],
     out: &mut [i32],
     warnings: &mut Vec<VarintWarning>,
 ) -> Result<usize, VarintError> {
+    #[cfg(target_arch = "x86_64")]
+    if super::avx512::available() {
+        // SAFETY: `available` checked that this CPU has every feature
+        // `avx512::unpack` is compiled for.
+        return unsafe { super::avx512::unpack(input, out, warnings) };
+    }
     unpack_baseline(input, out, warnings)
 }
 
