@@ -57,13 +57,14 @@ const OUT_WINDOW: usize = 64;
 /// window: it ends by byte 47, so the 16 bytes after it are in the window.
 const LAST_MULTI: usize = WINDOW - 16 - 5;
 
-/// The name of the kernel [`unpack`] runs on this CPU.
+/// The kernel [`unpack`] runs on this CPU: `"avx512"` or `"wide"` (the
+/// baseline).
 pub fn kernel_name() -> &'static str {
     #[cfg(target_arch = "x86_64")]
     if super::avx512::available() {
-        return "avx512-vbmi2";
+        return "avx512";
     }
-    "baseline (wide)"
+    "wide"
 }
 
 /// Unpacks `input` into `out`; see [`super::unpack`] for the contract.
