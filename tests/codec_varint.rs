@@ -1,5 +1,7 @@
 //! Variable-length ints: int.md's examples, overlong and padding quirks,
-//! every tier against the oracle, pack/unpack round trips.
+//! every tier and SIMD kernel against the oracle (random bytes, real-like
+//! runs and clusters, every tail length, small outputs, the real demo
+//! payloads), pack/unpack round trips.
 
 use proptest::prelude::*;
 use teebatch::backend::Backend;
@@ -10,14 +12,34 @@ use teebatch::codec::varint::{
 
 type Outcome = (Result<Vec<i32>, VarintError>, Vec<VarintWarning>);
 
-fn run(backend: Backend, input: &[u8], limit: usize) -> Outcome {
+type Unpack = fn(&[u8], &mut [i32], &mut Vec<VarintWarning>) -> Result<usize, VarintError>;
+
+/// Every implementation: the tiers, and the SIMD tier's baseline kernel
+/// (`simd` runs the AVX-512 kernel where the CPU has it).
+const IMPLS: [(&str, Unpack); 4] = [
+    ("oracle", varint::oracle::unpack),
+    ("scalar", varint::scalar::unpack),
+    ("simd", varint::simd::unpack),
+    ("simd baseline", varint::simd::unpack_baseline),
+];
+
+fn run_impl(
+    unpack: impl Fn(&[u8], &mut [i32], &mut Vec<VarintWarning>) -> Result<usize, VarintError>,
+    input: &[u8],
+    limit: usize,
+) -> Outcome {
     let mut out = vec![0x5555_5555; limit];
     let mut warnings = Vec::new();
-    let r = unpack_with(backend, input, &mut out, &mut warnings);
+    let r = unpack(input, &mut out, &mut warnings);
     (r.map(|n| out[..n].to_vec()), warnings)
 }
 
-/// Unpacks with every tier, asserts they agree, returns the oracle's outcome.
+fn run(backend: Backend, input: &[u8], limit: usize) -> Outcome {
+    run_impl(|i, o, w| unpack_with(backend, i, o, w), input, limit)
+}
+
+/// Unpacks with every implementation into `limit` slots, asserts they
+/// agree, returns the oracle's outcome.
 fn all_tiers(input: &[u8], limit: usize) -> Outcome {
     let expected = run(Backend::Oracle, input, limit);
     for backend in [Backend::Scalar, Backend::Simd] {
@@ -25,6 +47,13 @@ fn all_tiers(input: &[u8], limit: usize) -> Outcome {
             run(backend, input, limit),
             expected,
             "{backend} vs oracle on {input:02x?}, limit {limit}"
+        );
+    }
+    for (name, unpack) in &IMPLS[1..] {
+        assert_eq!(
+            run_impl(*unpack, input, limit),
+            expected,
+            "{name} vs oracle on {input:02x?}, limit {limit}"
         );
     }
     expected
@@ -163,6 +192,49 @@ fn byte_soup() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// A piece of a stream shaped like real chunk payloads: runs of one-byte
+/// ints (often long runs of zeros), clusters of multi-byte ints (often 5
+/// bytes), and now and then an odd int (overlong, padding, a 5th byte with
+/// the extend bit, a cut-off int when it ends the stream).
+fn payload_piece() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        6 => (0usize..100, prop_oneof![3 => Just(0u8), 1 => 0u8..0x80])
+            .prop_map(|(n, b)| vec![b; n]),
+        3 => prop::collection::vec(0u8..0x80, 0..20),
+        4 => prop::collection::vec(
+            prop_oneof![2 => 64i32..10_000, 1 => -10_000i32..-64, 2 => any::<i32>()],
+            1..8,
+        )
+        .prop_map(|v| packed(&v)),
+        1 => prop::sample::select(vec![
+            vec![0x80, 0x00],
+            vec![0xc0, 0x80, 0x00],
+            vec![0x80, 0x80, 0x80, 0x80, 0x10],
+            vec![0xbf, 0xff, 0xff, 0xff, 0x7f],
+            vec![0xff, 0xff, 0xff, 0xff, 0xff],
+            vec![0x80, 0x80, 0x80, 0x80, 0x81],
+            vec![0x81],
+        ]),
+    ]
+}
+
+/// A stream of [`payload_piece`]s.
+fn payload_like() -> impl Strategy<Value = Vec<u8>> {
+    prop::collection::vec(payload_piece(), 0..24).prop_map(|p| p.concat())
+}
+
+/// 192 bytes (three 64-byte windows) of one-byte-heavy random bytes or of
+/// a payload-like stream.
+fn tail_input() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        prop::collection::vec(prop_oneof![6 => 0u8..0x80, 1 => any::<u8>()], 192),
+        payload_like().prop_map(|mut v| {
+            v.resize(192, 0);
+            v
+        }),
+    ]
+}
+
 proptest! {
     #[test]
     fn tiers_equal_oracle_on_random_bytes(input in byte_soup(), limit in 0usize..320) {
@@ -171,13 +243,40 @@ proptest! {
     }
 
     #[test]
-    fn every_tail_length(input in prop::collection::vec(prop_oneof![6 => 0u8..0x80, 1 => any::<u8>()], 64)) {
-        for len in 0..=64 {
+    fn tiers_equal_oracle_on_payload_like_streams(
+        input in payload_like(),
+        cut in any::<prop::sample::Index>(),
+        limit in 0usize..400,
+    ) {
+        let (r, _) = all_tiers(&input, input.len());
+        // Outputs of every size around the int count, and a few fixed ones.
+        if let Ok(values) = r {
+            for slack in [0, 1, 15, 16, 17, 63, 64, 65] {
+                agree(&input, values.len().saturating_sub(slack));
+                agree(&input, values.len() + slack);
+            }
+        }
+        agree(&input, limit);
+        agree(&input[..cut.index(input.len() + 1)], input.len());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Every end of the input within and across the SIMD windows, with
+    /// room for every int, half of it, and a fixed 256.
+    #[test]
+    fn every_tail_length(input in tail_input()) {
+        for len in 0..=192 {
             agree(&input[..len], len);
             agree(&input[..len], len / 2);
-            agree(&input[64 - len..], 64);
+            agree(&input[192 - len..], 256);
         }
     }
+}
+
+proptest! {
 
     #[test]
     fn pack_unpack_round_trip(values in realistic_ints(), slack in 0usize..20) {
@@ -198,4 +297,49 @@ proptest! {
             prop_assert_eq!(packed(&values), input);
         }
     }
+}
+
+/// Every chunk payload of the real demos, with room for every int, for
+/// exactly the ints, and for one less.
+#[test]
+fn tiers_equal_oracle_on_real_payloads() {
+    use teebatch::codec::huffman;
+    use teebatch::demo::Demo;
+    let Some(ds) = crate::common::datasets() else {
+        return;
+    };
+    let mut buf = vec![0u8; 1 << 16];
+    let mut lengths = [0usize; 6];
+    for path in crate::common::files_with_ext(&ds.join("demos"), "demo") {
+        let data = std::fs::read(&path).expect("read demo");
+        let Ok(demo) = Demo::parse(&data) else {
+            continue;
+        };
+        for chunk in demo.chunks() {
+            let Ok(chunk) = chunk else { break };
+            let Some(payload) = chunk.kind.payload() else {
+                continue;
+            };
+            let Ok(n) = huffman::decompress(payload, &mut buf) else {
+                continue;
+            };
+            let input = &buf[..n];
+            let (r, warnings) = all_tiers(input, n);
+            let values = r.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert!(warnings.is_empty(), "{}: {warnings:?}", path.display());
+            if let Some(fewer) = values.len().checked_sub(1) {
+                agree(input, values.len());
+                let (r, _) = all_tiers(input, fewer);
+                assert_eq!(r.map_err(|e| e.kind), Err(VarintErrorKind::OutputFull));
+            }
+            let mut rest = input;
+            while let Some(len) = rest.iter().position(|&b| b < 0x80) {
+                lengths[(len + 1).min(5)] += 1;
+                rest = &rest[len + 1..];
+            }
+        }
+    }
+    // The corpus has ints of every length, many one-byte ones.
+    assert!(lengths[1] > 1_000_000, "{lengths:?}");
+    assert!(lengths[2..].iter().all(|&c| c > 1000), "{lengths:?}");
 }

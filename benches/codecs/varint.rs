@@ -1,5 +1,6 @@
-//! Varint unpack (oracle, scalar, simd, libtw2 packer) on the same inputs;
-//! throughput counts packed input bytes.
+//! Varint unpack (oracle, scalar, simd with the kernel this CPU runs, the
+//! simd baseline kernel, libtw2 packer) on the same inputs; throughput
+//! counts packed input bytes.
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use teebatch::backend::Backend;
 use teebatch::codec::varint;
@@ -29,6 +30,15 @@ pub fn bench(c: &mut Criterion) {
                 })
             });
         }
+        group.bench_function(BenchmarkId::new("simd-wide", corpus.name), |b| {
+            b.iter(|| {
+                for input in inputs {
+                    warnings.clear();
+                    let r = varint::simd::unpack_baseline(input, &mut ints, &mut warnings);
+                    black_box(r.ok());
+                }
+            })
+        });
         let mut tw_warnings: Vec<libtw2_packer::Warning> = Vec::new();
         group.bench_function(BenchmarkId::new("libtw2", corpus.name), |b| {
             b.iter(|| {

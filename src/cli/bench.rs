@@ -331,8 +331,25 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
                 std::hint::black_box(varint::unpack_with(tier, d, &mut ints, &mut warnings).ok());
             }
         });
-        row("varint unpack (MB/s of input)", tier, decomp, m);
+        let kernel = match tier {
+            Backend::Simd => format!("varint unpack, {}", varint::simd::kernel_name()),
+            _ => "varint unpack".to_string(),
+        };
+        row(&format!("{kernel} (MB/s of input)"), tier, decomp, m);
     }
+    let m = measure(min, || {
+        for d in &p.decompressed {
+            warnings.clear();
+            let r = varint::simd::unpack_baseline(d, &mut ints, &mut warnings);
+            std::hint::black_box(r.ok());
+        }
+    });
+    row(
+        "varint unpack, wide (MB/s of input)",
+        Backend::Simd,
+        decomp,
+        m,
+    );
     let mut packed = Vec::new();
     let m = measure(min, || {
         for i in &p.ints {
