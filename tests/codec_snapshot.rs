@@ -1420,6 +1420,45 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn in_place_near_limits(
+        p in protocol_strategy(),
+        n in 1018usize..=1024,
+        big in any::<bool>(),
+        seed in any::<u64>(),
+    ) {
+        // Near 1024 items, or near 64 KiB: new items hit TooManyItems or
+        // TooLarge, removals make room.
+        // Projectiles (type 2) have a pre-agreed size in both protocols, so
+        // the deltas do not resize them.
+        let size = p.static_size(2).unwrap();
+        let mut old = Snapshot::new();
+        if big {
+            // One big item first, then 7 projectiles, 24 ints of room left.
+            let used = 8 + 8 * 8 + 4 * 7 * size;
+            let fill = (MAX_SIZE - used) / 4 - 24;
+            old.push(key(0x7ff0, 0), &vec![1; fill]).unwrap();
+            for id in 1..8 {
+                old.push(key(2, id), &vec![id as i32; size]).unwrap();
+            }
+            assert_eq!(old.total_size_bytes(), MAX_SIZE - 4 * 24);
+        } else {
+            for id in 0..n {
+                old.push(key(2, id as u16), &vec![id as i32; size]).unwrap();
+            }
+        }
+        let mut rng = Rng(seed | 1);
+        let mut spare = Snapshot::new();
+        for _ in 0..4 {
+            let delta = random_delta(&old, p, &mut rng);
+            check_in_place(Backend::Simd, &old, &delta, p, &mut spare).ok();
+        }
+    }
+}
+
 #[test]
 fn in_place_literals() {
     let old = base();
