@@ -107,6 +107,7 @@ impl<'a> Chunks<'a> {
     }
 
     /// The next chunk, pushing its warnings to `warnings`.
+    #[inline(always)]
     pub fn next_with_warnings(
         &mut self,
         warnings: &mut Vec<DemoWarning>,
@@ -131,6 +132,7 @@ impl<'a> Chunks<'a> {
         self.tick
     }
 
+    #[inline(always)]
     fn next_chunk(&mut self, warnings: &mut Vec<DemoWarning>) -> Result<Chunk<'a>, DemoError> {
         let start = self.pos;
         let section = Section::Chunk(self.index);
@@ -236,6 +238,7 @@ impl<'a> Iterator for Chunks<'a> {
     type Item = Result<Chunk<'a>, DemoError>;
 
     /// The next chunk; warnings are dropped (see [`Chunks::next_with_warnings`]).
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         self.next_with_warnings(&mut Vec::new())
     }
