@@ -75,12 +75,12 @@ pub const MAX_PAYLOAD: usize = 64 * 1024;
 pub const MAX_INTS: usize = MAX_PAYLOAD / 4;
 /// Data chunks whose payloads are Huffman-decoded together (see
 /// [`Stream`]'s look-ahead).
-const BATCH_CHUNKS: usize = 8;
+const BATCH_CHUNKS: usize = 32;
 /// A batch stops taking data chunks once their output room reaches this
 /// many bytes (the arena holds this plus one largest payload).
-const BATCH_BUDGET: usize = 64 * 1024;
+const BATCH_BUDGET: usize = 128 * 1024;
 /// Most chunks (tick markers included) read ahead at once.
-const QUEUE_CHUNKS: usize = 64;
+const QUEUE_CHUNKS: usize = 128;
 
 /// Output room for a payload of `len` compressed bytes: every code is at
 /// least one bit, so no stream decodes to more than `8 * len` bytes; the 64
