@@ -51,7 +51,6 @@ pub fn available() -> bool {
                 && is_x86_feature_detected!("avx512vbmi2")
                 && is_x86_feature_detected!("bmi1")
                 && is_x86_feature_detected!("bmi2")
-                && is_x86_feature_detected!("lzcnt")
                 && is_x86_feature_detected!("popcnt");
             STATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
             yes
@@ -244,7 +243,7 @@ fn load_from(input: &[u8], at: usize, iota: __m512i) -> __m512i {
 }
 
 /// Unpacks `input` into `out`; see [`super::unpack`] for the contract.
-#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi1,bmi2,lzcnt,popcnt")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi1,bmi2,popcnt")]
 pub(super) fn unpack(
     input: &[u8],
     out: &mut [i32],

@@ -40,8 +40,16 @@
 //! `perf stat -e cycles:u` user cycles per input byte over the 6463 chunk
 //! payloads of the 10 real demos (3.57 MB; 13 % of bytes, 7 % of ints
 //! multi-byte, in clusters), on the shared 2-core AMD EPYC (Zen 5):
-//! AVX-512 kernel 0.58, baseline 1.78 (the previous 16-byte-block design
-//! 1.99), scalar tier 2.43, oracle 5.0.
+//! AVX-512 kernel 0.55, baseline 1.74 (the previous 16-byte-block design
+//! 1.99), scalar tier 2.44, oracle 5.1. In the full demo decode the varint
+//! share fell from 24 % to 9 % of the cycles (about 7.7M to 2.3M per pass).
+//!
+//! Tried and dropped: a 16-bit-lane AVX-512 path for windows of one- and
+//! two-byte ints (13 % fewer instructions, no measurable change in
+//! cycles); the baseline kernel compiled for AVX2 + BMI2 (9 % fewer
+//! instructions, same cycles); AVX-512 masked loads for the last, partial
+//! window (about 0.6 cycles per byte slower on Zen 5 than moving the last
+//! 64 bytes down with `vpermb`).
 
 use wide::{i16x16, i32x16, i8x16};
 
