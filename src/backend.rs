@@ -1,10 +1,12 @@
 //! Choice of kernel tier, made once per run.
 //!
 //! `wide` selects its instructions at compile time (SSE2 is the x86-64
-//! baseline; AVX2 only with `-C target-cpu=native` or `-C target-feature`), so
-//! the SIMD tier cannot be switched up at run time. What can be chosen is
-//! whether to use it at all: [`Backend::Scalar`] forces the scalar tier, which
-//! is what benchmarks and differential tests compare against.
+//! baseline; AVX2 only with `-C target-cpu=native` or `-C target-feature`).
+//! One kernel also checks the CPU at run time: the SIMD varint unpacker runs
+//! an AVX-512 (VBMI2) kernel where the CPU has it (see
+//! [`crate::codec::varint::simd::kernel_name`]). What can be chosen is
+//! whether to use the SIMD tier at all: [`Backend::Scalar`] forces the scalar
+//! tier, which is what benchmarks and differential tests compare against.
 
 use std::fmt;
 use std::str::FromStr;
@@ -66,11 +68,14 @@ pub fn compiled_target_features() -> Vec<&'static str> {
     v
 }
 
-/// One line for `--version`: architecture and compiled SIMD features.
+/// One line for `--version`: architecture, compiled SIMD features and the
+/// kernels chosen at run time.
 pub fn describe() -> String {
     format!(
-        "{} (target features: {}; wide SIMD tier is the default, `--backend scalar` forces scalar)",
+        "{} (target features: {}; SIMD tier is the default, varint kernel {}; \
+         `--backend scalar` forces scalar)",
         std::env::consts::ARCH,
-        compiled_target_features().join(",")
+        compiled_target_features().join(","),
+        crate::codec::varint::simd::kernel_name(),
     )
 }
