@@ -993,6 +993,30 @@ fn header_counts_out_of_range() {
 
 /// Every crafted demo through `demos index`: one record each, with the
 /// error the library reports.
+/// Container warnings (chunk framing) reach the index record: a message
+/// chunk whose small size is written with the one-byte escape (30, n).
+#[test]
+fn container_warnings_through_demos_index() {
+    let mut bytes = writer_demo(keyframe_100);
+    let at = bytes.len();
+    // An empty message: the header int 0.
+    let mut payload = Vec::new();
+    huffman::compress(&[0], &mut payload);
+    assert!(payload.len() < 30);
+    bytes.extend_from_slice(&[(DATA_MESSAGE << 5) | 30, payload.len() as u8]);
+    bytes.extend_from_slice(&payload);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("overlong.demo"), &bytes).unwrap();
+    let out = teebatch(&["demos", "index", "-q", dir.path().to_str().unwrap()]);
+    let recs = records(&out);
+    let w = &recs[0]["warnings"];
+    assert_eq!(w.as_array().map(Vec::len), Some(1), "{w}");
+    assert_eq!(w[0]["stage"], "demo");
+    assert_eq!(w[0]["kind"], "overlong_chunk_size");
+    assert_eq!(w[0]["section"], "chunk 2");
+    assert_eq!(w[0]["offset"], at as u64);
+}
+
 #[test]
 fn crafted_demos_through_demos_index() {
     let dir = tempfile::tempdir().unwrap();

@@ -206,11 +206,46 @@ pub fn kind_name(kind: &impl std::fmt::Debug) -> String {
     out
 }
 
+/// Most container warnings (header and chunk framing) one record keeps;
+/// the next becomes one `too_many_warnings` record (as for the stream).
+const MAX_CONTAINER_WARNINGS: usize = crate::limits::Limits::DEFAULT_MAX_WARNINGS;
+
+/// Adds the header and chunk framing warnings to `rec`, within the limit.
+fn push_container_warnings(rec: &mut DemoRecord, warnings: &[crate::demo::DemoWarning]) {
+    for (i, w) in warnings.iter().enumerate().take(MAX_CONTAINER_WARNINGS + 1) {
+        let kind = if i == MAX_CONTAINER_WARNINGS {
+            "too_many_warnings".to_owned()
+        } else {
+            kind_name(&w.kind)
+        };
+        rec.warnings.push(WarningRecord {
+            stage: "demo",
+            kind,
+            section: w.section.to_string(),
+            offset: w.offset as u64,
+        });
+    }
+}
+
 /// Fills `rec` from the bytes of one demo; returns the snapshot statistics.
 pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) -> Option<DemoStats> {
     rec.size = bytes.len() as u64;
     rec.sha256 = Some(hex::encode(Sha256::digest(bytes)));
-    let demo = match Demo::parse(bytes) {
+    let mut container = Vec::new();
+    let parsed = Demo::parse_with_warnings(bytes, &mut container);
+    if let Ok(demo) = &parsed {
+        // Chunk framing warnings (tick padding, overlong size escapes,
+        // unknown chunk types): the stream reads the chunks without them.
+        let mut chunks = demo.chunks();
+        while container.len() <= MAX_CONTAINER_WARNINGS {
+            match chunks.next_with_warnings(&mut container) {
+                Some(Ok(_)) => {}
+                _ => break,
+            }
+        }
+    }
+    push_container_warnings(rec, &container);
+    let demo = match parsed {
         Ok(d) => d,
         Err(e) => {
             rec.error = Some(ErrorRecord {
