@@ -18,7 +18,8 @@
 
 use teebatch::backend::Backend;
 use teebatch::codec::snapshot::{
-    self, apply_delta_with, create_delta, item_key, Delta, Protocol, Snapshot, MAX_ITEMS, MAX_SIZE,
+    self, apply_delta_in_place_with, apply_delta_with, create_delta, item_key, Delta, Protocol,
+    Snapshot, MAX_ITEMS, MAX_SIZE,
 };
 use teebatch::codec::{huffman, varint};
 use teebatch::datafile::{Datafile, Inflater, Limits};
@@ -171,6 +172,27 @@ fn huffman_agree(payload: &[u8], limit: usize) {
         assert!(n <= limit);
         assert_eq!(a[..n], b[..n], "limit {limit}");
     }
+    // The interleaved batch decoder, the payload between two others (its
+    // two halves, each a stream of its own).
+    let (h1, h2) = payload.split_at(payload.len() / 2);
+    let inputs = [h1, payload, h2];
+    let caps = [h1.len() * 8 + 1, limit, h2.len() * 8 + 1];
+    let mut arena = vec![0x3c; caps.iter().sum()];
+    let mut results = [Ok(0); 3];
+    huffman::decompress_batch(&inputs, &caps, &mut arena, &mut results);
+    assert_eq!(results[1], ra, "batch, limit {limit}");
+    if let Ok(n) = ra {
+        let at = caps[0];
+        assert_eq!(arena[at..at + n], a[..n], "batch, limit {limit}");
+    }
+    for (half, (&input, r)) in [(0, (&h1, results[0])), (2, (&h2, results[2]))] {
+        let mut single = vec![0; caps[half]];
+        assert_eq!(
+            r,
+            huffman::decompress(input, &mut single),
+            "batch half {half}"
+        );
+    }
 }
 
 /// Varint: oracle, scalar and SIMD agree on values, warnings and error
@@ -257,6 +279,27 @@ fn apply_all(old: &Snapshot, delta: &[i32], protocol: Protocol) -> Option<Snapsh
         assert_eq!(r, r0, "{backend} vs oracle");
         assert_eq!(new, new0, "{backend} vs oracle");
         assert_eq!(w, w0, "{backend} vs oracle");
+    }
+    // In place: the same snapshot, warnings and error; the checksum carried.
+    for backend in Backend::ALL {
+        let mut snap = old.clone();
+        let mut spare = Snapshot::new();
+        let mut warnings = Vec::new();
+        let r = apply_delta_in_place_with(
+            backend,
+            &mut snap,
+            &mut spare,
+            delta,
+            protocol,
+            &mut warnings,
+            old.checksum(),
+        );
+        assert_eq!(r.map(|_| ()), *r0, "{backend} in place");
+        assert_eq!(&warnings, w0, "{backend} in place");
+        if let Ok(sum) = r {
+            assert_eq!(&snap, new0, "{backend} in place");
+            assert_eq!(sum, new0.checksum(), "{backend} in place");
+        }
     }
     let (_, r, new, _) = results.swap_remove(0);
     r.ok().map(|()| new)
@@ -368,6 +411,7 @@ pub fn demo(data: &[u8]) {
     let Ok(demo) = Demo::parse(data) else {
         return;
     };
+    demo_streams_agree(&demo);
     assert!(demo.map_offset() <= demo.chunks_offset());
     assert!(demo.chunks_offset() <= data.len());
     let _ = Datafile::parse(demo.map());
@@ -415,5 +459,52 @@ pub fn demo(data: &[u8]) {
             }
             _ => {}
         }
+    }
+}
+
+/// One line per stream event: what a dump would show.
+#[derive(Default)]
+struct EventLines(Vec<String>);
+
+impl teebatch::demo::stream::Visitor for EventLines {
+    fn visit(&mut self, event: &teebatch::demo::stream::Event<'_>) {
+        use teebatch::demo::stream::Event;
+        let line = match event {
+            Event::Tick(t) => format!("T {} {} {}", t.tick, t.keyframe, t.checksum),
+            Event::Snapshot(s) => format!(
+                "S {} {} {} {:?}",
+                s.tick,
+                s.snapshot.len(),
+                s.checksum,
+                s.payload.ints.len()
+            ),
+            Event::Message(m) => format!("M {} {:?}", m.tick, m.bytes),
+            Event::Unknown(u) => format!("U {} {}", u.tick, u.chunk_type),
+        };
+        self.0.push(line);
+    }
+}
+
+/// The stream's fast tiers (read-ahead, batch Huffman, in-place deltas,
+/// the run-time varint kernel) give the oracle tier's events, warnings and
+/// error; so does the keyframe-split parallel decode.
+fn demo_streams_agree(demo: &Demo<'_>) {
+    use teebatch::demo::stream::{segments, visit, visit_parallel, Decoder};
+    let mut dec = Decoder::new(Backend::Oracle);
+    dec.set_max_ticks(1 << 16);
+    let plain = visit(demo, &mut dec, EventLines::default());
+    for backend in [Backend::Scalar, Backend::Simd] {
+        let mut dec = Decoder::new(backend);
+        dec.set_max_ticks(1 << 16);
+        let fast = visit(demo, &mut dec, EventLines::default());
+        assert_eq!(fast.visitor.0, plain.visitor.0, "{backend}");
+        assert_eq!(fast.warnings, plain.warnings, "{backend}");
+        assert_eq!(fast.error, plain.error, "{backend}");
+    }
+    if plain.error.is_none() {
+        let segs = segments(demo, 4);
+        let par = visit_parallel(demo, Backend::Simd, &segs, EventLines::default);
+        let lines: Vec<String> = par.visitor.into_iter().flat_map(|v| v.0).collect();
+        assert_eq!(lines, plain.visitor.0, "parallel");
     }
 }
