@@ -53,10 +53,7 @@ fn inputs() -> Vec<Input> {
                 .filter_map(|c| c.unwrap().kind.payload())
                 .map(|d| d.len() as u64)
                 .sum();
-            let protocol = std::str::from_utf8(demo.net_version())
-                .ok()
-                .and_then(Protocol::from_net_version)
-                .unwrap();
+            let protocol = demo.protocol().unwrap();
             let stem = p.file_stem().unwrap().to_string_lossy();
             // Short names: the ChillerDragon clips by their middle part.
             let name = match stem.split("__").nth(1) {

@@ -222,9 +222,7 @@ fn real_streams() -> Option<Vec<RealStream>> {
     for path in paths {
         let bytes = std::fs::read(&path).ok()?;
         let demo = Demo::parse(&bytes).ok()?;
-        let protocol = std::str::from_utf8(demo.net_version())
-            .ok()
-            .and_then(Protocol::from_net_version)?;
+        let protocol = demo.protocol()?;
         let mut chunks = Vec::new();
         for chunk in demo.chunks() {
             let (payload, is_delta) = match chunk.ok()?.kind {

@@ -415,10 +415,7 @@ pub fn demo(data: &[u8]) {
     assert!(demo.map_offset() <= demo.chunks_offset());
     assert!(demo.chunks_offset() <= data.len());
     let _ = Datafile::parse(demo.map());
-    let protocol = std::str::from_utf8(demo.net_version())
-        .ok()
-        .and_then(Protocol::from_net_version)
-        .unwrap_or(Protocol::V06);
+    let protocol = demo.protocol().unwrap_or(Protocol::V06);
 
     let mut bytes = vec![0u8; PAYLOAD_BUF];
     let mut ints = vec![0i32; PAYLOAD_BUF];

@@ -335,7 +335,7 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
 /// Fills the header and embedded-map fields; returns the protocol.
 fn fill_header(rec: &mut DemoRecord, demo: &Demo<'_>) -> Option<Protocol> {
     let net_version = lossy(demo.net_version());
-    let protocol = Protocol::from_net_version(&net_version);
+    let protocol = demo.protocol();
     rec.header = Some(HeaderRecord {
         version: demo.version(),
         protocol: protocol.map(|p| match p {

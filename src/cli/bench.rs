@@ -397,7 +397,6 @@ type DeltaStream = (crate::codec::snapshot::Protocol, Vec<(bool, Vec<i32>)>);
 /// The snapshot and delta chunks of every demo, unpacked; a demo stops at
 /// its first chunk that does not decode.
 fn delta_streams(files: &[(Input, Vec<u8>)]) -> Vec<DeltaStream> {
-    use crate::codec::snapshot::Protocol;
     use crate::codec::{huffman, varint};
     use crate::demo::ChunkKind;
     let mut out = vec![0u8; 1 << 16];
@@ -408,15 +407,7 @@ fn delta_streams(files: &[(Input, Vec<u8>)]) -> Vec<DeltaStream> {
         let Ok(demo) = crate::demo::Demo::parse(bytes) else {
             continue;
         };
-        // The stream's rule: a known net version, else `0.7…` means 0.7.
-        let nv = demo.net_version();
-        let protocol = std::str::from_utf8(nv)
-            .ok()
-            .and_then(Protocol::from_net_version)
-            .unwrap_or(match nv.starts_with(b"0.7") {
-                true => Protocol::V07,
-                false => Protocol::V06,
-            });
+        let protocol = demo.decode_protocol();
         let mut chunks = Vec::new();
         for chunk in demo.chunks() {
             let Ok(chunk) = chunk else { break };

@@ -157,10 +157,7 @@ fn dump_chat(
     use crate::codec::snapshot::Protocol;
     use crate::demo::analysis::AnalysisVisitor;
     use crate::demo::stream::{visit, Decoder};
-    let protocol = std::str::from_utf8(demo.net_version())
-        .ok()
-        .and_then(Protocol::from_net_version)
-        .unwrap_or(Protocol::V06);
+    let protocol = demo.protocol().unwrap_or(Protocol::V06);
     let outcome = visit(
         demo,
         &mut Decoder::new(backend),

@@ -3,6 +3,7 @@
 use super::chunk::Chunks;
 use super::{DemoError, DemoErrorKind, DemoWarning, DemoWarningKind, Section};
 use crate::bytes::be_i32;
+use crate::codec::snapshot::Protocol;
 
 /// The first 7 bytes of every demo.
 pub const DEMO_MAGIC: &[u8; 7] = b"TWDEMO\0";
@@ -232,6 +233,23 @@ impl<'a> Demo<'a> {
     /// Network protocol string, e.g. `0.6 626fce9a778df4d4` (bytes before NUL).
     pub fn net_version(&self) -> &'a [u8] {
         self.net_version
+    }
+    /// The protocol [`Demo::net_version`] names, if it is one of the two
+    /// known strings.
+    pub fn protocol(&self) -> Option<Protocol> {
+        std::str::from_utf8(self.net_version)
+            .ok()
+            .and_then(Protocol::from_net_version)
+    }
+    /// The protocol snapshots are decoded with: [`Demo::protocol`], else
+    /// DDNet's fallback (a net version starting with `0.7` means 0.7,
+    /// anything else 0.6).
+    pub fn decode_protocol(&self) -> Protocol {
+        self.protocol()
+            .unwrap_or(match self.net_version.starts_with(b"0.7") {
+                true => Protocol::V07,
+                false => Protocol::V06,
+            })
     }
     /// Map name (bytes before NUL).
     pub fn map_name(&self) -> &'a [u8] {

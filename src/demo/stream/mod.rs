@@ -468,29 +468,16 @@ impl Decoder {
     pub fn stream_segment<'d, 'a>(&'d mut self, demo: &Demo<'a>, seg: &Segment) -> Stream<'d, 'a> {
         self.warnings.clear();
         self.current.clear();
-        let net_version = demo.net_version();
-        let protocol = std::str::from_utf8(net_version)
-            .ok()
-            .and_then(Protocol::from_net_version);
-        let protocol = match protocol {
-            Some(p) => p,
-            None => {
-                if seg.index == 0 {
-                    let w = StreamWarning {
-                        kind: StreamWarningKind::UnknownNetVersion,
-                        chunk: None,
-                        offset: 8,
-                        inner_offset: 0,
-                    };
-                    push_warning(&mut self.warnings, self.max_warnings, w);
-                }
-                if net_version.starts_with(b"0.7") {
-                    Protocol::V07
-                } else {
-                    Protocol::V06
-                }
-            }
-        };
+        if demo.protocol().is_none() && seg.index == 0 {
+            let w = StreamWarning {
+                kind: StreamWarningKind::UnknownNetVersion,
+                chunk: None,
+                offset: 8,
+                inner_offset: 0,
+            };
+            push_warning(&mut self.warnings, self.max_warnings, w);
+        }
+        let protocol = demo.decode_protocol();
         Stream {
             chunks: demo.chunks_at(seg.offset, seg.index, seg.tick_before),
             bytes: demo.bytes(),
