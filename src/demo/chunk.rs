@@ -19,9 +19,14 @@
 use super::{DemoError, DemoErrorKind, DemoWarning, DemoWarningKind, Section};
 use crate::bytes::be_i32;
 
-const TICK_MARKER: u8 = 0x80;
-const KEYFRAME: u8 = 0x40;
-const INLINE_TICK: u8 = 0x20;
+/// Chunk header bits (read here, written by [`super::write`]).
+pub(crate) const TICK_MARKER: u8 = 0x80;
+pub(crate) const KEYFRAME: u8 = 0x40;
+pub(crate) const INLINE_TICK: u8 = 0x20;
+/// Data chunk types (bits 5..7 of the header; 0 is unknown).
+pub(crate) const CHUNK_SNAPSHOT: u8 = 1;
+pub(crate) const CHUNK_MESSAGE: u8 = 2;
+pub(crate) const CHUNK_DELTA: u8 = 3;
 
 /// One chunk with its position in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -217,9 +222,9 @@ impl<'a> Chunks<'a> {
             let data = bytes.get(pos..pos + size).ok_or(error)?;
             pos += size;
             match chunk_type {
-                1 => ChunkKind::Snapshot(data),
-                2 => ChunkKind::Message(data),
-                3 => ChunkKind::Delta(data),
+                CHUNK_SNAPSHOT => ChunkKind::Snapshot(data),
+                CHUNK_MESSAGE => ChunkKind::Message(data),
+                CHUNK_DELTA => ChunkKind::Delta(data),
                 _ => ChunkKind::Unknown { chunk_type, data },
             }
         };

@@ -42,6 +42,9 @@ use std::io::{self, Cursor, Seek, SeekFrom, Write};
 
 use sha2::{Digest, Sha256};
 
+use super::chunk::{
+    CHUNK_DELTA, CHUNK_MESSAGE, CHUNK_SNAPSHOT, INLINE_TICK, KEYFRAME, TICK_MARKER,
+};
 use super::header::{DEMO_MAGIC, SHA256_UUID};
 use crate::codec::huffman;
 use crate::codec::snapshot::{self, create_delta, Protocol, Snapshot};
@@ -62,14 +65,6 @@ pub const MAX_PAYLOAD_SIZE: usize = u16::MAX as usize;
 const HEADER_LEN: u64 = 8 + 168;
 const LENGTH_OFFSET: u64 = 152;
 const MARKERS_OFFSET: u64 = HEADER_LEN;
-
-const TICK_MARKER: u8 = 0x80;
-const KEYFRAME: u8 = 0x40;
-const INLINE_TICK: u8 = 0x20;
-
-const CHUNK_SNAPSHOT: u8 = 1;
-const CHUNK_MESSAGE: u8 = 2;
-const CHUNK_DELTA: u8 = 3;
 
 /// The demo format version to write.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
