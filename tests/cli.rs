@@ -1,6 +1,6 @@
 //! The `teebatch` binary: batch conventions of `maps index`.
 
-use crate::common::{self, records, teebatch};
+use crate::common::{self, records, run_records, teebatch};
 use serde_json::Value;
 use std::path::Path;
 
@@ -8,14 +8,10 @@ use std::path::Path;
 fn maps_index_verify_matches_golden_through_the_cli() {
     let Some(ds) = common::datasets() else { return };
     let maps = ds.join("maps");
-    let out = teebatch(&["maps", "index", "--verify", "-q", maps.to_str().unwrap()]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let recs = run_records(
+        &["maps", "index", "--verify", "-q", maps.to_str().unwrap()],
+        0,
     );
-    let recs = records(&out);
     let golden = std::fs::read_to_string(ds.join("golden/maps.tsv")).unwrap();
     let golden: Vec<Vec<&str>> = golden.lines().map(|l| l.split('\t').collect()).collect();
     assert_eq!(recs.len(), golden.len());
@@ -89,20 +85,16 @@ fn bad_files_are_reported_and_the_batch_goes_on() {
     #[cfg(unix)]
     std::os::unix::fs::symlink(dir.path(), sub.join("loop")).unwrap();
 
-    let out = teebatch(&[
-        "maps",
-        "index",
-        "--verify",
-        "-q",
-        dir.path().to_str().unwrap(),
-    ]);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let recs = run_records(
+        &[
+            "maps",
+            "index",
+            "--verify",
+            "-q",
+            dir.path().to_str().unwrap(),
+        ],
+        1,
     );
-    let recs = records(&out);
     let by_name = |suffix: &str| {
         recs.iter()
             .find(|r| r["path"].as_str().unwrap().ends_with(suffix))
@@ -224,14 +216,7 @@ fn embedded_dataset_is_reproducible_and_indexed_by_default() {
             "{name} differs from a fresh generation"
         );
     }
-    let out = teebatch(&["maps", "index", "--verify", "-q"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let recs = records(&out);
+    let recs = run_records(&["maps", "index", "--verify", "-q"], 0);
     assert_eq!(recs.len(), 8);
     for (i, r) in recs.iter().enumerate() {
         let params = SynthParams::collection(teebatch::batch::embedded::MAPS_SEED, i as u32);

@@ -1,7 +1,7 @@
 //! The `teebatch demos` commands against the real demos and their golden
 //! files, and the batch conventions on broken demos.
 
-use crate::common::{self, records, teebatch};
+use crate::common::{self, records, run_records, teebatch};
 use serde_json::Value;
 
 /// Header, embedded map, chunk counts and tick fields of `demos index`
@@ -10,14 +10,7 @@ use serde_json::Value;
 fn demos_index_matches_golden_summaries() {
     let Some(ds) = common::datasets() else { return };
     let demos = ds.join("demos");
-    let out = teebatch(&["demos", "index", "-q", demos.to_str().unwrap()]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let recs = records(&out);
+    let recs = run_records(&["demos", "index", "-q", demos.to_str().unwrap()], 0);
     assert_eq!(recs.len(), 10);
     for r in &recs {
         let name = r["name"].as_str().unwrap();
@@ -233,14 +226,7 @@ fn embedded_demos_are_reproducible_and_indexed_by_default() {
         let fresh = generate(&SynthParams::collection(DEMOS_SEED, i as u32));
         assert!(fresh == *bytes, "{name} differs from a fresh generation");
     }
-    let out = teebatch(&["demos", "index", "-q"]);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let recs = records(&out);
+    let recs = run_records(&["demos", "index", "-q"], 0);
     assert_eq!(recs.len(), 6);
     for (i, r) in recs.iter().enumerate() {
         let p = SynthParams::collection(DEMOS_SEED, i as u32);

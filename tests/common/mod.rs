@@ -42,6 +42,19 @@ pub fn teebatch(args: &[&str]) -> std::process::Output {
         .expect("run teebatch")
 }
 
+/// Runs `teebatch args`, requires exit code `code` (showing stderr
+/// otherwise) and returns the JSON records it printed.
+pub fn run_records(args: &[&str], code: i32) -> Vec<serde_json::Value> {
+    let out = teebatch(args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    records(&out)
+}
+
 /// The JSON records (one per line) a batch command printed.
 pub fn records(out: &std::process::Output) -> Vec<serde_json::Value> {
     String::from_utf8(out.stdout.clone())
