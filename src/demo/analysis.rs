@@ -29,9 +29,9 @@ pub struct AnalysisVisitor {
     stats: StatsVisitor,
     tracker: PlayerTracker,
     messages: MessageCounts,
-    /// Messages by (system, id), with the id's name: named once, at the
+    /// Messages by (space, id), with the id's name: named once, at the
     /// end (a demo has a few dozen kinds and thousands of messages).
-    kinds: Vec<(bool, message::MessageId, Option<&'static str>, u64)>,
+    kinds: Vec<(&'static str, message::MessageId, Option<&'static str>, u64)>,
     message_warnings: Vec<MessageWarning>,
     player_warnings: Vec<PlayerWarning>,
 }
@@ -60,8 +60,7 @@ impl AnalysisVisitor {
     }
 
     pub fn finish(mut self) -> Analysis {
-        for (system, id, name, count) in self.kinds {
-            let space = if system { "system" } else { "game" };
+        for (space, id, name, count) in self.kinds {
             let name = match (name, id) {
                 (Some(n), _) => format!("{space}:{n}"),
                 (None, message::MessageId::Ordinal(id)) => format!("{space}:#{id}"),
@@ -93,10 +92,10 @@ impl Visitor for AnalysisVisitor {
             Event::Message(m) => {
                 match message::decode(m.bytes, self.protocol, &mut self.message_warnings) {
                     Ok(msg) => {
-                        let kind = (msg.system, msg.id);
+                        let kind = (msg.space(), msg.id);
                         match self.kinds.iter_mut().find(|k| (k.0, k.1) == kind) {
                             Some(k) => k.3 += 1,
-                            None => self.kinds.push((msg.system, msg.id, msg.name, 1)),
+                            None => self.kinds.push((kind.0, kind.1, msg.name, 1)),
                         }
                         match msg.body {
                             Body::Chat(_) => self.messages.chat_lines += 1,
