@@ -325,3 +325,46 @@ fn broken_demos_are_reported_and_the_batch_goes_on() {
     assert_eq!(get("empty.demo")["error"]["kind"], "unexpected_end");
     assert_eq!(get("a map.demo")["error"]["kind"], "bad_magic");
 }
+
+/// A 0.7 demo whose net version string is not one of the two known ones
+/// (its hash patched): snapshots are decoded with DDNet's fallback (0.7 for
+/// `0.7…`), and `demos index` reads its messages and objects and names its
+/// items the same way, so everything decoded equals the original's; only
+/// the header's protocol and a warning say that the version was guessed.
+#[test]
+fn unknown_07_net_version_is_analysed_as_07() {
+    let Some(ds) = common::datasets() else { return };
+    let name = "ChillerDragon-traffic-dumps__075_tw_tinycave_other_player_join_round_start__6334a1ea__client_foo.demo";
+    let good = std::fs::read(ds.join("demos").join(name)).unwrap();
+    let known = b"0.7 802f1be60a05665f";
+    let at = good
+        .windows(known.len())
+        .position(|w| w == known)
+        .expect("the 0.7 net version in the header");
+    assert!(at < 64, "net version found at {at}, not in the header");
+    let mut patched = good.clone();
+    patched[at..at + known.len()].copy_from_slice(b"0.7 0123456789abcdef");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.demo"), &good).unwrap();
+    std::fs::write(dir.path().join("b.demo"), &patched).unwrap();
+    let recs = run_records(&["demos", "index", "-q", dir.path().to_str().unwrap()], 0);
+    let [a, b] = &recs[..] else {
+        panic!("{} records", recs.len())
+    };
+    assert_eq!(a["header"]["protocol"], "0.7");
+    assert_eq!(b["header"]["protocol"], Value::Null);
+    for field in ["players", "messages", "item_types", "chunks", "ticks"] {
+        assert_eq!(a[field], b[field], "{field}");
+    }
+    let names: Vec<&str> = b["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["names"][0].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["foo", "bar"]);
+    assert_eq!(a["warnings"], serde_json::json!([]));
+    let warnings = b["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(warnings[0]["kind"], "unknown_net_version", "{warnings:?}");
+}

@@ -262,14 +262,12 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
             return None;
         }
     };
-    let protocol = fill_header(rec, &demo);
-
-    // DDNet's fallback for an unknown net version is the 0.6 table.
-    let outcome = visit(
-        &demo,
-        decoder,
-        AnalysisVisitor::new(protocol.unwrap_or(Protocol::V06)),
-    );
+    fill_header(rec, &demo);
+    // Messages, objects and item names follow the protocol the snapshots
+    // are decoded with (for an unknown net version DDNet's fallback, which
+    // the stream reports with a warning).
+    let protocol = demo.decode_protocol();
+    let outcome = visit(&demo, decoder, AnalysisVisitor::new(protocol));
     let analysis = outcome.visitor.finish();
     let stats = analysis.stats;
     rec.players = analysis
@@ -317,7 +315,7 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
     rec.snapshots_reconstructed = Some(stats.snapshots_reconstructed);
     for (type_id, s) in &stats.item_types_ordinal {
         let name = protocol
-            .and_then(|p| p.item_name(u32::from(*type_id)))
+            .item_name(u32::from(*type_id))
             .unwrap_or(if *type_id == 0 {
                 "uuid_type_declaration"
             } else {
@@ -332,8 +330,8 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
     Some(stats)
 }
 
-/// Fills the header and embedded-map fields; returns the protocol.
-fn fill_header(rec: &mut DemoRecord, demo: &Demo<'_>) -> Option<Protocol> {
+/// Fills the header and embedded-map fields.
+fn fill_header(rec: &mut DemoRecord, demo: &Demo<'_>) {
     let net_version = lossy(demo.net_version());
     let protocol = demo.protocol();
     rec.header = Some(HeaderRecord {
@@ -353,7 +351,6 @@ fn fill_header(rec: &mut DemoRecord, demo: &Demo<'_>) -> Option<Protocol> {
         map_sha256: demo.map_sha256().map(hex::encode),
     });
     rec.map = Some(embedded_map(demo));
-    protocol
 }
 
 fn embedded_map(demo: &Demo<'_>) -> EmbeddedMapRecord {

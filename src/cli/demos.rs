@@ -154,14 +154,12 @@ fn dump_chat(
     backend: Backend,
     out: &mut impl Write,
 ) -> io::Result<Option<String>> {
-    use crate::codec::snapshot::Protocol;
     use crate::demo::analysis::AnalysisVisitor;
     use crate::demo::stream::{visit, Decoder};
-    let protocol = demo.protocol().unwrap_or(Protocol::V06);
     let outcome = visit(
         demo,
         &mut Decoder::new(backend),
-        AnalysisVisitor::new(protocol),
+        AnalysisVisitor::new(demo.decode_protocol()),
     );
     writeln!(out, "#tick\tclient_id\tname\tmode\ttext")?;
     for line in outcome.visitor.finish().chat {
