@@ -112,9 +112,10 @@ struct TypeCounter {
 }
 
 impl TypeCounter {
+    /// Counts `count` items of `size` ints.
     #[inline]
-    fn add(&mut self, size: usize) {
-        self.occurrences += 1;
+    fn add(&mut self, size: usize, count: u64) {
+        self.occurrences += count;
         if !self.sizes.contains(&size) {
             self.sizes.push(size);
         }
@@ -138,6 +139,9 @@ pub struct StatsVisitor {
     uuid: Vec<(Uuid, TypeCounter)>,
     /// This snapshot's declarations: (type number, index in `uuid`).
     decls: Vec<(u16, usize)>,
+    /// This snapshot's items of UUID type numbers: (type number, size,
+    /// count).
+    pending: Vec<(u16, usize, u64)>,
 }
 
 impl StatsVisitor {
@@ -145,10 +149,24 @@ impl StatsVisitor {
         StatsVisitor::default()
     }
 
+    /// Counts the items of `snap` in one pass: items of a UUID type number
+    /// are tallied by (type number, size) in `pending` and charged to their
+    /// UUID once the snapshot's declarations (type-0 items, anywhere in the
+    /// snapshot) are all known.
     fn count_items(&mut self, snap: &Snapshot) {
         self.decls.clear();
+        self.pending.clear();
         for (key, data) in snap.iter() {
-            if item_type(key) == 0 && item_id(key) >= OFFSET_UUID_TYPE {
+            let t = item_type(key);
+            if t >= OFFSET_UUID_TYPE {
+                let size = data.len();
+                match self.pending.iter_mut().find(|p| p.0 == t && p.1 == size) {
+                    Some(p) => p.2 += 1,
+                    None => self.pending.push((t, size, 1)),
+                }
+                continue;
+            }
+            if t == 0 && item_id(key) >= OFFSET_UUID_TYPE {
                 if let Some(u) = uuid_from_ints(data) {
                     let at = match self.uuid.iter().position(|c| c.0 == u) {
                         Some(at) => at,
@@ -160,21 +178,29 @@ impl StatsVisitor {
                     self.decls.push((item_id(key), at));
                 }
             }
+            self.ordinal_counter(t).add(data.len(), 1);
         }
-        for (key, data) in snap.iter() {
-            let t = item_type(key);
-            if t >= OFFSET_UUID_TYPE {
-                if let Some(&(_, at)) = self.decls.iter().find(|d| d.0 == t) {
-                    self.uuid[at].1.add(data.len());
-                    continue;
+        for &(t, size, count) in &self.pending {
+            match self.decls.iter().find(|d| d.0 == t) {
+                Some(&(_, at)) => self.uuid[at].1.add(size, count),
+                None => {
+                    let t = usize::from(t);
+                    if t >= self.ordinal.len() {
+                        self.ordinal.resize(t + 1, TypeCounter::default());
+                    }
+                    self.ordinal[t].add(size, count);
                 }
             }
-            let t = usize::from(t);
-            if t >= self.ordinal.len() {
-                self.ordinal.resize(t + 1, TypeCounter::default());
-            }
-            self.ordinal[t].add(data.len());
         }
+    }
+
+    #[inline]
+    fn ordinal_counter(&mut self, t: u16) -> &mut TypeCounter {
+        let t = usize::from(t);
+        if t >= self.ordinal.len() {
+            self.ordinal.resize(t + 1, TypeCounter::default());
+        }
+        &mut self.ordinal[t]
     }
 
     /// The statistics gathered so far.
@@ -239,5 +265,44 @@ pub fn demo_stats(backend: Backend, demo: &Demo<'_>) -> Outcome<DemoStats> {
         visitor: r.visitor.finish(),
         warnings: r.warnings,
         error: r.error,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::snapshot::item_key;
+    use crate::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
+
+    /// Items of a UUID type number are charged to the UUID their snapshot
+    /// declares, wherever the declaration stands; without one they count
+    /// under their number. Sizes are kept per type.
+    #[test]
+    fn uuid_items_follow_their_declaration() {
+        let named = uuid_from_name("character@netobj.ddnet.tw");
+        let mut snap = Snapshot::new();
+        snap.push(item_key(0x4001, 0), &[1, 2, 3]).unwrap();
+        snap.push(item_key(0x4002, 0), &[9]).unwrap();
+        snap.push(item_key(5, 1), &[0; 4]).unwrap();
+        snap.push(item_key(0x4001, 1), &[4, 5]).unwrap();
+        snap.push(item_key(0, 0x4001), &uuid_to_ints(&named))
+            .unwrap();
+        snap.push(item_key(0x4001, 2), &[6, 7, 8]).unwrap();
+        let mut v = StatsVisitor::new();
+        v.count_items(&snap);
+        v.count_items(&snap);
+        let stats = v.finish();
+        let sizes = |s: &ItemTypeStats| s.sizes_ints.iter().copied().collect::<Vec<_>>();
+        let uuid = &stats.item_types_uuid;
+        assert_eq!(uuid.len(), 1, "{uuid:?}");
+        let (key, s) = uuid.iter().next().unwrap();
+        assert!(key.starts_with(&named.hyphenated().to_string()), "{key}");
+        assert_eq!((s.occurrences, sizes(s)), (6, vec![2, 3]));
+        let ordinal = &stats.item_types_ordinal;
+        let get = |t: u16| ordinal.get(&t).map(|s| (s.occurrences, sizes(s)));
+        assert_eq!(get(0x4002), Some((2, vec![1])));
+        assert_eq!(get(5), Some((2, vec![4])));
+        assert_eq!(get(0), Some((2, vec![4])));
+        assert_eq!(ordinal.len(), 3);
     }
 }
