@@ -368,3 +368,33 @@ fn unknown_07_net_version_is_analysed_as_07() {
     assert_eq!(warnings.len(), 1, "{warnings:?}");
     assert_eq!(warnings[0]["kind"], "unknown_net_version", "{warnings:?}");
 }
+
+/// `demos index --max-ticks` and `--max-warnings` reach the decoder: a
+/// demo over the tick limit fails with `too_many_ticks` after keeping what
+/// it decoded, and a zero warning limit leaves one `too_many_warnings`.
+#[test]
+fn index_limits_from_the_command_line() {
+    let Some(ds) = common::datasets() else { return };
+    let demos = ds.join("demos");
+    let path = |n: &str| demos.join(n).to_str().unwrap().to_owned();
+    let long = path("gigachad_gameplay.demo");
+    let full = run_records(&["demos", "index", "-q", &long], 0);
+    assert!(full[0]["ticks"].as_u64().unwrap() > 100);
+    let cut = run_records(&["demos", "index", "-q", "--max-ticks", "100", &long], 1);
+    let r = &cut[0];
+    assert_eq!(r["error"]["stage"], "stream");
+    assert_eq!(r["error"]["kind"], "too_many_ticks");
+    // The ticks before the limit are kept: the 100th marker is refused.
+    assert_eq!(r["ticks"], 99);
+    assert_eq!(r["first_tick"], full[0]["first_tick"]);
+    assert_eq!(r["players"][0]["names"], full[0]["players"][0]["names"]);
+
+    let warned = path("ddnet__Multeasymap_bench.demo");
+    let some = run_records(&["demos", "index", "-q", &warned], 0);
+    assert_eq!(some[0]["warnings"][0]["kind"], "timeline_marker_padding");
+    let none = run_records(&["demos", "index", "-q", "--max-warnings", "0", &warned], 0);
+    let w = none[0]["warnings"].as_array().unwrap();
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert_eq!(w[0]["kind"], "too_many_warnings");
+    assert_eq!(w[0]["offset"], some[0]["warnings"][0]["offset"]);
+}

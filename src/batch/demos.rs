@@ -22,6 +22,12 @@ pub struct IndexOptions {
     pub backend: Backend,
     /// Files larger than this are not read (an error of kind `too_large`).
     pub max_file_bytes: u64,
+    /// Tick markers one demo may have (the stream then ends with
+    /// `too_many_ticks`); see [`crate::limits`].
+    pub max_ticks: u64,
+    /// Warnings one demo keeps per stage (stream, container) before one
+    /// `too_many_warnings` stands for the rest.
+    pub max_warnings: usize,
 }
 
 impl Default for IndexOptions {
@@ -30,6 +36,8 @@ impl Default for IndexOptions {
             mmap: MmapMode::Auto,
             backend: Backend::default(),
             max_file_bytes: crate::limits::Limits::DEFAULT_MAX_DEMO_FILE_BYTES,
+            max_ticks: crate::limits::Limits::DEFAULT_MAX_TICKS,
+            max_warnings: crate::limits::Limits::DEFAULT_MAX_WARNINGS,
         }
     }
 }
@@ -138,10 +146,14 @@ pub struct Worker {
 }
 
 impl Worker {
-    pub fn new(backend: Backend) -> Self {
+    /// A worker whose decoder has the options' tier and limits.
+    pub fn new(opts: &IndexOptions) -> Self {
+        let mut decoder = Decoder::new(opts.backend);
+        decoder.set_max_ticks(opts.max_ticks);
+        decoder.set_max_warnings(opts.max_warnings);
         Worker {
             read_buf: Vec::new(),
-            decoder: Decoder::new(backend),
+            decoder,
             stats: BatchStats::default(),
             demo_stats: DemoStats::default(),
         }
@@ -206,14 +218,16 @@ pub fn kind_name(kind: &impl std::fmt::Debug) -> String {
     out
 }
 
-/// Most container warnings (header and chunk framing) one record keeps;
-/// the next becomes one `too_many_warnings` record (as for the stream).
-const MAX_CONTAINER_WARNINGS: usize = crate::limits::Limits::DEFAULT_MAX_WARNINGS;
-
-/// Adds the header and chunk framing warnings to `rec`, within the limit.
-fn push_container_warnings(rec: &mut DemoRecord, warnings: &[crate::demo::DemoWarning]) {
-    for (i, w) in warnings.iter().enumerate().take(MAX_CONTAINER_WARNINGS + 1) {
-        let kind = if i == MAX_CONTAINER_WARNINGS {
+/// Adds the header and chunk framing warnings to `rec`: at most `max` (the
+/// decoder's warning limit), then one `too_many_warnings` record standing
+/// for the rest (as for the stream).
+fn push_container_warnings(
+    rec: &mut DemoRecord,
+    warnings: &[crate::demo::DemoWarning],
+    max: usize,
+) {
+    for (i, w) in warnings.iter().enumerate().take(max.saturating_add(1)) {
+        let kind = if i == max {
             "too_many_warnings".to_owned()
         } else {
             kind_name(&w.kind)
@@ -237,14 +251,14 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
         // Chunk framing warnings (tick padding, overlong size escapes,
         // unknown chunk types): the stream reads the chunks without them.
         let mut chunks = demo.chunks();
-        while container.len() <= MAX_CONTAINER_WARNINGS {
+        while container.len() <= decoder.max_warnings() {
             match chunks.next_with_warnings(&mut container) {
                 Some(Ok(_)) => {}
                 _ => break,
             }
         }
     }
-    push_container_warnings(rec, &container);
+    push_container_warnings(rec, &container, decoder.max_warnings());
     let demo = match parsed {
         Ok(d) => d,
         Err(e) => {

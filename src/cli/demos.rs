@@ -52,6 +52,17 @@ pub struct IndexArgs {
     /// Kernel tier: simd (default), scalar or oracle.
     #[arg(long, default_value_t = Backend::Simd)]
     pub backend: Backend,
+    /// Most tick markers decoded per demo; a demo with more ends with a
+    /// `too_many_ticks` error after them (default: one week at 50 ticks/s).
+    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_TICKS)]
+    pub max_ticks: u64,
+    /// Most warnings kept per demo and stage; one `too_many_warnings`
+    /// warning stands for the rest.
+    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_WARNINGS)]
+    pub max_warnings: usize,
+    /// Demo files larger than this are not read (error `too_large`).
+    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_DEMO_FILE_BYTES)]
+    pub max_file_bytes: u64,
     #[command(flatten)]
     pub batch: BatchArgs,
 }
@@ -99,7 +110,9 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let opts = IndexOptions {
         mmap: args.batch.mmap,
         backend: args.backend,
-        ..IndexOptions::default()
+        max_file_bytes: args.max_file_bytes,
+        max_ticks: args.max_ticks,
+        max_warnings: args.max_warnings,
     };
     let mut out = open_output(args.output.as_ref())?;
     let batch = BatchRun {
@@ -109,7 +122,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     };
     let (code, _) = batch.run(
         &inputs,
-        || Worker::new(opts.backend),
+        || Worker::new(&opts),
         |w, input| index_input(w, input, &opts),
         |rec: &DemoRecord| rec.size,
         |rec| write_json_line(&mut out, rec),
