@@ -149,11 +149,16 @@ pub fn apply_delta_in_place_with(
     Ok(sum.wrapping_add(change))
 }
 
-/// One tier of [`wrapping_add_assign_with`](super::wrapping_add_assign_with), chosen once per delta (the
-/// item loop is compiled for each).
+/// One tier of [`wrapping_add_assign_with`](super::wrapping_add_assign_with),
+/// chosen once per delta (the item loop is compiled for each), with the
+/// diffs' running sum in the form the tier keeps it.
 trait AddAssign {
     const BACKEND: Backend;
-    fn add_assign(data: &mut [i32], diff: &[i32]) -> i32;
+    type Sum: Copy;
+    const ZERO: Self::Sum;
+    /// `data += diff`; adds the diff ints to `sum`.
+    fn add_assign(data: &mut [i32], diff: &[i32], sum: Self::Sum) -> Self::Sum;
+    fn total(sum: Self::Sum) -> i32;
 }
 
 struct Oracle;
@@ -162,25 +167,41 @@ struct Simd;
 
 impl AddAssign for Oracle {
     const BACKEND: Backend = Backend::Oracle;
+    type Sum = i32;
+    const ZERO: i32 = 0;
     #[inline(always)]
-    fn add_assign(data: &mut [i32], diff: &[i32]) -> i32 {
-        super::add::wrapping_add_assign_oracle(data, diff)
+    fn add_assign(data: &mut [i32], diff: &[i32], sum: i32) -> i32 {
+        sum.wrapping_add(super::add::wrapping_add_assign_oracle(data, diff))
+    }
+    fn total(sum: i32) -> i32 {
+        sum
     }
 }
 
 impl AddAssign for Scalar {
     const BACKEND: Backend = Backend::Scalar;
+    type Sum = i32;
+    const ZERO: i32 = 0;
     #[inline(always)]
-    fn add_assign(data: &mut [i32], diff: &[i32]) -> i32 {
-        super::add::wrapping_add_assign_scalar(data, diff)
+    fn add_assign(data: &mut [i32], diff: &[i32], sum: i32) -> i32 {
+        sum.wrapping_add(super::add::wrapping_add_assign_scalar(data, diff))
+    }
+    fn total(sum: i32) -> i32 {
+        sum
     }
 }
 
 impl AddAssign for Simd {
     const BACKEND: Backend = Backend::Simd;
+    /// Reduced once per delta, not per item.
+    type Sum = wide::i32x8;
+    const ZERO: wide::i32x8 = wide::i32x8::ZERO;
     #[inline(always)]
-    fn add_assign(data: &mut [i32], diff: &[i32]) -> i32 {
-        super::add::wrapping_add_assign_simd(data, diff)
+    fn add_assign(data: &mut [i32], diff: &[i32], sum: wide::i32x8) -> wide::i32x8 {
+        sum + super::add::wrapping_add_assign_simd_lanes(data, diff)
+    }
+    fn total(sum: wide::i32x8) -> i32 {
+        sum.reduce_add()
     }
 }
 
@@ -212,6 +233,8 @@ fn apply_items<K: AddAssign>(
     // `stride` further (characters alternate with unchanged items), or the
     // next one.
     let (mut last, mut stride) = (0usize, 0usize);
+    // Kept items' diffs and the other items' changes.
+    let mut diffs = K::ZERO;
     let mut sum = 0i32;
     'items: loop {
         let keys = &snap.keys[..n_kept];
@@ -257,7 +280,7 @@ fn apply_items<K: AddAssign>(
                 sum = sum.wrapping_sub(undo_update(dst, ints, *stamp as u32 as usize));
             }
             *stamp = generation | diff_at as u64;
-            sum = sum.wrapping_add(K::add_assign(dst, diff));
+            diffs = K::add_assign(dst, diff, diffs);
         };
         sum = sum.wrapping_add(add_item(
             K::BACKEND,
@@ -280,7 +303,7 @@ fn apply_items<K: AddAssign>(
             offset: pos,
         });
     }
-    Ok(sum)
+    Ok(sum.wrapping_add(K::total(diffs)))
 }
 
 /// Removes the `num_removed` items whose stamp is `removed` (all at or after
