@@ -162,26 +162,44 @@ impl ItemDelta<'_> {
 /// [`ItemShape::learn`] checks the item delta in full and returns its shape.
 ///
 /// Both take and return plain values (no `&mut self`), so a loop keeps its
-/// position and shape in registers.
+/// position and shape in registers. The shape is two scalars so that
+/// [`ItemShape::learn`] returns it in registers: returned through memory,
+/// it was written as two 4-byte fields and read back as one 8-byte word, a
+/// failed store-to-load forward on every new run of a type.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct ItemShape {
-    ty: i32,
-    size: usize,
-    /// Ints before the data: 2 (type, id), or 3 when the size is written.
-    /// (A `usize`, not a `bool`: a `bool`'s niche would carry the tag of
-    /// [`ItemShape::learn`]'s result and make the loop rebuild fields
-    /// from bytes.)
+    /// The type (low 32 bits, as `u32`) and the data ints (high 32 bits).
+    type_size: u64,
+    /// Ints before the data: 2 (type, id), or 3 when the size is written
+    /// ([`ItemShape::NONE`]: huge).
     header: usize,
 }
 
 impl ItemShape {
-    /// Before the first item delta: a size no delta holds (and that cannot
-    /// overflow a position), so the first read learns.
+    /// Before the first item delta and after an error: a header longer
+    /// than any slice of ints (and short enough not to overflow a
+    /// position), so [`Self::read`] fails and the shape is learnt.
     pub(super) const NONE: ItemShape = ItemShape {
-        ty: 0,
-        size: usize::MAX / 4,
-        header: 2,
+        type_size: 0,
+        header: usize::MAX / 4,
     };
+
+    fn new(ty: i32, size: usize, header: usize) -> ItemShape {
+        ItemShape {
+            type_size: u64::from(ty as u32) | (size as u64) << 32,
+            header,
+        }
+    }
+
+    #[inline(always)]
+    fn ty(self) -> i32 {
+        self.type_size as u32 as i32
+    }
+
+    #[inline(always)]
+    fn size(self) -> usize {
+        (self.type_size >> 32) as usize
+    }
 
     /// Ints before the data: type, id and, if written, the size.
     #[inline(always)]
@@ -201,15 +219,16 @@ impl ItemShape {
     #[inline(always)]
     pub(super) fn read(self, ints: &[i32], at: usize) -> Option<(u32, &[i32])> {
         let p = at + self.header_ints();
-        let item = ints.get(at..p + self.size)?;
+        let size = self.size();
+        let item = ints.get(at..p + size)?;
         let (&[t, id], rest) = item.split_first_chunk::<2>()?;
-        if t != self.ty || id as u32 > MAX_ID {
+        if t != self.ty() || id as u32 > MAX_ID {
             return None;
         }
         let data = match self.explicit_size() {
             false => rest,
             true => match rest.split_first() {
-                Some((&s, data)) if s as usize == self.size => data,
+                Some((&s, data)) if s as usize == size => data,
                 _ => return None,
             },
         };
@@ -217,10 +236,24 @@ impl ItemShape {
     }
 
     /// Checks the item delta at `at` in full and returns its shape, which
-    /// [`Self::read`] then accepts.
+    /// [`Self::read`] then accepts; on error, stores it in `error` and
+    /// returns [`Self::NONE`], which [`Self::read`] rejects. (No
+    /// `Result<ItemShape, Error>`: it would come back through memory.)
     #[cold]
     #[inline(never)]
-    pub(super) fn learn(ints: &[i32], protocol: Protocol, at: usize) -> Result<ItemShape, Error> {
+    fn learn(ints: &[i32], protocol: Protocol, at: usize, error: &mut Error) -> ItemShape {
+        match Self::check(ints, protocol, at) {
+            Ok(shape) => shape,
+            Err(e) => {
+                *error = e;
+                Self::NONE
+            }
+        }
+    }
+
+    /// The checks of [`Self::learn`].
+    #[inline(always)]
+    fn check(ints: &[i32], protocol: Protocol, at: usize) -> Result<ItemShape, Error> {
         use ErrorKind::*;
         let (t, id) = match ints.get(at..at + 2) {
             Some(&[t, id]) => (t, id),
@@ -250,11 +283,7 @@ impl ItemShape {
         if ints.len() - p < size {
             return Err(Error::new(Truncated, p));
         }
-        Ok(ItemShape {
-            ty: t,
-            size,
-            header,
-        })
+        Ok(ItemShape::new(t, size, header))
     }
 
     /// [`Self::read`], learning the shape first when the guess fails.
@@ -268,10 +297,11 @@ impl ItemShape {
         if let Some(item) = self.read(ints, at) {
             return Ok(item);
         }
-        *self = Self::learn(ints, protocol, at)?;
-        // `learn` made the guess right; never fails.
-        self.read(ints, at)
-            .ok_or(Error::new(ErrorKind::Truncated, at))
+        // Overwritten by `learn` on error; otherwise `learn` made the guess
+        // right and the read succeeds.
+        let mut error = Error::new(ErrorKind::Truncated, at);
+        *self = Self::learn(ints, protocol, at, &mut error);
+        self.read(ints, at).ok_or(error)
     }
 }
 
