@@ -36,8 +36,14 @@
 //! updates skip one unchanged item (a character, then an unchanged player
 //! item...), so the guess is the last update's position plus the last
 //! stride, then the next position, then the key index. The update itself is
-//! one pass of [`wrapping_add_assign_with`](super::wrapping_add_assign_with) (data += diff, returning the
-//! diff's sum); new and repeated items take an out-of-line path.
+//! one pass of [`wrapping_add_assign_with`](super::wrapping_add_assign_with)
+//! (data += diff; the SIMD tier keeps the diffs' sum in lanes and reduces
+//! once per delta; 22-int items, characters, 95 % of the real item deltas,
+//! get a copy unrolled for that size). The item loop is compiled once per
+//! tier and keeps its state in locals: the item reader's guess
+//! ([`ItemShape`](super::delta)) is two scalars, the kept items' keys,
+//! starts and stamps are slices of one length; new and repeated items
+//! leave the loop for an out-of-line path.
 
 use super::delta::{ItemShape, DELTA_HEADER_INTS};
 use super::{
