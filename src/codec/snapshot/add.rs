@@ -113,24 +113,28 @@ fn load4(c: &[i32]) -> i32x4 {
 /// 7 ints: two `i32x4` blocks the same way; below 4: one int at a time).
 /// The last block is loaded before any store, so where it overlaps both
 /// compute the same `old + diff`; its overlapping lanes are masked out of
-/// the sum. Real items are mostly 22 ints (2 blocks + 1).
+/// the sum. Real items are mostly characters of 22 ints (2 blocks + 1),
+/// which get their own copy of the code with the size a constant.
 #[inline]
 pub fn wrapping_add_assign_simd(data: &mut [i32], diff: &[i32]) -> i32 {
+    wrapping_add_assign_simd_lanes(data, diff).reduce_add()
+}
+
+/// Ints of the item most deltas update: a character (0.6, DDNet and 0.7).
+const CHARACTER_INTS: usize = 22;
+
+/// [`wrapping_add_assign_simd`] without the last step: the sum of the diff
+/// ints used, in 8 lanes (a caller adding up many items reduces once).
+#[inline(always)]
+pub fn wrapping_add_assign_simd_lanes(data: &mut [i32], diff: &[i32]) -> i32x8 {
     let n = data.len().min(diff.len());
-    let (data, diff) = (&mut data[..n], &diff[..n]);
-    if n >= 8 {
-        let last_diff = load8(&diff[n - 8..]);
-        let last = load8(&data[n - 8..]) + last_diff;
-        let mut acc = last_diff & load8(&TAIL_MASKS[n % 8..]);
-        let (blocks, _) = data.as_chunks_mut::<8>();
-        for (o, d) in blocks.iter_mut().zip(diff.as_chunks::<8>().0) {
-            let d = i32x8::new(*d);
-            acc += d;
-            *o = (i32x8::new(*o) + d).to_array();
-        }
-        data[n - 8..].copy_from_slice(last.as_array());
-        acc.reduce_add()
+    if n == CHARACTER_INTS {
+        // The same code, unrolled for the constant size.
+        blocks_of_8(&mut data[..CHARACTER_INTS], &diff[..CHARACTER_INTS])
+    } else if n >= 8 {
+        blocks_of_8(&mut data[..n], &diff[..n])
     } else if n >= 4 {
+        let (data, diff) = (&mut data[..n], &diff[..n]);
         let last_diff = load4(&diff[n - 4..]);
         let last = load4(&data[n - 4..]) + last_diff;
         let first_diff = load4(diff);
@@ -138,10 +142,33 @@ pub fn wrapping_add_assign_simd(data: &mut [i32], diff: &[i32]) -> i32 {
         let acc = first_diff + (last_diff & load4(&TAIL_MASKS[n..]));
         data[..4].copy_from_slice(first.as_array());
         data[n - 4..].copy_from_slice(last.as_array());
-        acc.reduce_add()
+        let [a, b, c, d] = acc.to_array();
+        i32x8::new([a, b, c, d, 0, 0, 0, 0])
     } else {
-        wrapping_add_assign_oracle(data, diff)
+        let sum = wrapping_add_assign_oracle(data, diff);
+        i32x8::new([sum, 0, 0, 0, 0, 0, 0, 0])
     }
+}
+
+/// The `n >= 8` case of [`wrapping_add_assign_simd_lanes`], for `data` and
+/// `diff` of one length.
+#[inline(always)]
+fn blocks_of_8(data: &mut [i32], diff: &[i32]) -> i32x8 {
+    let n = data.len();
+    if n < 8 || diff.len() != n {
+        return i32x8::ZERO;
+    }
+    let last_diff = load8(&diff[n - 8..]);
+    let last = load8(&data[n - 8..]) + last_diff;
+    let mut acc = last_diff & load8(&TAIL_MASKS[n % 8..]);
+    let (blocks, _) = data.as_chunks_mut::<8>();
+    for (o, d) in blocks.iter_mut().zip(diff.as_chunks::<8>().0) {
+        let d = i32x8::new(*d);
+        acc += d;
+        *o = (i32x8::new(*o) + d).to_array();
+    }
+    data[n - 8..].copy_from_slice(last.as_array());
+    acc
 }
 
 /// `data += diff` (wrapping) by the tier `backend` selects; returns the

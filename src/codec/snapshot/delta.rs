@@ -111,12 +111,24 @@ impl<'a> Delta<'a> {
         ItemDeltas {
             ints: self.ints,
             protocol: self.protocol,
-            pos: DELTA_HEADER_INTS + self.num_removed,
+            pos: self.items_offset(),
             remaining: self.num_item_deltas,
-            last_type: NO_TYPE,
-            last_size: 0,
-            last_explicit: false,
+            shape: ItemShape::NONE,
         }
+    }
+
+    /// Int offset of the first item delta.
+    pub(super) fn items_offset(&self) -> usize {
+        DELTA_HEADER_INTS + self.num_removed
+    }
+
+    /// All the delta's ints.
+    pub(super) fn ints(&self) -> &'a [i32] {
+        self.ints
+    }
+
+    pub(super) fn protocol(&self) -> Protocol {
+        self.protocol
     }
 }
 
@@ -141,83 +153,109 @@ impl ItemDelta<'_> {
     }
 }
 
-/// `ItemDeltas::last_type` before the first item: equal to no `i32`.
-const NO_TYPE: i64 = i64::MIN;
-
-/// Iterator over a delta's item deltas; see [`Delta::items`].
-#[derive(Clone, Debug)]
-pub struct ItemDeltas<'a> {
-    ints: &'a [i32],
-    protocol: Protocol,
-    pos: usize,
-    remaining: usize,
-    /// The previous item delta's type ([`NO_TYPE`] before the first), size
-    /// and whether the size was written: the guess for the next one.
-    last_type: i64,
-    last_size: usize,
-    last_explicit: bool,
+/// The type and size of an item delta, and whether the size is written:
+/// the guess for the next one. Item deltas mostly come in runs of one type
+/// (all characters, then all players...), so [`ItemShape::read`] guesses
+/// that an item delta has the shape of the one before and only checks it:
+/// the position of the next item then does not wait for the type and size
+/// table loads (a branch, not a data dependency). When the guess fails,
+/// [`ItemShape::learn`] checks the item delta in full and returns its shape.
+///
+/// Both take and return plain values (no `&mut self`), so a loop keeps its
+/// position and shape in registers. The shape is two scalars so that
+/// [`ItemShape::learn`] returns it in registers: returned through memory,
+/// it was written as two 4-byte fields and read back as one 8-byte word, a
+/// failed store-to-load forward on every new run of a type.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ItemShape {
+    /// The type (low 32 bits, as `u32`) and the data ints (high 32 bits).
+    type_size: u64,
+    /// Ints before the data: 2 (type, id), or 3 when the size is written
+    /// ([`ItemShape::NONE`]: huge).
+    header: usize,
 }
 
-impl<'a> ItemDeltas<'a> {
-    /// Int offset after the item deltas read so far (after a complete walk:
-    /// the end of the delta).
-    pub fn position(&self) -> usize {
-        self.pos
-    }
+impl ItemShape {
+    /// Before the first item delta and after an error: a header longer
+    /// than any slice of ints (and short enough not to overflow a
+    /// position), so [`Self::read`] fails and the shape is learnt.
+    pub(super) const NONE: ItemShape = ItemShape {
+        type_size: 0,
+        header: usize::MAX / 4,
+    };
 
-    /// Reads the item delta at `pos`. Item deltas mostly come in runs of
-    /// one type (all characters, then all players...), so the fast path
-    /// guesses that this one has the type and size of the one before and
-    /// only checks it: the position of the next item then does not wait for
-    /// the type and size table loads (a branch, not a data dependency).
-    /// When the guess fails, [`Self::learn`] checks the item delta in full
-    /// and makes it the guess, and the fast path reads it. (The slow path
-    /// returns no item itself: an item merged from two paths went through
-    /// the stack and stalled every read.)
-    #[inline(always)]
-    fn read(&mut self) -> Result<ItemDelta<'a>, Error> {
-        if let Some(item) = self.read_as_last() {
-            return Ok(item);
+    fn new(ty: i32, size: usize, header: usize) -> ItemShape {
+        ItemShape {
+            type_size: u64::from(ty as u32) | (size as u64) << 32,
+            header,
         }
-        self.learn()?;
-        // `learn` made the guess right; never fails.
-        self.read_as_last()
-            .ok_or(Error::new(ErrorKind::Truncated, self.pos))
     }
 
-    /// The item delta at `pos` if it has the type (so the size) of the
-    /// previous one, and a valid id and all its ints.
     #[inline(always)]
-    fn read_as_last(&mut self) -> Option<ItemDelta<'a>> {
-        let at = self.pos;
-        let size = self.last_size;
-        let explicit = self.last_explicit;
-        let p = at + 2 + usize::from(explicit);
-        let (&t, &id) = (self.ints.get(at)?, self.ints.get(at + 1)?);
-        if i64::from(t) != self.last_type || id as u32 > MAX_ID {
+    fn ty(self) -> i32 {
+        self.type_size as u32 as i32
+    }
+
+    #[inline(always)]
+    fn size(self) -> usize {
+        (self.type_size >> 32) as usize
+    }
+
+    /// Ints before the data: type, id and, if written, the size.
+    #[inline(always)]
+    pub(super) fn header_ints(self) -> usize {
+        self.header
+    }
+
+    /// Whether the size is written.
+    #[inline(always)]
+    pub(super) fn explicit_size(self) -> bool {
+        self.header == 3
+    }
+
+    /// The item delta at `at` if it has this shape, a valid id and all its
+    /// ints: its key and data (which starts at `at + self.header_ints()`).
+    /// `at` must be at most `ints.len()`.
+    #[inline(always)]
+    pub(super) fn read(self, ints: &[i32], at: usize) -> Option<(u32, &[i32])> {
+        let p = at + self.header_ints();
+        let size = self.size();
+        let item = ints.get(at..p + size)?;
+        let (&[t, id], rest) = item.split_first_chunk::<2>()?;
+        if t != self.ty() || id as u32 > MAX_ID {
             return None;
         }
-        if explicit && self.ints.get(at + 2).map(|&s| s as usize) != Some(size) {
-            return None;
-        }
-        let data = self.ints.get(p..p + size)?;
-        self.pos = p + size;
-        Some(ItemDelta {
-            key: item_key(t as u16, id as u16),
-            data,
-            offset: at,
-            explicit_size: explicit,
-        })
+        let data = match self.explicit_size() {
+            false => rest,
+            true => match rest.split_first() {
+                Some((&s, data)) if s as usize == size => data,
+                _ => return None,
+            },
+        };
+        Some((item_key(t as u16, id as u16), data))
     }
 
-    /// Checks the item delta at `pos` in full and makes its type and size
-    /// the guess for [`Self::read_as_last`].
+    /// Checks the item delta at `at` in full and returns its shape, which
+    /// [`Self::read`] then accepts; on error, stores it in `error` and
+    /// returns [`Self::NONE`], which [`Self::read`] rejects. (No
+    /// `Result<ItemShape, Error>`: it would come back through memory.)
     #[cold]
     #[inline(never)]
-    fn learn(&mut self) -> Result<(), Error> {
+    fn learn(ints: &[i32], protocol: Protocol, at: usize, error: &mut Error) -> ItemShape {
+        match Self::check(ints, protocol, at) {
+            Ok(shape) => shape,
+            Err(e) => {
+                *error = e;
+                Self::NONE
+            }
+        }
+    }
+
+    /// The checks of [`Self::learn`].
+    #[inline(always)]
+    fn check(ints: &[i32], protocol: Protocol, at: usize) -> Result<ItemShape, Error> {
         use ErrorKind::*;
-        let at = self.pos;
-        let (t, id) = match self.ints.get(at..at + 2) {
+        let (t, id) = match ints.get(at..at + 2) {
             Some(&[t, id]) => (t, id),
             _ => return Err(Error::new(Truncated, at)),
         };
@@ -228,10 +266,10 @@ impl<'a> ItemDeltas<'a> {
             return Err(Error::new(IdOutOfRange, at + 1));
         }
         let mut p = at + 2;
-        let (size, explicit_size) = match self.protocol.static_size(t as u32) {
-            Some(s) => (s, false),
+        let (size, header) = match protocol.static_size(t as u32) {
+            Some(s) => (s, 2),
             None => {
-                let s = *self.ints.get(p).ok_or(Error::new(Truncated, p))?;
+                let s = *ints.get(p).ok_or(Error::new(Truncated, p))?;
                 if s < 0 {
                     return Err(Error::new(NegativeSize, p));
                 }
@@ -239,16 +277,63 @@ impl<'a> ItemDeltas<'a> {
                     return Err(Error::new(ItemTooLarge, p));
                 }
                 p += 1;
-                (s as usize, true)
+                (s as usize, 3)
             }
         };
-        if self.ints.len() - p < size {
+        if ints.len() - p < size {
             return Err(Error::new(Truncated, p));
         }
-        self.last_type = i64::from(t);
-        self.last_size = size;
-        self.last_explicit = explicit_size;
-        Ok(())
+        Ok(ItemShape::new(t, size, header))
+    }
+
+    /// [`Self::read`], learning the shape first when the guess fails.
+    #[inline(always)]
+    pub(super) fn read_or_learn<'a>(
+        &mut self,
+        ints: &'a [i32],
+        protocol: Protocol,
+        at: usize,
+    ) -> Result<(u32, &'a [i32]), Error> {
+        if let Some(item) = self.read(ints, at) {
+            return Ok(item);
+        }
+        // Overwritten by `learn` on error; otherwise `learn` made the guess
+        // right and the read succeeds.
+        let mut error = Error::new(ErrorKind::Truncated, at);
+        *self = Self::learn(ints, protocol, at, &mut error);
+        self.read(ints, at).ok_or(error)
+    }
+}
+
+/// Iterator over a delta's item deltas; see [`Delta::items`].
+#[derive(Clone, Debug)]
+pub struct ItemDeltas<'a> {
+    ints: &'a [i32],
+    protocol: Protocol,
+    pos: usize,
+    remaining: usize,
+    shape: ItemShape,
+}
+
+impl<'a> ItemDeltas<'a> {
+    /// Int offset after the item deltas read so far (after a complete walk:
+    /// the end of the delta).
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    #[inline(always)]
+    fn read(&mut self) -> Result<ItemDelta<'a>, Error> {
+        let at = self.pos;
+        let (key, data) = self.shape.read_or_learn(self.ints, self.protocol, at)?;
+        let explicit_size = self.shape.explicit_size();
+        self.pos = at + self.shape.header_ints() + data.len();
+        Ok(ItemDelta {
+            key,
+            data,
+            offset: at,
+            explicit_size,
+        })
     }
 }
 
