@@ -31,7 +31,7 @@
 use core::arch::x86_64::*;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use super::scalar::{int_at, unpack_from};
+use super::scalar::{store_int_at, unpack_from};
 use super::{VarintError, VarintErrorKind, VarintWarning};
 
 /// Bytes per window (one `zmm` register).
@@ -201,23 +201,15 @@ fn exact(
     n: &mut usize,
 ) -> Result<usize, VarintError> {
     while at < stop {
-        let Some((value, len, warning)) = int_at(input, at) else {
-            return Err(VarintError {
-                kind: VarintErrorKind::UnexpectedEnd,
-                offset: at,
-            });
-        };
-        if let Some(kind) = warning {
-            warnings.push(VarintWarning { kind, offset: at });
-        }
+        // The window loop leaves room for 64 ints, so this never fails for
+        // the ints of one window.
         let Some(slot) = out.get_mut(*n) else {
             return Err(VarintError {
                 kind: VarintErrorKind::OutputFull,
                 offset: at,
             });
         };
-        *slot = value;
-        at += len;
+        at += store_int_at(input, at, slot, warnings)?;
         *n += 1;
     }
     Ok(at)
