@@ -167,35 +167,30 @@ trait AddAssign {
     fn total(sum: Self::Sum) -> i32;
 }
 
-struct Oracle;
-struct Scalar;
+/// A plain tier: the running sum is one `i32`.
+macro_rules! plain_tier {
+    ($tier:ident, $kernel:path) => {
+        struct $tier;
+
+        impl AddAssign for $tier {
+            const BACKEND: Backend = Backend::$tier;
+            type Sum = i32;
+            const ZERO: i32 = 0;
+            #[inline(always)]
+            fn add_assign(data: &mut [i32], diff: &[i32], sum: i32) -> i32 {
+                sum.wrapping_add($kernel(data, diff))
+            }
+            fn total(sum: i32) -> i32 {
+                sum
+            }
+        }
+    };
+}
+
+plain_tier!(Oracle, super::add::wrapping_add_assign_oracle);
+plain_tier!(Scalar, super::add::wrapping_add_assign_scalar);
+
 struct Simd;
-
-impl AddAssign for Oracle {
-    const BACKEND: Backend = Backend::Oracle;
-    type Sum = i32;
-    const ZERO: i32 = 0;
-    #[inline(always)]
-    fn add_assign(data: &mut [i32], diff: &[i32], sum: i32) -> i32 {
-        sum.wrapping_add(super::add::wrapping_add_assign_oracle(data, diff))
-    }
-    fn total(sum: i32) -> i32 {
-        sum
-    }
-}
-
-impl AddAssign for Scalar {
-    const BACKEND: Backend = Backend::Scalar;
-    type Sum = i32;
-    const ZERO: i32 = 0;
-    #[inline(always)]
-    fn add_assign(data: &mut [i32], diff: &[i32], sum: i32) -> i32 {
-        sum.wrapping_add(super::add::wrapping_add_assign_scalar(data, diff))
-    }
-    fn total(sum: i32) -> i32 {
-        sum
-    }
-}
 
 impl AddAssign for Simd {
     const BACKEND: Backend = Backend::Simd;
