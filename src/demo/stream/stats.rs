@@ -180,20 +180,16 @@ impl StatsVisitor {
             }
             self.ordinal_counter(t).add(data.len(), 1);
         }
-        for &(t, size, count) in &self.pending {
+        for i in 0..self.pending.len() {
+            let (t, size, count) = self.pending[i];
             match self.decls.iter().find(|d| d.0 == t) {
                 Some(&(_, at)) => self.uuid[at].1.add(size, count),
-                None => {
-                    let t = usize::from(t);
-                    if t >= self.ordinal.len() {
-                        self.ordinal.resize(t + 1, TypeCounter::default());
-                    }
-                    self.ordinal[t].add(size, count);
-                }
+                None => self.ordinal_counter(t).add(size, count),
             }
         }
     }
 
+    /// The counter of the ordinal type number `t`.
     #[inline]
     fn ordinal_counter(&mut self, t: u16) -> &mut TypeCounter {
         let t = usize::from(t);
