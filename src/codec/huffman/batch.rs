@@ -38,8 +38,7 @@
 //! the same symbol as the single-stream decoder. Each stream's result is
 //! therefore exactly what [`fast::decompress`] gives.
 
-use super::fast::{self, fast_entry, Cursor, ENTRIES_PER_REFILL, LUT_SIZE, WINDOW};
-use super::tree::MAX_CODE_LEN;
+use super::fast::{self, fast_entry, Cursor, ENTRIES_PER_REFILL, LUT_BITS, LUT_SIZE, WINDOW};
 use super::{oracle, HuffmanError};
 use crate::backend::Backend;
 
@@ -350,8 +349,6 @@ impl<'a> Batch<'a, '_, '_> {
                 });
                 let mut k = [0usize; N];
                 let mut eof = None;
-                // Whether a lane took a long code this iteration.
-                let mut long = false;
                 // One round: the next entry of every lane.
                 macro_rules! round {
                     ($done:lifetime, $cond:expr) => {
@@ -359,9 +356,7 @@ impl<'a> Batch<'a, '_, '_> {
                             if let Some(w) = windows[l].as_deref_mut() {
                                 let (bitbuf, bitcount) = (&mut bitbufs[l], &mut bitcounts[l]);
                                 if $cond(*bitcount)
-                                    && fast_entry(
-                                        lut, sub, bitbuf, bitcount, w, &mut k[l], &mut long,
-                                    )
+                                    && fast_entry(lut, sub, bitbuf, bitcount, w, &mut k[l])
                                 {
                                     eof = Some(l);
                                     break $done;
@@ -375,13 +370,9 @@ impl<'a> Batch<'a, '_, '_> {
                     round!('entries, |_| true);
                     round!('entries, |_| true);
                     round!('entries, |_| true);
-                    // A fourth entry: its bits are there unless long codes
-                    // took them.
-                    if !long {
-                        round!('entries, |_| true);
-                    } else {
-                        round!('entries, |bitcount| bitcount as u8 >= MAX_CODE_LEN as u8);
-                    }
+                    // A fourth entry where a lane has a table index of valid
+                    // bits left (long codes may have taken them).
+                    round!('entries, |bitcount| bitcount as u8 >= LUT_BITS as u8);
                 }
                 each_lane!(l, {
                     lanes[l].n += k[l];

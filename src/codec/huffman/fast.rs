@@ -51,14 +51,19 @@ use std::sync::OnceLock;
 use super::tree::{Tree, EOF, MAX_CODE_LEN};
 use super::{HuffmanError, HuffmanErrorKind};
 
-/// Bits per table index (13 bits = a 64 KiB table).
+/// Bits per table index (14 bits = a 128 KiB table).
 ///
 /// Measured as user cycles per output byte (`perf stat`, x86-64 baseline,
 /// shared 2-core AMD EPYC), all demo payloads / 16 MiB generated stream:
 /// 11 bits 4.6 / –, 12 bits 3.7–4.1 / 7.5, 13 bits 3.6–4.0 / 6.3,
-/// 14 bits 3.6–4.1 / – (noisy). Real payloads do not care between 12 and
-/// 13; higher-entropy data gains from fewer long codes.
-pub const LUT_BITS: u32 = 13;
+/// 14 bits 3.6–4.1 / – (noisy). In the whole demo decode (avx512 tier,
+/// best of 5, user cycles per pass over the shared demos / 200 generated
+/// demos) 13 → 14 bits went from 12.4 M to
+/// 12.0 M and from 274 M to 242 M: fewer table lookups (1.30 M → 1.23 M per
+/// pass on the real demos) and fewer long codes. 15 bits was no better on
+/// the real demos (12.1–12.2 M) and needs a check before every fourth
+/// entry; 16 bits breaks the entry layout (`LUT_BITS <= 15`).
+pub const LUT_BITS: u32 = 14;
 pub(super) const LUT_SIZE: usize = 1 << LUT_BITS;
 const LUT_MASK: u64 = LUT_SIZE as u64 - 1;
 /// Most arbitrary symbols one entry decodes.
@@ -67,8 +72,10 @@ pub const MAX_RUN: usize = 6;
 /// 0x00 (written by a second, all-zero 8-byte store).
 pub const MAX_COUNT: usize = MAX_RUN + 8;
 /// Entries always decoded per refill: each uses at most `MAX_CODE_LEN` bits
-/// and a refill leaves at least 56. A fourth follows: runs use at most
-/// `LUT_BITS`, so its bits are there unless long codes came before.
+/// and a refill leaves at least 56. A fourth follows where at least
+/// `LUT_BITS` bits are left (always after three runs, which use at most
+/// `LUT_BITS` each); a long code there waits for the next refill where
+/// fewer than `MAX_CODE_LEN` bits are left (see `long_entry_cold`).
 pub(super) const ENTRIES_PER_REFILL: usize = 3;
 /// Output window of one fast-loop iteration: [`ENTRIES_PER_REFILL`] + 1
 /// entries, each advancing by at most 15 (the count nibble) and storing
@@ -77,6 +84,8 @@ pub(super) const WINDOW: usize = (ENTRIES_PER_REFILL + 1) * 15 + MAX_COUNT;
 
 const _: () = assert!(LUT_BITS <= 15 && MAX_CODE_LEN <= 15 && MAX_COUNT <= 15);
 const _: () = assert!(ENTRIES_PER_REFILL as u32 * MAX_CODE_LEN <= 56);
+// The fourth entry after three runs: four runs of at most `LUT_BITS`.
+const _: () = assert!((ENTRIES_PER_REFILL as u32 + 1) * LUT_BITS <= 56);
 
 /// Bits per second-level index: enough for the longest code.
 pub const SUB_BITS: u32 = MAX_CODE_LEN - LUT_BITS;
@@ -210,11 +219,20 @@ fn long_entry(sub: &[u64], e: u64, bitbuf: u64) -> u64 {
     sub[((e >> 8) as u16) as usize + (bitbuf >> run_bits(e) & SUB_MASK) as usize]
 }
 
-/// [`long_entry`] out of line: long codes are rare (about 1 % of entries
-/// on real demos), and keeping them off the hot path lets it fall through.
+/// [`long_entry`] out of line for the fast loop, where `bitcount` (low
+/// byte) bits are valid: long codes are rare (about 1 % of entries on real
+/// demos), and keeping them off the hot path lets it fall through.
+///
+/// Only an iteration's fourth entry can have fewer valid bits than a long
+/// code needs (after three runs of up to `LUT_BITS`); it then gets an
+/// entry of no symbols and no bits, which leaves the code to the next
+/// iteration.
 #[cold]
 #[inline(never)]
-fn long_entry_cold(sub: &[u64], e: u64, bitbuf: u64) -> u64 {
+fn long_entry_cold(sub: &[u64], e: u64, bitbuf: u64, bitcount: u32) -> u64 {
+    if (bitcount as u8) < MAX_CODE_LEN as u8 {
+        return 0;
+    }
     long_entry(sub, e, bitbuf)
 }
 
@@ -327,11 +345,13 @@ impl Cursor {
 
 /// Decodes one table entry in the fast loop: a run of symbols stored at
 /// `window[*k..]` (advancing `*k`). A long code goes through the
-/// second-level table (and sets `*long`); where it is EOF, nothing is
-/// consumed and the result is `true`.
+/// second-level table; where it is EOF, nothing is
+/// consumed and the result is `true`. A long code with fewer than
+/// [`MAX_CODE_LEN`] valid bits is left for the next refill (nothing is
+/// consumed or advanced, the result is `false`).
 ///
-/// The caller guarantees at least [`MAX_CODE_LEN`] valid bits and room for
-/// the stores: `*k <= WINDOW - MAX_COUNT`.
+/// The caller guarantees at least [`LUT_BITS`] valid bits and room for the
+/// stores: `*k <= WINDOW - MAX_COUNT`.
 #[inline(always)]
 pub(super) fn fast_entry(
     lut: &[u64; LUT_SIZE],
@@ -340,12 +360,10 @@ pub(super) fn fast_entry(
     bitcount: &mut u32,
     window: &mut [u8; WINDOW],
     k: &mut usize,
-    long: &mut bool,
 ) -> bool {
     let mut e = lut[(*bitbuf & LUT_MASK) as usize];
     if is_long(e) {
-        e = long_entry_cold(sub, e, *bitbuf);
-        *long = true;
+        e = long_entry_cold(sub, e, *bitbuf, *bitcount);
         if is_long(e) {
             return true;
         }
@@ -361,8 +379,8 @@ pub(super) fn fast_entry(
 }
 
 /// Decodes one fast-loop iteration's entries after [`Cursor::refill`]:
-/// [`ENTRIES_PER_REFILL`], then one more (unless long codes used up the
-/// bits it needs). Returns `true` at EOF. `cur.n` is advanced past the
+/// [`ENTRIES_PER_REFILL`], then one more where [`LUT_BITS`] valid bits are
+/// left (long codes may have used them up). Returns `true` at EOF. `cur.n` is advanced past the
 /// output in either case.
 #[inline(always)]
 pub(super) fn fast_iteration(
@@ -372,18 +390,16 @@ pub(super) fn fast_iteration(
     window: &mut [u8; WINDOW],
 ) -> bool {
     let mut k = 0usize;
-    let mut long = false;
     let Cursor {
         bitbuf, bitcount, ..
     } = cur;
     let eof = 'entries: {
         for _ in 0..ENTRIES_PER_REFILL {
-            if fast_entry(lut, sub, bitbuf, bitcount, window, &mut k, &mut long) {
+            if fast_entry(lut, sub, bitbuf, bitcount, window, &mut k) {
                 break 'entries true;
             }
         }
-        (!long || *bitcount as u8 >= MAX_CODE_LEN as u8)
-            && fast_entry(lut, sub, bitbuf, bitcount, window, &mut k, &mut long)
+        *bitcount as u8 >= LUT_BITS as u8 && fast_entry(lut, sub, bitbuf, bitcount, window, &mut k)
     };
     cur.n += k;
     eof

@@ -100,7 +100,70 @@ pub fn decompress_with(
 
 #[cfg(test)]
 mod tests {
+    use super::tree::{Tree, MAX_CODE_LEN};
     use super::*;
+
+    /// Compresses `plain` followed by enough filler for the fast loops to
+    /// run at all, and checks that the oracle, the fast tier and the batch
+    /// tier all decode it.
+    fn decodes_in_every_tier(mut plain: Vec<u8>) {
+        plain.extend(std::iter::repeat_n(0x42, 40));
+        let mut input = Vec::new();
+        encode::compress(&plain, &mut input);
+        let mut out = vec![0; 256];
+        let expected = Ok(plain.len());
+        assert_eq!(oracle::decompress(&input, &mut out), expected);
+        let mut out = vec![0; 256];
+        assert_eq!(fast::decompress(&input, &mut out), expected);
+        assert_eq!(out[..plain.len()], plain);
+        let mut arena = vec![0; 3 * 256];
+        let mut results = [Ok(0); 3];
+        let inputs = [&input[..], &input[..], &input[..]];
+        batch::decompress_batch(&inputs, &[256; 3], &mut arena, &mut results);
+        assert_eq!(results, [expected; 3]);
+        for out in arena.chunks(256) {
+            assert_eq!(out[..plain.len()], plain);
+        }
+    }
+
+    /// Two symbols whose codes together are exactly [`fast::LUT_BITS`]
+    /// long (one table entry using every index bit), and a symbol with a
+    /// code of [`MAX_CODE_LEN`] bits (a long code).
+    fn full_pair_and_long_symbol() -> ([u8; 2], u8) {
+        let codes = &Tree::reference().codes;
+        let len = |s: usize| codes[s].len;
+        let (a, b) = (1..256)
+            .flat_map(|a| (1..256).map(move |b| (a, b)))
+            .find(|&(a, b)| len(a) + len(b) == fast::LUT_BITS)
+            .expect("two symbols fill an entry");
+        let long = (0..256)
+            .rev()
+            .find(|&s| len(s) == MAX_CODE_LEN)
+            .expect("a longest code");
+        ([a as u8, b as u8], long as u8)
+    }
+
+    /// The first refill of a stream leaves exactly 56 valid bits; three
+    /// entries of exactly [`fast::LUT_BITS`] bits leave fewer than a long
+    /// code needs for the fourth entry, which must wait for the next
+    /// refill.
+    #[test]
+    fn long_code_after_three_full_entries() {
+        let (pair, long) = full_pair_and_long_symbol();
+        let mut plain = pair.repeat(3);
+        plain.push(long);
+        decodes_in_every_tier(plain);
+    }
+
+    /// Three long codes after the first refill leave fewer than
+    /// [`fast::LUT_BITS`] valid bits: no fourth entry in that iteration.
+    #[test]
+    fn full_entry_after_three_long_codes() {
+        let (pair, long) = full_pair_and_long_symbol();
+        let mut plain = vec![long; 3];
+        plain.extend(pair.repeat(4));
+        decodes_in_every_tier(plain);
+    }
 
     #[test]
     fn every_table_entry_agrees_with_the_oracle() {
