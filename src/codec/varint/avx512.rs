@@ -29,7 +29,7 @@
 //! Inputs under 64 bytes go to the scalar tier.
 
 use core::arch::x86_64::*;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::OnceLock;
 
 use super::scalar::{store_int_at, unpack_from};
 use super::{VarintError, VarintErrorKind, VarintWarning};
@@ -40,22 +40,16 @@ const WINDOW: usize = 64;
 /// Whether this CPU has every feature [`unpack`] is compiled for (checked
 /// once).
 pub fn available() -> bool {
-    static STATE: AtomicU8 = AtomicU8::new(0);
-    match STATE.load(Ordering::Relaxed) {
-        1 => false,
-        2 => true,
-        _ => {
-            let yes = is_x86_feature_detected!("avx512f")
-                && is_x86_feature_detected!("avx512bw")
-                && is_x86_feature_detected!("avx512vbmi")
-                && is_x86_feature_detected!("avx512vbmi2")
-                && is_x86_feature_detected!("bmi1")
-                && is_x86_feature_detected!("bmi2")
-                && is_x86_feature_detected!("popcnt");
-            STATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
-            yes
-        }
-    }
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        is_x86_feature_detected!("avx512f")
+            && is_x86_feature_detected!("avx512bw")
+            && is_x86_feature_detected!("avx512vbmi")
+            && is_x86_feature_detected!("avx512vbmi2")
+            && is_x86_feature_detected!("bmi1")
+            && is_x86_feature_detected!("bmi2")
+            && is_x86_feature_detected!("popcnt")
+    })
 }
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
