@@ -229,7 +229,7 @@ proptest! {
 
 /// The cap the demo decoder passes for a payload.
 fn lead_cap(input: &[u8]) -> usize {
-    (8 * input.len() + 64).min(1 << 16)
+    teebatch::demo::stream::huffman_room(input.len())
 }
 
 /// Decodes `inputs` one by one with [`fast::decompress`] into `caps[i]`-byte

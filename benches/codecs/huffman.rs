@@ -2,6 +2,7 @@
 //! (ours, libtw2) on the same inputs; throughput counts decompressed bytes.
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use teebatch::codec::huffman;
+use teebatch::demo::stream::huffman_room;
 
 use crate::common::corpora;
 
@@ -79,10 +80,7 @@ pub fn bench(c: &mut Criterion) {
 fn bench_batches(c: &mut Criterion, corpus: &crate::common::Corpus) {
     let mut out = vec![0u8; crate::common::MAX_PAYLOAD];
     let inputs: Vec<&[u8]> = corpus.compressed.iter().map(Vec::as_slice).collect();
-    let caps: Vec<usize> = inputs
-        .iter()
-        .map(|c| (8 * c.len() + 64).min(1 << 16))
-        .collect();
+    let caps: Vec<usize> = inputs.iter().map(|c| huffman_room(c.len())).collect();
     let mut group = c.benchmark_group("huffman/decode_batch");
     group.throughput(Throughput::Bytes(corpus.decompressed_bytes()));
     group.bench_function(BenchmarkId::new("single", corpus.name), |b| {

@@ -8,6 +8,7 @@ use super::mb_per_s;
 use crate::batch::maps::{index_bytes, IndexOptions, MapRecord};
 use crate::batch::{collect_inputs, embedded, run_ordered, Input};
 use crate::datafile::{Datafile, Inflater};
+use crate::demo::stream::huffman_room;
 use std::io::{self, Read};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -302,10 +303,7 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
     }
     // Batches of consecutive payloads, with the caps the demo decoder passes.
     let inputs: Vec<&[u8]> = p.compressed.iter().map(Vec::as_slice).collect();
-    let caps: Vec<usize> = inputs
-        .iter()
-        .map(|c| (8 * c.len() + 64).min(1 << 16))
-        .collect();
+    let caps: Vec<usize> = inputs.iter().map(|c| huffman_room(c.len())).collect();
     for size in [2, 4, 8] {
         let arena_len = caps.chunks(size).map(|c| c.iter().sum()).max();
         let mut arena = vec![0u8; arena_len.unwrap_or(0)];

@@ -89,10 +89,12 @@ const BATCH_BUDGET: usize = 512 * 1024;
 /// Most chunks (tick markers included) read ahead at once.
 const QUEUE_CHUNKS: usize = 512;
 
-/// Output room for a payload of `len` compressed bytes: every code is at
-/// least one bit, so no stream decodes to more than `8 * len` bytes; the 64
-/// spare bytes let the Huffman decoder's fast loop run to the end.
-fn huffman_room(len: usize) -> usize {
+/// Output room the decoder gives a payload of `len` compressed bytes: every
+/// code is at least one bit, so no stream decodes to more than `8 * len`
+/// bytes; the 64 spare bytes let the Huffman decoder's fast loop run to the
+/// end. Capped at [`MAX_PAYLOAD`]. Benchmarks and tests of the batch
+/// decoder use it to pass the same caps as the stream.
+pub fn huffman_room(len: usize) -> usize {
     MAX_PAYLOAD.min(len.saturating_mul(8).saturating_add(64))
 }
 
