@@ -246,13 +246,13 @@ fn real_copy(backend: Backend, streams: &[RealStream], a: &mut Snapshot, b: &mut
     let mut sum = 0i32;
     for s in streams {
         for (is_delta, ints) in &s.chunks {
-            if *is_delta {
-                apply_delta_with(backend, a, ints, s.protocol, b, &mut w).unwrap();
-                std::mem::swap(a, b);
+            let checksum = if *is_delta {
+                apply_delta_by_copy_with(backend, a, b, ints, s.protocol, &mut w).unwrap()
             } else {
                 a.parse_into(ints).unwrap();
-            }
-            sum = sum.wrapping_add(a.checksum_with(backend));
+                a.checksum_with(backend)
+            };
+            sum = sum.wrapping_add(checksum);
         }
     }
     sum

@@ -433,7 +433,7 @@ fn delta_streams(files: &[(Input, Vec<u8>)]) -> Vec<DeltaStream> {
 /// ints and ns per delta; full snapshots are parsed in both.
 fn snapshot_delta_rows(files: &[(Input, Vec<u8>)], min: Duration) {
     use crate::backend::Backend;
-    use crate::codec::snapshot::{apply_delta_in_place_with, apply_delta_with, Snapshot};
+    use crate::codec::snapshot::{apply_delta_by_copy_with, apply_delta_in_place_with, Snapshot};
     let streams = delta_streams(files);
     let deltas = streams.iter().flat_map(|(_, c)| c).filter(|c| c.0);
     let (count, ints) = deltas.fold((0u64, 0u64), |(n, i), c| (n + 1, i + c.1.len() as u64));
@@ -454,16 +454,18 @@ fn snapshot_delta_rows(files: &[(Input, Vec<u8>)], min: Duration) {
             let mut sum = 0i32;
             for (p, chunks) in &streams {
                 for (is_delta, d) in chunks {
-                    if *is_delta {
+                    let checksum = if *is_delta {
                         w.clear();
-                        if apply_delta_with(tier, &a, d, *p, &mut b, &mut w).is_err() {
-                            break;
+                        match apply_delta_by_copy_with(tier, &mut a, &mut b, d, *p, &mut w) {
+                            Ok(checksum) => checksum,
+                            Err(_) => break,
                         }
-                        std::mem::swap(&mut a, &mut b);
-                    } else if a.parse_into(d).is_err() {
+                    } else if a.parse_into(d).is_ok() {
+                        a.checksum_with(tier)
+                    } else {
                         break;
-                    }
-                    sum = sum.wrapping_add(a.checksum_with(tier));
+                    };
+                    sum = sum.wrapping_add(checksum);
                 }
             }
             std::hint::black_box(sum);

@@ -102,7 +102,7 @@ pub fn apply_delta_in_place_with(
     let parsed = Delta::parse(delta, protocol)?;
     if delta.len() >= REMOVED_STAMP as usize {
         // Diff offsets would not fit a stamp.
-        return apply_by_copy(backend, snap, spare, delta, protocol, warnings);
+        return apply_delta_by_copy_with(backend, snap, spare, delta, protocol, warnings);
     }
     if parsed.padding() != 0 {
         warnings.push(Warning {
@@ -433,9 +433,11 @@ fn add_item(
     Ok(change.wrapping_add(checksum_with(backend, dst)))
 }
 
-/// The copying way: `spare = apply(snap, delta)`, swapped into `snap`, with
-/// the checksum summed in full.
-fn apply_by_copy(
+/// The copying way, and the reference for [`apply_delta_in_place_with`]:
+/// `spare = apply(snap, delta)` ([`apply_delta_with`](super::apply_delta_with)),
+/// swapped into `snap`; returns the new checksum, summed over all of it.
+/// On error `snap` is unchanged and `spare` unspecified.
+pub fn apply_delta_by_copy_with(
     backend: Backend,
     snap: &mut Snapshot,
     spare: &mut Snapshot,

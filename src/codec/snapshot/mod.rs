@@ -53,7 +53,7 @@ pub use add::{
 };
 pub use checksum::{checksum_oracle, checksum_scalar, checksum_simd, checksum_with};
 pub use delta::{apply_delta, apply_delta_with, create_delta, Delta, ItemDelta, ItemDeltas};
-pub use in_place::{apply_delta_in_place, apply_delta_in_place_with};
+pub use in_place::{apply_delta_by_copy_with, apply_delta_in_place, apply_delta_in_place_with};
 pub use sizes::Protocol;
 pub use uuid::{extended_types, lookup_uuid, resolve_type, ExtendedType, ItemType, KnownType};
 

@@ -64,7 +64,7 @@ use super::{Chunks, Demo, DemoError, DemoErrorKind};
 use crate::backend::Backend;
 use crate::codec::huffman::{self, HuffmanError, HuffmanErrorKind};
 use crate::codec::snapshot::{
-    self, apply_delta_in_place_with, apply_delta_with, Protocol, Snapshot,
+    self, apply_delta_by_copy_with, apply_delta_in_place_with, Protocol, Snapshot,
 };
 use crate::codec::varint::{self, VarintErrorKind, VarintWarning, VarintWarningKind};
 
@@ -916,18 +916,14 @@ impl<'d, 'a> Stream<'d, 'a> {
                 // in place and the checksum by what changed. On error the
                 // stream ends, so a half-updated snapshot is never seen.
                 let r = match dec.backend {
-                    Backend::Oracle => apply_delta_with(
+                    Backend::Oracle => apply_delta_by_copy_with(
                         dec.backend,
-                        &dec.current,
+                        &mut dec.current,
+                        &mut dec.scratch,
                         ints_slice,
                         self.protocol,
-                        &mut dec.scratch,
                         &mut dec.snapshot_warnings,
-                    )
-                    .map(|()| {
-                        std::mem::swap(&mut dec.current, &mut dec.scratch);
-                        dec.current.checksum_with(dec.backend)
-                    }),
+                    ),
                     backend => apply_delta_in_place_with(
                         backend,
                         &mut dec.current,
