@@ -207,7 +207,8 @@ struct RealStream {
 }
 
 /// The snapshot and delta chunks of every real demo; `None` without the
-/// datasets.
+/// datasets. A demo that does not parse is left out, and a demo's stream
+/// stops at its first chunk that does not decode (as `teebatch bench` does).
 fn real_streams() -> Option<Vec<RealStream>> {
     let dir = crate::common::datasets_dir()?.join("demos");
     let mut paths: Vec<_> = std::fs::read_dir(dir)
@@ -220,18 +221,27 @@ fn real_streams() -> Option<Vec<RealStream>> {
     let mut ints = vec![0i32; 1 << 16];
     let mut streams = Vec::new();
     for path in paths {
-        let bytes = std::fs::read(&path).ok()?;
-        let demo = Demo::parse(&bytes).ok()?;
-        let protocol = demo.protocol()?;
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let Ok(demo) = Demo::parse(&bytes) else {
+            continue;
+        };
+        let protocol = demo.decode_protocol();
         let mut chunks = Vec::new();
         for chunk in demo.chunks() {
-            let (payload, is_delta) = match chunk.ok()?.kind {
+            let Ok(chunk) = chunk else { break };
+            let (payload, is_delta) = match chunk.kind {
                 ChunkKind::Snapshot(p) => (p, false),
                 ChunkKind::Delta(p) => (p, true),
                 _ => continue,
             };
-            let n = huffman::decompress(payload, &mut out).ok()?;
-            let k = varint::unpack(&out[..n], &mut ints, &mut Vec::new()).ok()?;
+            let Ok(n) = huffman::decompress(payload, &mut out) else {
+                break;
+            };
+            let Ok(k) = varint::unpack(&out[..n], &mut ints, &mut Vec::new()) else {
+                break;
+            };
             chunks.push((is_delta, ints[..k].to_vec()));
         }
         streams.push(RealStream { protocol, chunks });
