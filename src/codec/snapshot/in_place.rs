@@ -56,6 +56,26 @@ use crate::backend::Backend;
 /// than `u32::MAX` ints go the copying way).
 const REMOVED_STAMP: u32 = u32::MAX;
 
+/// An item's stamp: the generation of the delta that last touched it in the
+/// high half, the offset of its diff in that delta (or [`REMOVED_STAMP`]) in
+/// the low half. A stamp of the current generation is the largest one.
+#[inline(always)]
+fn make_stamp(generation: u32, offset: u32) -> u64 {
+    u64::from(generation) << 32 | u64::from(offset)
+}
+
+/// The generation half of a stamp.
+#[inline(always)]
+fn stamp_generation(stamp: u64) -> u32 {
+    (stamp >> 32) as u32
+}
+
+/// The diff offset half of a stamp.
+#[inline(always)]
+fn stamp_offset(stamp: u64) -> usize {
+    stamp as u32 as usize
+}
+
 /// [`apply_delta_in_place_with`] with the SIMD tier.
 pub fn apply_delta_in_place(
     snap: &mut Snapshot,
@@ -111,8 +131,7 @@ pub fn apply_delta_in_place_with(
         });
     }
     let generation = snap.next_generation();
-    let stamp = |offset: u32| u64::from(generation) << 32 | u64::from(offset);
-    let stamped = |s: u64| (s >> 32) as u32 == generation;
+    let stamped = |s: u64| stamp_generation(s) == generation;
 
     // Removed keys: stamp their items, count them, find the first.
     let mut first_removed = snap.len();
@@ -122,7 +141,7 @@ pub fn apply_delta_in_place_with(
             Some(i) => {
                 let s = &mut snap.stamps[i];
                 if !stamped(*s) {
-                    *s = stamp(REMOVED_STAMP);
+                    *s = make_stamp(generation, REMOVED_STAMP);
                     num_removed += 1;
                 }
                 first_removed = first_removed.min(i);
@@ -135,7 +154,7 @@ pub fn apply_delta_in_place_with(
     }
     let mut sum = checksum;
     if num_removed > 0 {
-        let removed = stamp(REMOVED_STAMP);
+        let removed = make_stamp(generation, REMOVED_STAMP);
         let first = first_removed;
         sum = sum.wrapping_sub(remove_items(
             backend,
@@ -223,7 +242,9 @@ fn apply_items<K: AddAssign>(
 ) -> Result<i32, Error> {
     let ints = delta.ints();
     let protocol = delta.protocol();
-    let generation = u64::from(snap.generation) << 32;
+    let generation = snap.generation;
+    // Stamps at or above this one are of this generation.
+    let current = make_stamp(generation, 0);
     // Items at positions below this are kept ones, from here on appended.
     let n_kept = snap.len();
     // The walk of `ItemDeltas::next`, with its position, count and shape in
@@ -281,10 +302,10 @@ fn apply_items<K: AddAssign>(
             }
             let dst = &mut data[s..e];
             let stamp = &mut stamps[i];
-            if *stamp >= generation {
-                sum = sum.wrapping_sub(undo_update(dst, ints, *stamp as u32 as usize));
+            if *stamp >= current {
+                sum = sum.wrapping_sub(undo_update(dst, ints, stamp_offset(*stamp)));
             }
-            *stamp = generation | diff_at as u64;
+            *stamp = make_stamp(generation, diff_at as u32);
             diffs = K::add_assign(dst, diff, diffs);
         };
         sum = sum.wrapping_add(add_item(
@@ -504,7 +525,7 @@ mod tests {
         for start in [u32::MAX - 2, u32::MAX - 1, u32::MAX] {
             let mut cur = base.clone();
             cur.generation = start;
-            cur.stamps = vec![u64::from(start) << 32 | 3; 2];
+            cur.stamps = vec![make_stamp(start, 3); 2];
             let mut spare = Snapshot::new();
             let mut sum = cur.checksum();
             let mut expect = base.clone();
