@@ -101,9 +101,41 @@ impl Default for Limits {
     }
 }
 
+/// The warning cap every layer applies: appends `warning` unless `max`
+/// warnings are kept already; the first one over the cap is kept as
+/// `too_many(warning)` (a `too_many_warnings` marker at its position), later
+/// ones are dropped. A crafted file cannot grow a warning list without
+/// bound, and a report still says that warnings were left out.
+#[inline]
+pub(crate) fn push_capped<W>(
+    warnings: &mut Vec<W>,
+    max: usize,
+    warning: W,
+    too_many: impl FnOnce(W) -> W,
+) {
+    match warnings.len().cmp(&max) {
+        std::cmp::Ordering::Less => warnings.push(warning),
+        std::cmp::Ordering::Equal => warnings.push(too_many(warning)),
+        std::cmp::Ordering::Greater => {}
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn push_capped_keeps_max_then_one_marker() {
+        let mut w = Vec::new();
+        for i in 0..10 {
+            push_capped(&mut w, 3, i, |i| -i - 100);
+        }
+        assert_eq!(w, [0, 1, 2, -103]);
+        let mut none = Vec::new();
+        push_capped(&mut none, 0, 7, |_| -1);
+        push_capped(&mut none, 0, 8, |_| -2);
+        assert_eq!(none, [-1]);
+    }
 
     #[test]
     fn defaults_agree_with_the_layers_that_enforce_them() {

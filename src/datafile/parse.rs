@@ -153,15 +153,14 @@ impl<'a> Datafile<'a> {
         // At most MAX_WARNINGS, then one TooManyWarnings: a crafted file of
         // tiny items with gaps would otherwise get one warning per item.
         let warn = |w: &mut Vec<Warning>, kind, section, offset: usize| {
-            let kind = match w.len().cmp(&MAX_WARNINGS) {
-                std::cmp::Ordering::Less => kind,
-                std::cmp::Ordering::Equal => WarningKind::TooManyWarnings,
-                std::cmp::Ordering::Greater => return,
-            };
-            w.push(Warning {
+            let warning = Warning {
                 kind,
                 section,
                 offset: offset as u64,
+            };
+            crate::limits::push_capped(w, MAX_WARNINGS, warning, |w| Warning {
+                kind: WarningKind::TooManyWarnings,
+                ..w
             })
         };
 

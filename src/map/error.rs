@@ -251,14 +251,10 @@ impl MapWarning {
     /// [`MapWarningKind::TooManyWarnings`], the rest are dropped (a crafted
     /// map of a million bad items cannot grow the list without bound).
     pub(crate) fn push_to(self, warnings: &mut Vec<MapWarning>) {
-        match warnings.len().cmp(&super::MAX_WARNINGS) {
-            std::cmp::Ordering::Less => warnings.push(self),
-            std::cmp::Ordering::Equal => warnings.push(MapWarning {
-                kind: MapWarningKind::TooManyWarnings,
-                ..self
-            }),
-            std::cmp::Ordering::Greater => {}
-        }
+        crate::limits::push_capped(warnings, super::MAX_WARNINGS, self, |w| MapWarning {
+            kind: MapWarningKind::TooManyWarnings,
+            ..w
+        })
     }
 
     pub(crate) fn new(kind: MapWarningKind, section: MapSection, offset: usize) -> Self {

@@ -204,14 +204,10 @@ pub enum StreamWarningKind {
 /// Appends `w` unless `warnings` already holds `max`; the first warning over
 /// the limit is kept as [`StreamWarningKind::TooManyWarnings`].
 fn push_warning(warnings: &mut Vec<StreamWarning>, max: usize, w: StreamWarning) {
-    match warnings.len().cmp(&max) {
-        std::cmp::Ordering::Less => warnings.push(w),
-        std::cmp::Ordering::Equal => warnings.push(StreamWarning {
-            kind: StreamWarningKind::TooManyWarnings,
-            ..w
-        }),
-        std::cmp::Ordering::Greater => {}
-    }
+    crate::limits::push_capped(warnings, max, w, |w| StreamWarning {
+        kind: StreamWarningKind::TooManyWarnings,
+        ..w
+    })
 }
 
 /// Pushes warnings of one chunk's decoding layer (kind, offset inside the
