@@ -482,26 +482,38 @@ impl teebatch::demo::stream::Visitor for EventLines {
     }
 }
 
+thread_local! {
+    /// One stream decoder per tier (oracle, scalar, SIMD), reused from one
+    /// input to the next as a batch worker reuses its decoder: the fuzzer
+    /// does not pay for fresh buffers per input, and a state carried over
+    /// from an earlier demo would show up as a disagreement.
+    static DECODERS: std::cell::RefCell<[teebatch::demo::stream::Decoder; 3]> =
+        std::cell::RefCell::new(Backend::ALL.map(teebatch::demo::stream::Decoder::new));
+}
+
 /// The stream's fast tiers (read-ahead, batch Huffman, in-place deltas,
 /// the run-time varint kernel) give the oracle tier's events, warnings and
 /// error; so does the keyframe-split parallel decode.
 fn demo_streams_agree(demo: &Demo<'_>) {
-    use teebatch::demo::stream::{segments, visit, visit_parallel, Decoder};
-    let mut dec = Decoder::new(Backend::Oracle);
-    dec.set_max_ticks(1 << 16);
-    let plain = visit(demo, &mut dec, EventLines::default());
-    for backend in [Backend::Scalar, Backend::Simd] {
-        let mut dec = Decoder::new(backend);
-        dec.set_max_ticks(1 << 16);
-        let fast = visit(demo, &mut dec, EventLines::default());
-        assert_eq!(fast.visitor.0, plain.visitor.0, "{backend}");
-        assert_eq!(fast.warnings, plain.warnings, "{backend}");
-        assert_eq!(fast.error, plain.error, "{backend}");
-    }
-    if plain.error.is_none() {
-        let segs = segments(demo, 4);
-        let par = visit_parallel(demo, Backend::Simd, &segs, EventLines::default);
-        let lines: Vec<String> = par.visitor.into_iter().flat_map(|v| v.0).collect();
-        assert_eq!(lines, plain.visitor.0, "parallel");
-    }
+    use teebatch::demo::stream::{segments, visit, visit_parallel};
+    DECODERS.with_borrow_mut(|decoders| {
+        let [oracle, fast @ ..] = decoders;
+        assert_eq!(oracle.backend(), Backend::Oracle);
+        oracle.set_max_ticks(1 << 16);
+        let plain = visit(demo, oracle, EventLines::default());
+        for dec in fast {
+            let backend = dec.backend();
+            dec.set_max_ticks(1 << 16);
+            let fast = visit(demo, dec, EventLines::default());
+            assert_eq!(fast.visitor.0, plain.visitor.0, "{backend}");
+            assert_eq!(fast.warnings, plain.warnings, "{backend}");
+            assert_eq!(fast.error, plain.error, "{backend}");
+        }
+        if plain.error.is_none() {
+            let segs = segments(demo, 4);
+            let par = visit_parallel(demo, Backend::Simd, &segs, EventLines::default);
+            let lines: Vec<String> = par.visitor.into_iter().flat_map(|v| v.0).collect();
+            assert_eq!(lines, plain.visitor.0, "parallel");
+        }
+    })
 }
