@@ -37,7 +37,7 @@
 
 use super::{
     item_id, item_key, item_type, wrapping_add_with, Error, ErrorKind, Protocol, Snapshot, Warning,
-    WarningKind, MAX_ID, MAX_ITEMS, MAX_ITEM_SIZE, MAX_SIZE, MAX_TYPE,
+    WarningKind, MAX_ID, MAX_ITEM_SIZE, MAX_TYPE,
 };
 use crate::backend::Backend;
 
@@ -508,20 +508,7 @@ fn apply_inner(
                         }
                         j
                     }
-                    None => {
-                        let j = new.len();
-                        if j >= MAX_ITEMS {
-                            return Err(Error::new(ErrorKind::TooManyItems, item.offset));
-                        }
-                        if new.total_size_bytes() + 8 + 4 * size > MAX_SIZE {
-                            return Err(Error::new(ErrorKind::TooLarge, item.offset));
-                        }
-                        let _ = new.index.insert(key, j);
-                        new.keys.push(key);
-                        new.data.resize(new.data.len() + size, 0);
-                        new.starts.push(new.data.len() as u32);
-                        j
-                    }
+                    None => new.append_zeroed(key, size, item.offset)?,
                 },
             };
             let (s, e) = (new.starts[j] as usize, new.starts[j + 1] as usize);

@@ -48,7 +48,7 @@
 use super::delta::{ItemShape, DELTA_HEADER_INTS};
 use super::{
     checksum_with, wrapping_add_with, Delta, Error, ErrorKind, ItemDelta, Protocol, Snapshot,
-    Warning, WarningKind, MAX_ITEMS, MAX_SIZE,
+    Warning, WarningKind,
 };
 use crate::backend::Backend;
 
@@ -355,10 +355,10 @@ fn remove_items(
         let (s0, s1) = (snap.starts[r] as usize, snap.starts[r + 1] as usize);
         if snap.stamps[r] == removed {
             let key = snap.keys[r];
-            let _ = spare.index.insert(key, spare.keys.len());
-            spare.keys.push(key);
-            spare.data.extend_from_slice(&snap.data[s0..s1]);
-            spare.starts.push(spare.data.len() as u32);
+            // Removed items of a snapshot within the limits, keys unique:
+            // they fit.
+            let pushed = spare.push(key, &snap.data[s0..s1]);
+            debug_assert!(pushed.is_ok(), "{pushed:?}");
             snap.index.remove(key);
             r += 1;
             continue;
@@ -432,18 +432,8 @@ fn add_item(
             dst
         }
         None => {
-            let j = snap.len();
-            if j >= MAX_ITEMS {
-                return Err(Error::new(ErrorKind::TooManyItems, offset));
-            }
-            if snap.total_size_bytes() + 8 + 4 * size > MAX_SIZE {
-                return Err(Error::new(ErrorKind::TooLarge, offset));
-            }
-            let _ = snap.index.insert(key, j);
-            snap.keys.push(key);
             let s = snap.data.len();
-            snap.data.resize(s + size, 0);
-            snap.starts.push(snap.data.len() as u32);
+            snap.append_zeroed(key, size, offset)?;
             &mut snap.data[s..]
         }
     };

@@ -570,12 +570,7 @@ impl Snapshot {
         if data.len() > MAX_ITEM_SIZE / 4 {
             return Err(Error::new(ErrorKind::ItemTooLarge, i));
         }
-        if i >= MAX_ITEMS {
-            return Err(Error::new(ErrorKind::TooManyItems, i));
-        }
-        if self.total_size_bytes() + 8 + 4 * data.len() > MAX_SIZE {
-            return Err(Error::new(ErrorKind::TooLarge, i));
-        }
+        self.check_room(data.len(), i)?;
         if self.index.insert(key, i).is_err() {
             return Err(Error::new(ErrorKind::DuplicateKey, i));
         }
@@ -583,6 +578,34 @@ impl Snapshot {
         self.data.extend_from_slice(data);
         self.starts.push(self.data.len() as u32);
         Ok(())
+    }
+
+    /// Whether one more item of `size` ints fits the limits: else
+    /// [`ErrorKind::TooManyItems`] or [`ErrorKind::TooLarge`] at `offset`.
+    #[inline]
+    fn check_room(&self, size: usize, offset: usize) -> Result<(), Error> {
+        if self.len() >= MAX_ITEMS {
+            return Err(Error::new(ErrorKind::TooManyItems, offset));
+        }
+        if self.total_size_bytes() + 8 + 4 * size > MAX_SIZE {
+            return Err(Error::new(ErrorKind::TooLarge, offset));
+        }
+        Ok(())
+    }
+
+    /// Appends an item of `size` zeros for `key`, which the snapshot does
+    /// not hold, within the limits ([`Snapshot::check_room`], errors at
+    /// `offset`): the delta appliers fill its data in place. Returns its
+    /// position.
+    #[inline]
+    fn append_zeroed(&mut self, key: u32, size: usize, offset: usize) -> Result<usize, Error> {
+        self.check_room(size, offset)?;
+        let j = self.len();
+        let _ = self.index.insert(key, j);
+        self.keys.push(key);
+        self.data.resize(self.data.len() + size, 0);
+        self.starts.push(self.data.len() as u32);
+        Ok(j)
     }
 
     /// Parses a full snapshot from its ints.
