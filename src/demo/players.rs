@@ -502,10 +502,6 @@ pub struct PlayerRecord {
     pub positions_dropped: u64,
     /// Tick of the latest sample (kept or dropped).
     last_sample: Option<i32>,
-    /// Where the latest name, clan and skin are in their lists (or
-    /// `usize::MAX`): a player's strings rarely change, so one comparison
-    /// usually settles them.
-    latest: [usize; 3],
 }
 
 /// A chat line with the sender's name at that tick.
@@ -569,20 +565,13 @@ pub struct PlayerTracker {
     refused: std::collections::BTreeSet<u16>,
 }
 
-/// Adds `s` to `list` unless it is there or the list is full; `latest` is
-/// where `s` was last time and becomes where it is now.
-fn push_distinct(list: &mut Vec<String>, latest: &mut usize, s: &str, cap: usize) {
-    if list.get(*latest).is_some_and(|x| x == s) {
-        return;
+/// Adds `s` to `list` unless it is there or the list is full. Only strings
+/// that changed since the previous tick's view get here
+/// ([`PlayerViews::strings_reused`]), so the search is rare.
+fn push_distinct(list: &mut Vec<String>, s: &str, cap: usize) {
+    if list.len() < cap && !list.iter().any(|x| x == s) {
+        list.push(s.to_owned());
     }
-    *latest = match list.iter().position(|x| x == s) {
-        Some(i) => i,
-        None if list.len() < cap => {
-            list.push(s.to_owned());
-            list.len() - 1
-        }
-        None => usize::MAX,
-    };
 }
 
 impl PlayerTracker {
@@ -635,7 +624,6 @@ impl PlayerTracker {
                         positions: Vec::new(),
                         positions_dropped: 0,
                         last_sample: None,
-                        latest: [usize::MAX; 3],
                     },
                 );
             }
@@ -653,7 +641,7 @@ impl PlayerTracker {
             r.local |= p.local;
             if let Some(name) = &p.name {
                 if !noted {
-                    push_distinct(&mut r.names, &mut r.latest[0], name, cfg.max_strings);
+                    push_distinct(&mut r.names, name, cfg.max_strings);
                 }
                 // The previous tick set this very name, unless a message
                 // changed it since.
@@ -664,10 +652,10 @@ impl PlayerTracker {
             }
             if !noted {
                 if let Some(clan) = &p.clan {
-                    push_distinct(&mut r.clans, &mut r.latest[1], clan, cfg.max_strings);
+                    push_distinct(&mut r.clans, clan, cfg.max_strings);
                 }
                 if let Some(skin) = &p.skin {
-                    push_distinct(&mut r.skins, &mut r.latest[2], skin, cfg.max_strings);
+                    push_distinct(&mut r.skins, skin, cfg.max_strings);
                 }
             }
             if let Some(team) = p.team {
