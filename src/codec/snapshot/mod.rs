@@ -571,13 +571,21 @@ impl Snapshot {
             return Err(Error::new(ErrorKind::ItemTooLarge, i));
         }
         self.check_room(data.len(), i)?;
-        if self.index.insert(key, i).is_err() {
+        if self.index.find(key).is_some() {
             return Err(Error::new(ErrorKind::DuplicateKey, i));
         }
+        self.append_unchecked(key, data);
+        Ok(())
+    }
+
+    /// Appends an item without the checks of [`Snapshot::push`], for items
+    /// the caller knows fit, with a key the snapshot does not hold.
+    #[inline(always)]
+    fn append_unchecked(&mut self, key: u32, data: &[i32]) {
+        let _ = self.index.insert(key, self.len());
         self.keys.push(key);
         self.data.extend_from_slice(data);
         self.starts.push(self.data.len() as u32);
-        Ok(())
     }
 
     /// Whether one more item of `size` ints fits the limits: else
