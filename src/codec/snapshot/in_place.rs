@@ -132,6 +132,7 @@ pub fn apply_delta_in_place_with(
     }
     let generation = snap.next_generation();
     let stamped = |s: u64| stamp_generation(s) == generation;
+    let removed_stamp = make_stamp(generation, REMOVED_STAMP as usize);
 
     // Removed keys: stamp their items, count them, find the first.
     let mut first_removed = snap.len();
@@ -141,7 +142,7 @@ pub fn apply_delta_in_place_with(
             Some(i) => {
                 let s = &mut snap.stamps[i];
                 if !stamped(*s) {
-                    *s = make_stamp(generation, REMOVED_STAMP as usize);
+                    *s = removed_stamp;
                     num_removed += 1;
                 }
                 first_removed = first_removed.min(i);
@@ -154,15 +155,13 @@ pub fn apply_delta_in_place_with(
     }
     let mut sum = checksum;
     if num_removed > 0 {
-        let removed = make_stamp(generation, REMOVED_STAMP as usize);
-        let first = first_removed;
         sum = sum.wrapping_sub(remove_items(
             backend,
             snap,
             spare,
-            first,
+            first_removed,
             num_removed,
-            removed,
+            removed_stamp,
         ));
     }
     let removed = num_removed > 0;
@@ -358,7 +357,7 @@ fn remove_items(
             // Removed items of a snapshot within the limits, keys unique:
             // they fit. Through `Snapshot::push` and its checks the real
             // demos' decode ran 60.31 M instructions per pass, not 59.36 M.
-            spare.append_unchecked(key, &snap.data[s0..s1]);
+            spare.append_unchecked(key, |d| d.extend_from_slice(&snap.data[s0..s1]));
             snap.index.remove(key);
             r += 1;
             continue;

@@ -574,17 +574,18 @@ impl Snapshot {
         if self.index.find(key).is_some() {
             return Err(Error::new(ErrorKind::DuplicateKey, i));
         }
-        self.append_unchecked(key, data);
+        self.append_unchecked(key, |d| d.extend_from_slice(data));
         Ok(())
     }
 
     /// Appends an item without the checks of [`Snapshot::push`], for items
-    /// the caller knows fit, with a key the snapshot does not hold.
+    /// the caller knows fit, with a key the snapshot does not hold: `grow`
+    /// appends its data to the snapshot's data.
     #[inline(always)]
-    fn append_unchecked(&mut self, key: u32, data: &[i32]) {
+    fn append_unchecked(&mut self, key: u32, grow: impl FnOnce(&mut Vec<i32>)) {
         let _ = self.index.insert(key, self.len());
+        grow(&mut self.data);
         self.keys.push(key);
-        self.data.extend_from_slice(data);
         self.starts.push(self.data.len() as u32);
     }
 
@@ -609,10 +610,7 @@ impl Snapshot {
     fn append_zeroed(&mut self, key: u32, size: usize, offset: usize) -> Result<usize, Error> {
         self.check_room(size, offset)?;
         let j = self.len();
-        let _ = self.index.insert(key, j);
-        self.keys.push(key);
-        self.data.resize(self.data.len() + size, 0);
-        self.starts.push(self.data.len() as u32);
+        self.append_unchecked(key, |d| d.resize(d.len() + size, 0));
         Ok(j)
     }
 
