@@ -852,7 +852,7 @@ impl<'d, 'a> Stream<'d, 'a> {
             std::hint::black_box(bytes[at]);
             at += 64;
         }
-        self.touched = self.touched.max(at);
+        self.touched = at;
     }
 
     /// Validates a tick marker against the previous one; returns whether
