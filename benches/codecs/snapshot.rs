@@ -14,8 +14,8 @@ use libtw2_snapshot::snap::{Delta as TwDelta, RawBuilder, RawSnap};
 use teebatch::backend::Backend;
 use teebatch::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use teebatch::codec::snapshot::*;
-use teebatch::codec::{huffman, varint};
-use teebatch::demo::{ChunkKind, Demo};
+use teebatch::demo::stream::unpacked_snapshot_chunks;
+use teebatch::demo::Demo;
 
 /// Deterministic xorshift, so every run measures the same data.
 struct Rng(u64);
@@ -206,9 +206,9 @@ struct RealStream {
     chunks: Vec<(bool, Vec<i32>)>,
 }
 
-/// The snapshot and delta chunks of every real demo; `None` without the
-/// datasets. A demo that does not parse is left out, and a demo's stream
-/// stops at its first chunk that does not decode (as `teebatch bench` does).
+/// The snapshot and delta chunks of every real demo that parses
+/// ([`unpacked_snapshot_chunks`], as `teebatch bench` uses them); `None`
+/// without the datasets.
 fn real_streams() -> Option<Vec<RealStream>> {
     let dir = crate::common::datasets_dir()?.join("demos");
     let mut paths: Vec<_> = std::fs::read_dir(dir)
@@ -217,8 +217,6 @@ fn real_streams() -> Option<Vec<RealStream>> {
         .filter(|p| p.extension().is_some_and(|x| x == "demo"))
         .collect();
     paths.sort();
-    let mut out = vec![0u8; 1 << 16];
-    let mut ints = vec![0i32; 1 << 16];
     let mut streams = Vec::new();
     for path in paths {
         let Ok(bytes) = std::fs::read(&path) else {
@@ -227,24 +225,10 @@ fn real_streams() -> Option<Vec<RealStream>> {
         let Ok(demo) = Demo::parse(&bytes) else {
             continue;
         };
-        let protocol = demo.decode_protocol();
-        let mut chunks = Vec::new();
-        for chunk in demo.chunks() {
-            let Ok(chunk) = chunk else { break };
-            let (payload, is_delta) = match chunk.kind {
-                ChunkKind::Snapshot(p) => (p, false),
-                ChunkKind::Delta(p) => (p, true),
-                _ => continue,
-            };
-            let Ok(n) = huffman::decompress(payload, &mut out) else {
-                break;
-            };
-            let Ok(k) = varint::unpack(&out[..n], &mut ints, &mut Vec::new()) else {
-                break;
-            };
-            chunks.push((is_delta, ints[..k].to_vec()));
-        }
-        streams.push(RealStream { protocol, chunks });
+        streams.push(RealStream {
+            protocol: demo.decode_protocol(),
+            chunks: unpacked_snapshot_chunks(&demo),
+        });
     }
     Some(streams)
 }

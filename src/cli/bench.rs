@@ -392,39 +392,17 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
 /// (is a delta, ints) per chunk.
 type DeltaStream = (crate::codec::snapshot::Protocol, Vec<(bool, Vec<i32>)>);
 
-/// The snapshot and delta chunks of every demo, unpacked; a demo stops at
-/// its first chunk that does not decode.
+/// The snapshot and delta chunks of every demo that parses, unpacked
+/// ([`crate::demo::stream::unpacked_snapshot_chunks`]).
 fn delta_streams(files: &[(Input, Vec<u8>)]) -> Vec<DeltaStream> {
-    use crate::codec::{huffman, varint};
-    use crate::demo::ChunkKind;
-    let mut out = vec![0u8; 1 << 16];
-    let mut ints = vec![0i32; 1 << 16];
-    let mut warnings = Vec::new();
-    let mut streams = Vec::new();
-    for (_, bytes) in files {
-        let Ok(demo) = crate::demo::Demo::parse(bytes) else {
-            continue;
-        };
-        let protocol = demo.decode_protocol();
-        let mut chunks = Vec::new();
-        for chunk in demo.chunks() {
-            let Ok(chunk) = chunk else { break };
-            let (payload, is_delta) = match chunk.kind {
-                ChunkKind::Snapshot(p) => (p, false),
-                ChunkKind::Delta(p) => (p, true),
-                _ => continue,
-            };
-            let Ok(n) = huffman::decompress(payload, &mut out) else {
-                break;
-            };
-            let Ok(k) = varint::unpack(&out[..n], &mut ints, &mut warnings) else {
-                break;
-            };
-            chunks.push((is_delta, ints[..k].to_vec()));
-        }
-        streams.push((protocol, chunks));
-    }
-    streams
+    files
+        .iter()
+        .filter_map(|(_, bytes)| crate::demo::Demo::parse(bytes).ok())
+        .map(|demo| {
+            let chunks = crate::demo::stream::unpacked_snapshot_chunks(&demo);
+            (demo.decode_protocol(), chunks)
+        })
+        .collect()
 }
 
 /// Every snapshot delta of `files` applied in sequence, with the checksum of
