@@ -58,11 +58,11 @@ use super::{HuffmanError, HuffmanErrorKind};
 /// 11 bits 4.6 / –, 12 bits 3.7–4.1 / 7.5, 13 bits 3.6–4.0 / 6.3,
 /// 14 bits 3.6–4.1 / – (noisy). In the whole demo decode (avx512 tier,
 /// best of 5, user cycles per pass over the shared demos / 200 generated
-/// demos) 13 → 14 bits went from 12.4 M to
-/// 12.0 M and from 274 M to 242 M: fewer table lookups (1.30 M → 1.23 M per
-/// pass on the real demos) and fewer long codes. 15 bits was no better on
-/// the real demos (12.1–12.2 M) and needs a check before every fourth
-/// entry; 16 bits breaks the entry layout (`LUT_BITS <= 15`).
+/// demos) 13 → 14 bits went from 12.4 M to 12.0 M and from 274 M to
+/// 242 M: fewer table lookups (1.30 M → 1.23 M per pass on the real demos)
+/// and fewer long codes. 15 bits was no better on the real demos
+/// (12.1–12.2 M) and needs a check before every fourth entry; 16 bits
+/// breaks the entry layout (`LUT_BITS <= 15`).
 pub const LUT_BITS: u32 = 14;
 pub(super) const LUT_SIZE: usize = 1 << LUT_BITS;
 const LUT_MASK: u64 = LUT_SIZE as u64 - 1;
@@ -345,10 +345,10 @@ impl Cursor {
 
 /// Decodes one table entry in the fast loop: a run of symbols stored at
 /// `window[*k..]` (advancing `*k`). A long code goes through the
-/// second-level table; where it is EOF, nothing is
-/// consumed and the result is `true`. A long code with fewer than
-/// [`MAX_CODE_LEN`] valid bits is left for the next refill (nothing is
-/// consumed or advanced, the result is `false`).
+/// second-level table; where it is EOF, nothing is consumed and the result
+/// is `true`. A long code with fewer than [`MAX_CODE_LEN`] valid bits is
+/// left for the next refill (nothing is consumed or advanced, the result is
+/// `false`).
 ///
 /// The caller guarantees at least [`LUT_BITS`] valid bits and room for the
 /// stores: `*k <= WINDOW - MAX_COUNT`.
@@ -380,8 +380,8 @@ pub(super) fn fast_entry(
 
 /// Decodes one fast-loop iteration's entries after [`Cursor::refill`]:
 /// [`ENTRIES_PER_REFILL`], then one more where [`LUT_BITS`] valid bits are
-/// left (long codes may have used them up). Returns `true` at EOF. `cur.n` is advanced past the
-/// output in either case.
+/// left (long codes may have used them up). Returns `true` at EOF. `cur.n`
+/// is advanced past the output in either case.
 #[inline(always)]
 pub(super) fn fast_iteration(
     lut: &[u64; LUT_SIZE],
