@@ -16,7 +16,7 @@ use super::{Demo, DemoError};
 use crate::backend::Backend;
 use crate::codec::snapshot::{Protocol, Snapshot};
 
-/// Options of [`slice`].
+/// Options of [`slice()`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SliceOptions {
     /// Leave out chat messages (`Sv_Chat`).
