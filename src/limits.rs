@@ -13,6 +13,7 @@
 //! | [`crate::map::MAX_WARNINGS`] | 1024 per map view (fixed) | [`crate::map::Map::parse_with`] | none: one `too_many_warnings` warning, the rest dropped |
 //! | [`Limits::max_map_file_bytes`] | 1 GiB | `maps index` (not read at all) | io `too_large` |
 //! | [`Limits::max_demo_file_bytes`] | 4 GiB | `demos index` (not read at all) | io `too_large` |
+//! | [`Limits::MAX_JOBS`] | 256 worker threads (fixed) | [`Limits::cap_jobs`]: `--jobs` of every command, [`crate::batch::run_ordered`] | none: `--jobs` is capped at 256 and at the number of inputs |
 //! | [`Limits::MAX_SNAPSHOT_ITEMS`] | 1024 (fixed) | snapshot parsing and delta application | stream `snapshot.too_many_items` |
 //! | [`Limits::MAX_SNAPSHOT_BYTES`] | 64 KiB (fixed) | snapshot parsing and delta application | stream `snapshot.too_large` |
 //! | [`Limits::MAX_CHUNK_PAYLOAD`] | 64 KiB decoded (fixed) | Huffman and varint stages of the demo stream | stream `payload_too_large` |
@@ -81,6 +82,21 @@ impl Limits {
     /// the varint stage: at most a quarter as many ints.
     pub const MAX_CHUNK_PAYLOAD: usize = stream::MAX_PAYLOAD;
 
+    /// Most worker threads of one run, whatever `--jobs` asks (see
+    /// [`Limits::cap_jobs`]). Far above the cores of any machine this runs
+    /// on, far below what makes thread creation the bottleneck.
+    pub const MAX_JOBS: usize = 256;
+
+    /// The worker threads a run uses: `requested` (`None` or 0: one per
+    /// available core), at most [`Limits::MAX_JOBS`] and at most `work`
+    /// (the number of inputs or pieces of work; at least 1).
+    pub fn cap_jobs(requested: Option<usize>, work: usize) -> usize {
+        let jobs = requested
+            .filter(|&j| j > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        jobs.min(Self::MAX_JOBS).min(work.max(1))
+    }
+
     /// The datafile part of these limits.
     pub fn datafile(&self) -> datafile::Limits {
         datafile::Limits {
@@ -135,6 +151,20 @@ mod tests {
         push_capped(&mut none, 0, 7, |_| -1);
         push_capped(&mut none, 0, 8, |_| -2);
         assert_eq!(none, [-1]);
+    }
+
+    #[test]
+    fn jobs_are_capped_at_the_work_and_the_maximum() {
+        assert_eq!(Limits::cap_jobs(Some(2000), 1), 1);
+        assert_eq!(
+            Limits::cap_jobs(Some(usize::MAX), 100_000),
+            Limits::MAX_JOBS
+        );
+        assert_eq!(Limits::cap_jobs(Some(3), 10), 3);
+        assert_eq!(Limits::cap_jobs(Some(3), 0), 1);
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(Limits::cap_jobs(None, 100_000), cores.min(256));
+        assert_eq!(Limits::cap_jobs(Some(0), 100_000), cores.min(256));
     }
 
     #[test]

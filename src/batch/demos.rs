@@ -33,7 +33,7 @@ pub struct IndexOptions {
 impl Default for IndexOptions {
     fn default() -> Self {
         IndexOptions {
-            mmap: MmapMode::Auto,
+            mmap: MmapMode::Never,
             backend: Backend::default(),
             max_file_bytes: crate::limits::Limits::DEFAULT_MAX_DEMO_FILE_BYTES,
             max_ticks: crate::limits::Limits::DEFAULT_MAX_TICKS,

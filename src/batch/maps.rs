@@ -21,7 +21,7 @@ impl Default for IndexOptions {
     fn default() -> Self {
         IndexOptions {
             verify: false,
-            mmap: MmapMode::Auto,
+            mmap: MmapMode::Never,
             limits: Limits::default(),
             max_file_bytes: crate::limits::Limits::DEFAULT_MAX_MAP_FILE_BYTES,
         }

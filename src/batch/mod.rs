@@ -57,12 +57,11 @@ pub enum Input {
 }
 
 impl Input {
-    /// The path as shown in reports.
+    /// The path as shown in reports: [`encode_path`], which gives
+    /// different strings for different paths.
     pub fn display_path(&self) -> String {
         match self {
-            Input::File { path, .. } | Input::Unlistable { path, .. } => {
-                path.to_string_lossy().into_owned()
-            }
+            Input::File { path, .. } | Input::Unlistable { path, .. } => encode_path(path),
             Input::Embedded { name, .. } => (*name).to_string(),
         }
     }
@@ -98,6 +97,38 @@ impl Input {
     }
 }
 
+/// A path as the `path` field of a record, unambiguously.
+///
+/// A path that is valid UTF-8 and has no backslash is written as is. Any
+/// other path (bytes that are not UTF-8, which Unix file names may hold, or
+/// a backslash) is escaped: a backslash becomes `\\`, each byte that is not
+/// part of valid UTF-8 becomes `\xHH` (two uppercase hex digits), the rest is
+/// kept. Paths written as is contain no backslash and escaped ones always
+/// do, and escaping can be undone, so two different paths never give the
+/// same string. (The file name as `name` is lossy: invalid bytes become
+/// U+FFFD.)
+pub fn encode_path(path: &Path) -> String {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    match std::str::from_utf8(bytes) {
+        Ok(s) if !s.contains('\\') => return s.to_owned(),
+        _ => {}
+    }
+    let mut out = String::with_capacity(bytes.len() + 8);
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c == '\\' {
+                out.push_str("\\\\");
+            } else {
+                out.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}
+
 /// Lists the inputs named by `paths`: files as given, directories walked
 /// recursively (following symlinks, with loop detection) for files whose
 /// extension is `ext` (case-insensitive). Sorted by path bytes.
@@ -108,13 +139,20 @@ pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
             Ok(m) if m.is_dir() => {
                 for entry in walkdir::WalkDir::new(p).follow_links(true) {
                     match entry {
-                        Ok(e) if e.file_type().is_file() => {
+                        // Files, and anything else that is not a directory
+                        // (a FIFO, a socket, a device): [`load`] reports those
+                        // as `not_regular_file` instead of dropping them.
+                        Ok(e) if !e.file_type().is_dir() => {
                             let matches = e
                                 .path()
                                 .extension()
                                 .is_some_and(|x| x.eq_ignore_ascii_case(ext));
                             if matches {
-                                let size = e.metadata().map(|m| m.len()).unwrap_or(0);
+                                let size = e
+                                    .metadata()
+                                    .ok()
+                                    .filter(|m| m.is_file())
+                                    .map_or(0, |m| m.len());
                                 out.push(Input::File {
                                     path: e.into_path(),
                                     size,
@@ -134,7 +172,7 @@ pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
             }
             Ok(m) => out.push(Input::File {
                 path: p.clone(),
-                size: m.len(),
+                size: if m.is_file() { m.len() } else { 0 },
             }),
             Err(err) => out.push(Input::Unlistable {
                 path: p.clone(),
@@ -148,17 +186,65 @@ pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
 }
 
 /// How file bytes are obtained.
+///
+/// The default, [`MmapMode::Never`], reads every file into a reused buffer:
+/// another process changing a file while teebatch reads it can only give
+/// teebatch wrong bytes (reported as a bad file), never end the process.
+/// Mapping is opt-in and unsafe for files that can change (see
+/// [`load`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum MmapMode {
     /// Map files of at least [`MMAP_AUTO_THRESHOLD`] bytes whose size is as
-    /// listed; read the others.
-    #[default]
+    /// listed; read the others. Unsafe for files that can change: see
+    /// [`MmapMode::Always`].
     Auto,
-    /// Map every non-empty file. A file truncated by another process while
-    /// mapped raises SIGBUS on access (the process dies).
+    /// Map every non-empty file. Unsafe for files that can change: a file
+    /// truncated by another process while mapped raises SIGBUS on access
+    /// (the process dies), and a file modified while mapped changes under
+    /// the parser.
     Always,
-    /// Read every file (safe when files may change under us).
+    /// Read every file (the default; safe when files may change under us).
+    #[default]
     Never,
+}
+
+/// Why a path named as an input is not read: it is not a regular file (a
+/// FIFO, a socket, a device, a directory given where a file is expected).
+/// Opening a FIFO would block until a writer appears.
+#[derive(Debug, thiserror::Error)]
+#[error("not a regular file")]
+pub struct NotRegularFile;
+
+/// Checks that `path` is a regular file (following symlinks) without
+/// opening it. There is a window between this check and the `open` that
+/// follows: a file replaced by a FIFO in between would still block the
+/// `open`; teebatch does not guard against that race.
+pub fn check_regular_file(path: &Path) -> io::Result<std::fs::Metadata> {
+    let m = std::fs::metadata(path)?;
+    if m.is_file() {
+        Ok(m)
+    } else {
+        Err(io::Error::other(NotRegularFile))
+    }
+}
+
+/// Reads a whole file named on the command line: a regular file is
+/// required (checked before opening, see [`check_regular_file`]), and any
+/// error names the path.
+pub fn read_named_file(path: &Path) -> io::Result<Vec<u8>> {
+    let with_path = |e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => {
+            return Err(with_path(io::Error::new(
+                io::ErrorKind::IsADirectory,
+                "is a directory",
+            )))
+        }
+        Ok(m) if !m.is_file() => return Err(with_path(io::Error::other(NotRegularFile))),
+        Ok(_) => {}
+        Err(e) => return Err(with_path(e)),
+    }
+    std::fs::read(path).map_err(with_path)
 }
 
 /// Files at least this large are memory-mapped in [`MmapMode::Auto`].
@@ -199,15 +285,19 @@ impl std::ops::Deref for Loaded<'_> {
 ///   size against its limit also bounds what is read). A file that shrank
 ///   yields its shorter contents, which then fail to parse as a short file.
 ///
-/// What no check can prevent: a mapped file truncated by another process
-/// *while it is being processed* makes reads past its new end raise SIGBUS,
-/// which ends the process. Use [`MmapMode::Never`] for collections that
-/// other processes may modify (see the `--mmap` help).
+/// - A path that is not a regular file (a FIFO, a socket, a device) is not
+///   opened: the error is [`NotRegularFile`] (see [`check_regular_file`]).
+///
+/// What no check can prevent when mapping (`auto`, `always`): a mapped file
+/// truncated by another process *while it is being processed* makes reads
+/// past its new end raise SIGBUS, which ends the process. That is why
+/// [`MmapMode::Never`], the default, reads.
 pub fn load<'b>(input: &'b Input, mode: MmapMode, buf: &'b mut Vec<u8>) -> io::Result<Loaded<'b>> {
     match input {
         Input::Embedded { bytes, .. } => Ok(Loaded::Borrowed(bytes)),
         Input::Unlistable { message, .. } => Err(io::Error::other(message.clone())),
         Input::File { path, size: listed } => {
+            check_regular_file(path)?;
             let mut file = File::open(path)?;
             let len = file.metadata()?.len();
             let map = match mode {
@@ -216,12 +306,18 @@ pub fn load<'b>(input: &'b Input, mode: MmapMode, buf: &'b mut Vec<u8>) -> io::R
                 MmapMode::Never => false,
             };
             if map {
-                // SAFETY: the mapping is read-only and private to this
-                // process. If another process truncates the file while it is
-                // mapped, reads past the new end raise SIGBUS; `--mmap never`
-                // avoids that for collections that may change under us
-                // (`auto` maps only very large files whose size is as
-                // listed, and the length is checked again below).
+                // SAFETY: opt-in only (`--mmap auto|always`, documented as
+                // unsafe for files that can change). `Mmap::map` is a
+                // read-only MAP_SHARED mapping: the slice aliases the page
+                // cache, not a private copy. Two hazards remain that no
+                // check here can exclude: another process truncating the
+                // file while it is mapped makes reads past the new end raise
+                // SIGBUS (the process dies), and another process writing to
+                // it changes bytes under a `&[u8]` that Rust assumes
+                // immutable (the parser may see inconsistent bytes; every
+                // read stays within the mapping's fixed length). The length
+                // is checked again below to catch a truncation between
+                // `open` and the mapping.
                 let m = unsafe { memmap2::Mmap::map(&file)? };
                 if file.metadata()?.len() == m.len() as u64 {
                     return Ok(Loaded::Mapped(m));
@@ -244,7 +340,8 @@ pub fn load<'b>(input: &'b Input, mode: MmapMode, buf: &'b mut Vec<u8>) -> io::R
     }
 }
 
-/// Runs `process` over `inputs` on `jobs` threads and feeds the results to
+/// Runs `process` over `inputs` on `jobs` threads (capped by
+/// [`crate::limits::Limits::cap_jobs`]) and feeds the results to
 /// `sink` in input order. Returns every worker state (merge their statistics).
 ///
 /// `process(state, index, input)` is called once per input. `sink` may stop
@@ -263,7 +360,7 @@ where
     P: Fn(&mut S, usize, &Input) -> R + Sync + Send,
     K: FnMut(usize, R) -> ControlFlow<()>,
 {
-    let jobs = jobs.max(1);
+    let jobs = crate::limits::Limits::cap_jobs(Some(jobs.max(1)), inputs.len());
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs)
         .thread_name(|i| format!("teebatch-worker-{i}"))

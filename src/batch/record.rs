@@ -30,10 +30,20 @@ impl ErrorRecord {
         }
     }
 
+    /// An I/O failure; kind `not_regular_file` for a FIFO, socket or
+    /// device (never opened), else `io`.
     pub fn io(err: &std::io::Error) -> Self {
+        let not_regular = err
+            .get_ref()
+            .is_some_and(|e| e.is::<crate::batch::NotRegularFile>());
         ErrorRecord {
             stage: "io",
-            kind: "io".into(),
+            kind: if not_regular {
+                "not_regular_file"
+            } else {
+                "io"
+            }
+            .into(),
             section: "file".into(),
             offset: 0,
             message: err.to_string(),

@@ -1,14 +1,14 @@
 //! `teebatch demos ...`.
 
-use super::{open_output, write_json_line, BatchArgs, BatchRun};
+use super::{open_output, with_path, write_json_line, BatchArgs, BatchRun};
 use crate::backend::Backend;
 use crate::batch::demos::{index_input, DemoRecord, IndexOptions, Worker};
-use crate::batch::{collect_inputs, embedded, Input};
+use crate::batch::{collect_inputs, embedded, read_named_file, Input};
 use crate::demo::dump::{dump_parallel, dump_with, DumpError, DumpKind};
 use crate::demo::stream::segments;
 use crate::demo::Demo;
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(clap::Subcommand, Debug)]
@@ -23,19 +23,29 @@ pub enum DemosCommand {
     Dump(DumpArgs),
     /// Cut ticks FROM..=TO out of a demo into a new demo that starts with a
     /// keyframe.
+    ///
+    /// The header (version, net version, map, type, timestamp) is the
+    /// original's. Errors: FROM after TO (usage error, exit 2), OUT the same
+    /// file as the input (exit 2, checked before anything is written), no
+    /// tick in the range (exit 1, naming the demo's first and last tick).
     Slice(SliceArgs),
 }
 
 #[derive(clap::Args, Debug)]
 pub struct SliceArgs {
     pub file: PathBuf,
+    /// First tick kept: an absolute server tick, as `demos dump --ticks`
+    /// lists them (not a time from the start of the demo).
     #[arg(long)]
     pub from: i32,
+    /// Last tick kept (inclusive): an absolute server tick, as `demos dump
+    /// --ticks` lists them.
     #[arg(long)]
     pub to: i32,
     /// Leave out chat messages.
     #[arg(long)]
     pub no_chat: bool,
+    /// The new demo; must not be the input file (also through links).
     #[arg(long, short = 'o')]
     pub output: PathBuf,
 }
@@ -87,6 +97,7 @@ pub struct DumpArgs {
     #[arg(long, group = "what")]
     pub chat: bool,
     /// Decode on this many threads by splitting at keyframes (same output).
+    /// Capped at 256.
     #[arg(long, short = 'j', default_value_t = 1)]
     pub jobs: usize,
     #[arg(long, default_value_t = Backend::Simd)]
@@ -102,6 +113,7 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 }
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {
+    let mut out = open_output(args.output.as_ref())?;
     let inputs: Vec<Input> = if args.paths.is_empty() {
         embedded::demo_inputs()
     } else {
@@ -114,7 +126,6 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         max_ticks: args.max_ticks,
         max_warnings: args.max_warnings,
     };
-    let mut out = open_output(args.output.as_ref())?;
     let batch = BatchRun {
         command: "demos index",
         args: &args.batch,
@@ -132,15 +143,56 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     Ok(code)
 }
 
+/// A usage error (exit code 2) in clap's format.
+fn usage_error(msg: String) -> ! {
+    use clap::CommandFactory;
+    super::Cli::command()
+        .error(clap::error::ErrorKind::ArgumentConflict, msg)
+        .exit()
+}
+
+/// Whether `a` and `b` name the same file: the same canonical path, or the
+/// same device and inode (hard links). A path that does not exist is
+/// nothing else.
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ca), Ok(cb)) = (a.canonicalize(), b.canonicalize()) else {
+        return false;
+    };
+    if ca == cb {
+        return true;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return (ma.dev(), ma.ino()) == (mb.dev(), mb.ino());
+        }
+    }
+    false
+}
+
 fn slice(args: SliceArgs) -> io::Result<ExitCode> {
     use crate::demo::slice::{slice, SliceOptions};
-    let bytes = std::fs::read(&args.file)?;
+    if args.from > args.to {
+        usage_error(format!(
+            "--from {} is after --to {}: the range holds no tick",
+            args.from, args.to
+        ));
+    }
+    if same_file(&args.file, &args.output) {
+        usage_error(format!(
+            "-o {} is the input file {}: refusing to overwrite it",
+            args.output.display(),
+            args.file.display()
+        ));
+    }
+    let bytes = read_named_file(&args.file)?;
     let opts = SliceOptions {
         drop_chat: args.no_chat,
     };
     match slice(&bytes, args.from, args.to, opts) {
         Ok((out, stats)) => {
-            std::fs::write(&args.output, &out)?;
+            std::fs::write(&args.output, &out).map_err(|e| with_path(&args.output, e))?;
             eprintln!(
                 "{}: ticks {}..={}: {} ticks, {} snapshots, {} messages ({} chat lines dropped), {} bytes",
                 args.output.display(),
@@ -191,7 +243,7 @@ fn dump_chat(
 
 /// Parses a demo named on the command line, printing `path: error` if it
 /// is not one.
-fn parse_or_report<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Option<Demo<'a>> {
+fn parse_or_report<'a>(path: &Path, bytes: &'a [u8]) -> Option<Demo<'a>> {
     Demo::parse(bytes)
         .map_err(|e| eprintln!("{}: {e}", path.display()))
         .ok()
@@ -199,7 +251,7 @@ fn parse_or_report<'a>(path: &std::path::Path, bytes: &'a [u8]) -> Option<Demo<'
 
 fn dump(args: DumpArgs) -> io::Result<ExitCode> {
     if args.chat {
-        let bytes = std::fs::read(&args.file)?;
+        let bytes = read_named_file(&args.file)?;
         let Some(demo) = parse_or_report(&args.file, &bytes) else {
             return Ok(ExitCode::from(1));
         };
@@ -223,14 +275,20 @@ fn dump(args: DumpArgs) -> io::Result<ExitCode> {
     } else {
         DumpKind::Chunks
     };
-    let bytes = std::fs::read(&args.file)?;
+    let bytes = read_named_file(&args.file)?;
     let Some(demo) = parse_or_report(&args.file, &bytes) else {
         return Ok(ExitCode::from(1));
     };
-    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout().lock());
-    let result = if args.jobs > 1 {
-        let segs = segments(&demo, args.jobs * 4);
-        dump_parallel(args.backend, &demo, kind, &segs, &mut out)
+    // `Stdout` (not its lock) so the writer can move into the pool.
+    let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout());
+    let jobs = args.jobs.clamp(1, crate::limits::Limits::MAX_JOBS);
+    let result = if jobs > 1 {
+        let segs = segments(&demo, jobs * 4);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs.min(segs.len()))
+            .build()
+            .map_err(io::Error::other)?;
+        pool.install(|| dump_parallel(args.backend, &demo, kind, &segs, &mut out))
     } else {
         dump_with(args.backend, &demo, kind, &mut out)
     };

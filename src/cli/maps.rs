@@ -90,6 +90,7 @@ pub fn run(cmd: MapsCommand) -> io::Result<ExitCode> {
 }
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {
+    let out = open_output(args.output.as_ref())?;
     let inputs: Vec<Input> = if args.paths.is_empty() {
         embedded::map_inputs()
     } else {
@@ -103,7 +104,6 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         },
         ..IndexOptions::default()
     };
-    let out = open_output(args.output.as_ref())?;
     let mut sink = match args.format {
         Format::Json => RecordSink::Json(out),
         Format::Csv => RecordSink::Csv(Box::new(csv::Writer::from_writer(out))),
@@ -155,7 +155,17 @@ struct CsvRow<'a> {
     error_message: Option<&'a str>,
 }
 
-/// Records on their way out, in the chosen format.
+/// A CSV error as an I/O error, keeping the kind of an underlying I/O
+/// error (a closed pipe must stay recognisable).
+fn csv_io_error(e: csv::Error) -> io::Error {
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        other => io::Error::other(format!("{other:?}")),
+    }
+}
+
+/// Records on their way out, in the chosen format; each is flushed as soon
+/// as it is written.
 enum RecordSink {
     Json(Box<dyn Write>),
     Csv(Box<csv::Writer<Box<dyn Write>>>),
@@ -165,7 +175,10 @@ impl RecordSink {
     fn write(&mut self, r: &MapRecord) -> io::Result<()> {
         match self {
             RecordSink::Json(out) => super::write_json_line(out, r),
-            RecordSink::Csv(w) => w.serialize(CsvRow::from(r)).map_err(io::Error::other),
+            RecordSink::Csv(w) => {
+                w.serialize(CsvRow::from(r)).map_err(csv_io_error)?;
+                w.flush()
+            }
         }
     }
 

@@ -15,7 +15,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -49,19 +49,22 @@ pub enum Command {
 /// Options shared by every batch command.
 #[derive(clap::Args, Debug, Clone)]
 pub struct BatchArgs {
-    /// Worker threads (default: all cores).
+    /// Worker threads (default or 0: all cores). Capped at the number of
+    /// input files and at 256.
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
-    /// How to get file bytes: map large files (auto), always map, or always read.
+    /// How to get file bytes: always read (never, the default), map large
+    /// files (auto), or always map.
     ///
-    /// `auto` maps files of 16 MiB or more whose size is still the one seen
-    /// when the collection was listed, and reads the others. `always` maps
-    /// every file: if another process truncates a file while it is mapped,
-    /// reading past its new end kills teebatch with SIGBUS (a file truncated
-    /// before it is mapped is detected and read instead). Use `never` for
-    /// collections that other processes may modify while teebatch runs
-    /// (uploads, network file systems).
-    #[arg(long, value_enum, default_value_t = crate::batch::MmapMode::Auto)]
+    /// `never` reads every file into a reused buffer: safe whatever other
+    /// processes do to the files. `auto` maps files of 16 MiB or more whose
+    /// size is still the one seen when the collection was listed, and reads
+    /// the others; `always` maps every file. Both are UNSAFE for files that
+    /// can change while teebatch runs (uploads, network file systems): if
+    /// another process truncates a file while it is mapped, reading past its
+    /// new end kills teebatch with SIGBUS, and a file modified while mapped
+    /// changes under the parser.
+    #[arg(long, value_enum, default_value_t = crate::batch::MmapMode::Never)]
     pub mmap: crate::batch::MmapMode,
     /// No progress bar and no summary on stderr.
     #[arg(long, short = 'q')]
@@ -69,10 +72,11 @@ pub struct BatchArgs {
 }
 
 impl BatchArgs {
-    pub fn jobs(&self) -> usize {
-        self.jobs
-            .filter(|&j| j > 0)
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    /// Worker threads for `inputs` files (see [`Limits::cap_jobs`]).
+    ///
+    /// [`Limits::cap_jobs`]: crate::limits::Limits::cap_jobs
+    pub fn jobs(&self, inputs: usize) -> usize {
+        crate::limits::Limits::cap_jobs(self.jobs, inputs)
     }
 
     /// A progress bar on stderr when it is a terminal and not `--quiet`.
@@ -120,7 +124,7 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) if is_closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(io::stderr(), "teebatch: {e}");
             ExitCode::from(2)
@@ -128,15 +132,36 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Where records go: stdout or `-o FILE`.
+/// Where records go: stdout or `-o FILE` (created at once, see
+/// [`prepare_output_path`]). The caller flushes after each record, so a
+/// killed run keeps every record it finished.
 pub fn open_output(path: Option<&PathBuf>) -> io::Result<Box<dyn Write>> {
     Ok(match path {
         Some(p) => Box::new(io::BufWriter::with_capacity(
             1 << 16,
-            std::fs::File::create(p)?,
+            prepare_output_path(p)?,
         )),
         None => Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock())),
     })
+}
+
+/// Creates (truncates) an output file named on the command line before any
+/// work starts, so a bad `-o` or `--summary` path fails at once; the error
+/// names the path.
+pub fn prepare_output_path(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::File::create(path).map_err(|e| with_path(path, e))
+}
+
+/// `e` with `path: ` in front of its message (same kind, so a closed pipe
+/// is still recognised).
+pub fn with_path(path: &Path, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Whether `e` means the reader of our output went away (`| head`): the
+/// run then ends quietly with exit code 0.
+pub fn is_closed_pipe(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::BrokenPipe
 }
 
 /// Formats a byte rate.
@@ -208,7 +233,11 @@ impl BatchRun<'_> {
         mut write: impl FnMut(&R) -> io::Result<()>,
         stats: impl Fn(&mut W) -> BatchStats,
     ) -> io::Result<(ExitCode, Vec<W>)> {
-        let jobs = self.args.jobs();
+        let jobs = self.args.jobs(inputs.len());
+        let summary_file = self
+            .summary_path
+            .map(|p| prepare_output_path(p))
+            .transpose()?;
         let total: u64 = inputs.iter().map(Input::listed_size).sum();
         let bar = self.args.progress(total, inputs.len());
         let n = inputs.len();
@@ -255,9 +284,12 @@ impl BatchRun<'_> {
         if !self.args.quiet {
             summary.print();
         }
-        if let Some(p) = self.summary_path {
-            let f = std::fs::File::create(p)?;
-            serde_json::to_writer_pretty(f, &summary).map_err(io::Error::other)?;
+        if let (Some(p), Some(f)) = (self.summary_path, summary_file) {
+            let mut w = io::BufWriter::new(f);
+            serde_json::to_writer_pretty(&mut w, &summary)
+                .map_err(io::Error::from)
+                .and_then(|()| w.flush())
+                .map_err(|e| with_path(p, e))?;
         }
         let code = if summary.stats.failed > 0 {
             ExitCode::from(1)
@@ -268,8 +300,12 @@ impl BatchRun<'_> {
     }
 }
 
-/// Writes one JSON object and a newline.
+/// Writes one JSON object and a newline, and flushes: each record reaches
+/// the output as soon as it is complete. (Per record one `write` call; the
+/// buffer still gathers the pieces of a record.) An I/O error keeps its
+/// kind, so a closed pipe ends the run quietly.
 pub fn write_json_line(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(io::Error::other)?;
-    out.write_all(b"\n")
+    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }

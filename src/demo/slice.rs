@@ -6,8 +6,11 @@
 //! effect, so the slice plays on its own; later snapshots are written as
 //! deltas against the previous one (full after the original's keyframes).
 //! Optionally chat messages are dropped. The header is the original's
-//! (version, net version, map, type, timestamp); length and timeline markers
-//! are recomputed.
+//! (version, and the net version, map name, type and timestamp fields byte
+//! for byte, whatever their encoding); length and timeline markers are
+//! recomputed. Snapshots and messages are handled with the protocol the
+//! decoder uses ([`Demo::decode_protocol`]), so every demo `demos index`
+//! decodes can be sliced.
 
 use super::message::{self, Body};
 use super::stream::{Decoder, Event, StreamError};
@@ -34,11 +37,31 @@ pub enum SliceError {
     Write(#[from] WriteError),
     #[error("demo version {0} cannot be written")]
     Version(u8),
-    #[error("header field is not UTF-8")]
-    HeaderText,
+    #[error("empty range: --from {from} is after --to {to}")]
+    EmptyRange { from: i32, to: i32 },
+    #[error("no tick in {from}..={to}: {}", ticks_seen(*.first, *.last))]
+    NoTicks {
+        from: i32,
+        to: i32,
+        /// The demo's first and last tick markers (`None`: it has none).
+        first: Option<i32>,
+        last: Option<i32>,
+    },
     #[error("no snapshot at or before tick {0}: nothing to start the slice with")]
     NoSnapshot(i32),
 }
+
+fn ticks_seen(first: Option<i32>, last: Option<i32>) -> String {
+    match (first, last) {
+        (Some(a), Some(b)) => format!("the demo's ticks run from {a} to {b}"),
+        _ => "the demo has no tick".to_owned(),
+    }
+}
+
+/// The header fields copied byte for byte from the original: net version,
+/// map name, type and timestamp (offset, length; the same in every
+/// version).
+const COPIED_HEADER_FIELDS: [(usize, usize); 4] = [(8, 64), (72, 64), (144, 8), (156, 20)];
 
 /// What a slice holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -55,28 +78,34 @@ enum Pending {
     Message(Vec<u8>),
 }
 
-fn text(b: &[u8]) -> Result<&str, SliceError> {
-    std::str::from_utf8(b).map_err(|_| SliceError::HeaderText)
-}
-
-/// Cuts ticks `from..=to` out of `bytes` into a new demo.
+/// Cuts ticks `from..=to` (absolute server ticks, as `demos dump --ticks`
+/// lists them) out of `bytes` into a new demo.
+///
+/// Errors: `from > to` ([`SliceError::EmptyRange`]); no tick marker in the
+/// range ([`SliceError::NoTicks`], naming the demo's first and last tick).
 pub fn slice(
     bytes: &[u8],
     from: i32,
     to: i32,
     opts: SliceOptions,
 ) -> Result<(Vec<u8>, SliceStats), SliceError> {
+    if from > to {
+        return Err(SliceError::EmptyRange { from, to });
+    }
     let demo = Demo::parse(bytes)?;
-    let net_version = text(demo.net_version())?;
-    let protocol = Protocol::from_net_version(net_version).unwrap_or(Protocol::V06);
+    let protocol: Protocol = demo.decode_protocol();
     let version =
         DemoVersion::from_number(demo.version()).ok_or(SliceError::Version(demo.version()))?;
+    // The text fields are written empty, then overwritten with the
+    // original's bytes (which need not be UTF-8).
     let header = DemoHeader {
-        demo_type: text(demo.demo_type())?,
-        timestamp: text(demo.timestamp())?,
-        ..DemoHeader::new(version, protocol, text(demo.map_name())?, demo.map())
+        demo_type: "",
+        timestamp: "",
+        ..DemoHeader::new(version, protocol, "", demo.map())
     };
     let mut w = DemoWriter::new_vec(&header)?;
+    let mut first_tick = None;
+    let mut last_tick = None;
     let mut stats = SliceStats::default();
 
     let mut decoder = Decoder::new(Backend::default());
@@ -114,8 +143,14 @@ pub fn slice(
                 }
             }
             Event::Tick(t) => {
+                first_tick.get_or_insert(t.tick);
+                last_tick = Some(t.tick);
                 if t.tick > to {
-                    break;
+                    if started {
+                        break;
+                    }
+                    // Nothing in the range: read on to name the last tick.
+                    continue;
                 }
                 if t.tick < from {
                     continue;
@@ -149,5 +184,17 @@ pub fn slice(
             Event::Unknown(_) => {}
         }
     }
-    Ok((w.finish_vec()?, stats))
+    if !started {
+        return Err(SliceError::NoTicks {
+            from,
+            to,
+            first: first_tick,
+            last: last_tick,
+        });
+    }
+    let mut out = w.finish_vec()?;
+    for (offset, len) in COPIED_HEADER_FIELDS {
+        out[offset..offset + len].copy_from_slice(&bytes[offset..offset + len]);
+    }
+    Ok((out, stats))
 }
