@@ -1221,17 +1221,24 @@ fn check_batch(kind: &str, ext: &str, extra: &[&str], seed: u64) {
 
     let command = format!("{kind}s");
     let run = |path: &Path, jobs: &str| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
-            .args([command.as_str(), "index", "-q", "--jobs", jobs])
-            .args(extra)
-            .arg(path)
-            .output()
-            .unwrap();
+        let (out, peak_kib) = common::output_with_peak_rss(
+            std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
+                .args([command.as_str(), "index", "-q", "--jobs", jobs])
+                .args(extra)
+                .arg(path),
+        );
         assert!(
             out.stderr.is_empty(),
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        if let Some(kib) = peak_kib {
+            eprintln!("{kind}s index --jobs {jobs}: peak RSS {} MiB", kib >> 10);
+            assert!(
+                kib <= peak_rss_bound_kib(kind, jobs),
+                "{kind}s index --jobs {jobs}: peak RSS {kib} KiB"
+            );
+        }
         out
     };
     let clean = run(&src, "2");
@@ -1289,6 +1296,18 @@ fn check_batch(kind: &str, ext: &str, extra: &[&str], seed: u64) {
         "{kind}s: {} good, {bad} bad ({errors} errors, {harmless} harmless)",
         good.len()
     );
+}
+
+/// Peak resident memory allowed for a batch over the real files plus
+/// hundreds of corrupted ones: 64 MiB for the process plus, per worker,
+/// about 1.5× what the largest real file needs (measured: maps 128 MiB with
+/// one job and 251 MiB with two, where BlmapChill's data blocks inflate to
+/// 626 MB in all, one block at a time; demos 37 MiB either way). Nothing
+/// may grow with the number of files.
+fn peak_rss_bound_kib(kind: &str, jobs: &str) -> u64 {
+    let jobs: u64 = jobs.parse().unwrap();
+    let per_worker_mib = if kind == "map" { 192 } else { 64 };
+    (64 + per_worker_mib * jobs) << 10
 }
 
 #[test]

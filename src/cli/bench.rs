@@ -9,7 +9,7 @@ use crate::batch::maps::{index_bytes, IndexOptions, MapRecord};
 use crate::batch::{collect_inputs, embedded, run_ordered, Input};
 use crate::datafile::{Datafile, Inflater};
 use crate::demo::stream::huffman_room;
-use std::io::{self, Read};
+use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -35,9 +35,30 @@ pub struct BenchArgs {
     /// Minimum time per measurement.
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
-    /// Threads for the parallel figure (default: all cores).
+    /// Threads for the parallel figure (default or 0: all cores; at most
+    /// 256).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
+}
+
+/// `println!` for the report: a closed stdout (`| head`) ends the run
+/// quietly with exit code 0 instead of a panic; any other write error ends
+/// it with code 2.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        print_line(format_args!($($arg)*))
+    };
+}
+
+fn print_line(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(e) = writeln!(io::stdout().lock(), "{args}") {
+        if super::is_closed_pipe(&e) {
+            std::process::exit(0);
+        }
+        let _ = writeln!(io::stderr(), "teebatch: {e}");
+        std::process::exit(2);
+    }
 }
 
 pub fn run(cmd: BenchCommand) -> io::Result<ExitCode> {
@@ -73,11 +94,7 @@ fn load_all(paths: &[PathBuf], ext: &str) -> io::Result<Vec<(Input, Vec<u8>)>> {
     let mut out = Vec::new();
     for input in inputs {
         let bytes = match &input {
-            Input::File { path, .. } => {
-                let mut v = Vec::new();
-                std::fs::File::open(path)?.read_to_end(&mut v)?;
-                v
-            }
+            Input::File { path, .. } => crate::batch::read_named_file(path)?,
             Input::Embedded { bytes, .. } => bytes.to_vec(),
             Input::Unlistable { .. } => continue,
         };
@@ -91,18 +108,21 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
     let min = Duration::from_secs_f64(a.seconds);
     let file_bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
     let n = files.len() as f64;
-    println!(
+    out!(
         "maps: {} files, {:.2} MB ({})",
         files.len(),
         file_bytes as f64 / 1e6,
         crate::backend::describe()
     );
-    println!(
+    out!(
         "{:<44} {:>12} {:>12} {:>8}",
-        "measurement", "maps/s", "MB/s", "runs"
+        "measurement",
+        "maps/s",
+        "MB/s",
+        "runs"
     );
     let row = |name: &str, secs: f64, bytes: u64, runs: u32| {
-        println!(
+        out!(
             "{:<44} {:>12.1} {:>12.1} {:>8}",
             name,
             n / secs,
@@ -146,9 +166,7 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
 
     // End to end through the batch driver from the page cache.
     let inputs: Vec<Input> = files.iter().map(|(i, _)| i.clone()).collect();
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let jobs = crate::limits::Limits::cap_jobs(a.jobs, usize::MAX);
     for j in [1, jobs] {
         let (s, r) = measure(min, || {
             run_ordered(
@@ -188,7 +206,7 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
             std::hint::black_box(d.zlib_decompress(raw, &mut out[..n]).ok());
         }
     });
-    println!(
+    out!(
         "{:<44} {:>12} {:>12.1} {:>8}   ({:.2} GB/s of output, {} blocks, {:.1} MB)",
         "inflate libdeflater (1 thread)",
         "-",
@@ -207,7 +225,7 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
             );
         }
     });
-    println!(
+    out!(
         "{:<44} {:>12} {:>12.1} {:>8}   ({:.2} GB/s of output)",
         "inflate flate2/zlib-rs (1 thread)",
         "-",
@@ -268,7 +286,7 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
     let comp: u64 = p.compressed.iter().map(|c| c.len() as u64).sum();
     let decomp: u64 = p.decompressed.iter().map(|c| c.len() as u64).sum();
     let int_bytes: u64 = p.ints.iter().map(|c| 4 * c.len() as u64).sum();
-    println!(
+    out!(
         "codecs: {} demos, {} chunk payloads: {:.2} MB Huffman-compressed, {:.2} MB decompressed, {:.2} MB of ints ({})",
         files.len(),
         p.compressed.len(),
@@ -277,12 +295,15 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
         int_bytes as f64 / 1e6,
         crate::backend::describe()
     );
-    println!(
+    out!(
         "{:<44} {:>8} {:>12} {:>8}",
-        "kernel", "tier", "MB/s", "runs"
+        "kernel",
+        "tier",
+        "MB/s",
+        "runs"
     );
     let row = |kernel: &str, tier: Backend, bytes: u64, (secs, runs): (f64, u32)| {
-        println!(
+        out!(
             "{:<44} {:>8} {:>12.1} {:>8}",
             kernel,
             tier.name(),
@@ -418,7 +439,7 @@ fn snapshot_delta_rows(files: &[(Input, Vec<u8>)], min: Duration) {
     let (mut a, mut b) = (Snapshot::new(), Snapshot::new());
     let mut w = Vec::new();
     let row = |kernel: &str, tier: Backend, (secs, runs): (f64, u32)| {
-        println!(
+        out!(
             "{:<44} {:>8} {:>12.1} {:>8}   ({:.0} ns per delta, {count} deltas)",
             kernel,
             tier.name(),
@@ -509,22 +530,23 @@ fn bench_demos(a: BenchArgs) -> io::Result<ExitCode> {
     let data: u64 = demos.iter().map(chunk_bytes).sum();
     let file_bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
     let min = Duration::from_secs_f64(a.seconds);
-    let jobs = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    println!(
+    let jobs = crate::limits::Limits::cap_jobs(a.jobs, usize::MAX);
+    out!(
         "demos: {} files, {:.2} MB, {:.2} MB of chunk data ({})",
         demos.len(),
         file_bytes as f64 / 1e6,
         data as f64 / 1e6,
         crate::backend::describe()
     );
-    println!(
+    out!(
         "{:<52} {:>8} {:>14} {:>8}",
-        "measurement", "tier", "MB/s of chunks", "runs"
+        "measurement",
+        "tier",
+        "MB/s of chunks",
+        "runs"
     );
     let row = |name: &str, tier: Backend, (secs, runs): (f64, u32)| {
-        println!(
+        out!(
             "{:<52} {:>8} {:>14.1} {:>8}",
             name,
             tier.name(),

@@ -63,3 +63,57 @@ pub fn records(out: &std::process::Output) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// Runs `cmd` to completion like `Command::output`, and also returns the
+/// child's peak resident set size in KiB (`ru_maxrss` of `wait4`, Linux;
+/// `None` elsewhere).
+pub fn output_with_peak_rss(
+    cmd: &mut std::process::Command,
+) -> (std::process::Output, Option<u64>) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        out.read_to_end(&mut v).unwrap();
+        v
+    });
+    let mut stderr = Vec::new();
+    err.read_to_end(&mut stderr).unwrap();
+    let stdout = reader.join().unwrap();
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        let pid = child.id() as libc::pid_t;
+        let mut status = 0;
+        // SAFETY: `rusage` is plain data that `wait4` fills in; the child is
+        // ours and has not been waited for (`child.wait()` is never called).
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
+        let output = std::process::Output {
+            status: std::process::ExitStatus::from_raw(status),
+            stdout,
+            stderr,
+        };
+        (output, Some(usage.ru_maxrss as u64))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let status = child.wait().unwrap();
+        (
+            std::process::Output {
+                status,
+                stdout,
+                stderr,
+            },
+            None,
+        )
+    }
+}
