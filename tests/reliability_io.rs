@@ -336,7 +336,7 @@ fn closed_pipe_ends_quietly_with_0() {
         assert_eq!(err, "", "{args:?}");
     }
     // The full outputs are indeed larger than a pipe buffer (64 KiB).
-    for args in [&cases[0][..], &cases[4][..], &cases[5][..]] {
+    for args in [cases[0], cases[1], cases[4], cases[5]] {
         let o = teebatch(args);
         assert!(o.stdout.len() > 64 << 10, "{args:?}: {}", o.stdout.len());
     }

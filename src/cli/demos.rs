@@ -193,7 +193,7 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
     match slice(&bytes, args.from, args.to, opts) {
         Ok((out, stats)) => {
             std::fs::write(&args.output, &out).map_err(|e| with_path(&args.output, e))?;
-            eprintln!(
+            super::note!(
                 "{}: ticks {}..={}: {} ticks, {} snapshots, {} messages ({} chat lines dropped), {} bytes",
                 args.output.display(),
                 args.from,
@@ -207,7 +207,7 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("{}: {e}", args.file.display());
+            super::note!("{}: {e}", args.file.display());
             Ok(ExitCode::from(1))
         }
     }
@@ -245,7 +245,7 @@ fn dump_chat(
 /// is not one.
 fn parse_or_report<'a>(path: &Path, bytes: &'a [u8]) -> Option<Demo<'a>> {
     Demo::parse(bytes)
-        .map_err(|e| eprintln!("{}: {e}", path.display()))
+        .map_err(|e| super::note!("{}: {e}", path.display()))
         .ok()
 }
 
@@ -260,7 +260,7 @@ fn dump(args: DumpArgs) -> io::Result<ExitCode> {
         out.flush()?;
         return Ok(match err {
             Some(e) => {
-                eprintln!("{}: {e}", args.file.display());
+                super::note!("{}: {e}", args.file.display());
                 ExitCode::from(1)
             }
             None => ExitCode::SUCCESS,
@@ -297,7 +297,7 @@ fn dump(args: DumpArgs) -> io::Result<ExitCode> {
         Ok(_) => Ok(ExitCode::SUCCESS),
         Err(DumpError::Io(e)) => Err(e),
         Err(DumpError::Stream(e)) => {
-            eprintln!("{}: {e}", args.file.display());
+            super::note!("{}: {e}", args.file.display());
             Ok(ExitCode::from(1))
         }
     }

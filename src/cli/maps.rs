@@ -238,7 +238,7 @@ pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
                 bytes += map.len();
                 std::fs::write(a.out.join(synth_map_name(a.seed, i)), map)?;
             }
-            eprintln!(
+            super::note!(
                 "synth maps: wrote {} maps, {:.2} MB, to {}",
                 a.count,
                 bytes as f64 / 1e6,
@@ -264,7 +264,7 @@ pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
                 generate_to(&p, file).map_err(io::Error::other)?;
                 bytes += std::fs::metadata(&path)?.len();
             }
-            eprintln!(
+            super::note!(
                 "synth demos: wrote {} demos, {:.2} MB, to {} in {:.1} s",
                 a.count,
                 bytes as f64 / 1e6,

@@ -5,6 +5,16 @@
 //! in one file is a record with an `error` object; the batch goes on and the
 //! exit code says something failed (0 all good, 1 some file failed, 2 usage).
 
+/// `eprintln!` that ignores a failed write (stderr closed, e.g. `2>&1 |
+/// head`) instead of panicking: a message on stderr is never worth a crash.
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+pub(crate) use note;
+
 mod bench;
 mod demos;
 mod maps;
