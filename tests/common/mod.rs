@@ -67,6 +67,8 @@ pub fn records(out: &std::process::Output) -> Vec<serde_json::Value> {
 /// Runs `cmd` to completion like `Command::output`, and also returns the
 /// child's peak resident set size in KiB (`ru_maxrss` of `wait4`, Linux;
 /// `None` elsewhere).
+// The child is reaped by `wait4` on Linux (`Child::wait` elsewhere).
+#[allow(clippy::zombie_processes)]
 pub fn output_with_peak_rss(
     cmd: &mut std::process::Command,
 ) -> (std::process::Output, Option<u64>) {
