@@ -65,10 +65,12 @@ pub fn records(out: &std::process::Output) -> Vec<serde_json::Value> {
 }
 
 /// Runs `cmd` to completion like `Command::output`, and also returns the
-/// child's peak resident set size in KiB (`ru_maxrss` of `wait4`, Linux;
-/// `None` elsewhere).
-// The child is reaped by `wait4` on Linux (`Child::wait` elsewhere).
-#[allow(clippy::zombie_processes)]
+/// child's peak resident set size in KiB: the largest `VmHWM` (the kernel's
+/// high-water mark of the process's RSS) read from `/proc/PID/status` every
+/// 5 ms while it runs (`None` without `/proc`). Sampling can miss growth in
+/// the last few milliseconds before exit; it never overstates. (`wait4`'s
+/// `ru_maxrss` cannot be used: a child started with `vfork`, as `Command`
+/// does, inherits the test process's own peak.)
 pub fn output_with_peak_rss(
     cmd: &mut std::process::Command,
 ) -> (std::process::Output, Option<u64>) {
@@ -86,36 +88,31 @@ pub fn output_with_peak_rss(
         out.read_to_end(&mut v).unwrap();
         v
     });
-    let mut stderr = Vec::new();
-    err.read_to_end(&mut stderr).unwrap();
-    let stdout = reader.join().unwrap();
-    #[cfg(target_os = "linux")]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        let pid = child.id() as libc::pid_t;
-        let mut status = 0;
-        // SAFETY: `rusage` is plain data that `wait4` fills in; the child is
-        // ours and has not been waited for (`child.wait()` is never called).
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-        assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
-        let output = std::process::Output {
-            status: std::process::ExitStatus::from_raw(status),
-            stdout,
-            stderr,
-        };
-        (output, Some(usage.ru_maxrss as u64))
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let status = child.wait().unwrap();
-        (
-            std::process::Output {
-                status,
-                stdout,
-                stderr,
-            },
-            None,
-        )
-    }
+    let err_reader = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        err.read_to_end(&mut v).unwrap();
+        v
+    });
+    let status_file = format!("/proc/{}/status", child.id());
+    let mut peak: Option<u64> = None;
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        let hwm = std::fs::read_to_string(&status_file).ok().and_then(|st| {
+            st.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        });
+        if let Some(h) = hwm {
+            peak = Some(peak.map_or(h, |p| p.max(h)));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    let output = std::process::Output {
+        status,
+        stdout: reader.join().unwrap(),
+        stderr: err_reader.join().unwrap(),
+    };
+    (output, peak)
 }
