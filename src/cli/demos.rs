@@ -143,10 +143,16 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     Ok(code)
 }
 
-/// A usage error (exit code 2) in clap's format.
+/// A usage error of `demos slice` (exit code 2) in clap's format.
 fn usage_error(msg: String) -> ! {
     use clap::CommandFactory;
-    super::Cli::command()
+    let mut cmd = super::Cli::command();
+    cmd.build();
+    let slice = cmd
+        .find_subcommand_mut("demos")
+        .and_then(|c| c.find_subcommand_mut("slice"))
+        .expect("demos slice is a command");
+    slice
         .error(clap::error::ErrorKind::ArgumentConflict, msg)
         .exit()
 }
