@@ -249,9 +249,9 @@ pub fn read_named_file(path: &Path) -> io::Result<Vec<u8>> {
 
 /// Files at least this large are memory-mapped in [`MmapMode::Auto`].
 ///
-/// Measured with `teebatch bench io` on the shared datasets (see README):
-/// below a few MiB a read into a reused buffer is as fast or faster than
-/// setting up and tearing down a mapping.
+/// Below a few MiB a read into a reused buffer is as fast as setting up
+/// and tearing down a mapping; the README's `--mmap` section has the
+/// measurements (`perf stat` of `maps index` / `demos index` per mode).
 pub const MMAP_AUTO_THRESHOLD: u64 = 16 << 20;
 
 /// The bytes of one input for the duration of its processing.
