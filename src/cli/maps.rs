@@ -1,8 +1,8 @@
 //! `teebatch maps ...` and `teebatch synth maps`.
 
 use super::{open_output, BatchArgs, BatchRun};
-use crate::batch::maps::{index_input, IndexOptions, MapRecord, Worker};
 use crate::batch::embedded;
+use crate::batch::maps::{index_input, IndexOptions, MapRecord, Worker};
 use crate::batch::summary::MapsAggregate;
 use serde::Serialize;
 use std::io::{self, Write};

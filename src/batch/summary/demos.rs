@@ -106,7 +106,11 @@ impl Aggregate for DemosAggregate {
             None => self.ok += 1,
         }
         for w in &r.warnings {
-            add_kind(&mut self.warnings, format!("{}.{}", w.stage, w.kind), &r.path);
+            add_kind(
+                &mut self.warnings,
+                format!("{}.{}", w.stage, w.kind),
+                &r.path,
+            );
         }
         self.chunk_bytes += r.chunk_bytes.unwrap_or(0);
         let duration = match (r.first_tick, r.last_tick) {
@@ -234,7 +238,10 @@ impl Aggregate for DemosAggregate {
                 .join(", ")
         };
         if !maps.is_empty() {
-            out.push(format!("top maps: {}", list(top(&maps, 5, |n| *n), " demos")));
+            out.push(format!(
+                "top maps: {}",
+                list(top(&maps, 5, |n| *n), " demos")
+            ));
         }
         if !self.players.is_empty() {
             out.push(format!(

@@ -74,9 +74,16 @@ impl GameLayerSizes {
         self.width.merge(o.width);
         self.height.merge(o.height);
         self.area.merge(o.area);
-        let n = self.area_log2_histogram.len().max(o.area_log2_histogram.len());
+        let n = self
+            .area_log2_histogram
+            .len()
+            .max(o.area_log2_histogram.len());
         self.area_log2_histogram.resize(n, 0);
-        for (a, b) in self.area_log2_histogram.iter_mut().zip(o.area_log2_histogram) {
+        for (a, b) in self
+            .area_log2_histogram
+            .iter_mut()
+            .zip(o.area_log2_histogram)
+        {
             *a += b;
         }
     }
@@ -114,7 +121,9 @@ impl ShaPaths {
     pub fn grouped(&self) -> BTreeMap<String, Vec<String>> {
         let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for (sha, path) in self.sorted() {
-            out.entry(hex::encode(sha)).or_default().push(path.to_string());
+            out.entry(hex::encode(sha))
+                .or_default()
+                .push(path.to_string());
         }
         out
     }
@@ -148,9 +157,8 @@ impl<'de> Deserialize<'de> for ShaPaths {
                 let mut out = Vec::new();
                 while let Some((k, paths)) = m.next_entry::<String, Vec<String>>()? {
                     let mut sha = [0u8; 32];
-                    hex::decode_to_slice(&k, &mut sha).map_err(|_| {
-                        serde::de::Error::custom(format!("{k:?} is not a sha256"))
-                    })?;
+                    hex::decode_to_slice(&k, &mut sha)
+                        .map_err(|_| serde::de::Error::custom(format!("{k:?} is not a sha256")))?;
                     out.extend(paths.into_iter().map(|p| (sha, p.into_boxed_str())));
                 }
                 Ok(ShaPaths(out))
@@ -244,7 +252,11 @@ impl Aggregate for MapsAggregate {
             None => self.ok += 1,
         }
         for w in &r.warnings {
-            add_kind(&mut self.warnings, format!("{}.{}", w.stage, w.kind), &r.path);
+            add_kind(
+                &mut self.warnings,
+                format!("{}.{}", w.stage, w.kind),
+                &r.path,
+            );
         }
         if let Some(sha) = &r.sha256 {
             self.paths_by_sha256.push(sha, &r.path);
@@ -386,7 +398,10 @@ impl Aggregate for MapsAggregate {
                 .join(", ")
         };
         if !self.authors.is_empty() {
-            out.push(format!("top authors: {}", list(top(&self.authors, 5, |n| *n))));
+            out.push(format!(
+                "top authors: {}",
+                list(top(&self.authors, 5, |n| *n))
+            ));
         }
         if !self.special_tiles.is_empty() {
             out.push(format!(

@@ -175,7 +175,11 @@ pub struct InputPart {
 }
 
 impl InputPart {
-    pub fn new(paths: &[impl AsRef<Path>], files_from: &[impl AsRef<Path>], shard: Option<Shard>) -> Self {
+    pub fn new(
+        paths: &[impl AsRef<Path>],
+        files_from: &[impl AsRef<Path>],
+        shard: Option<Shard>,
+    ) -> Self {
         let s = |p: &dyn AsRef<Path>| p.as_ref().to_string_lossy().into_owned();
         let mut paths: Vec<String> = paths.iter().map(|p| s(p)).collect();
         paths.sort();
@@ -388,7 +392,10 @@ pub fn read_header(path: &Path) -> Result<(String, serde_json::Value), LoadError
 }
 
 /// The typed summary of a document read by [`read_header`].
-pub fn from_value<A: Aggregate>(path: &Path, v: serde_json::Value) -> Result<Summary<A>, LoadError> {
+pub fn from_value<A: Aggregate>(
+    path: &Path,
+    v: serde_json::Value,
+) -> Result<Summary<A>, LoadError> {
     serde_json::from_value(v)
         .map_err(|e| LoadError::BadFile(format!("{}: bad summary: {e}", path.display())))
 }
