@@ -47,7 +47,8 @@ pub struct IndexArgs {
     /// Write records here instead of stdout.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
-    /// Also write the summary as JSON to this file.
+    /// Also write the collection summary (a versioned JSON document that
+    /// `teebatch merge` combines; see the README) to this file.
     #[arg(long)]
     pub summary: Option<PathBuf>,
     /// Kernel tier: simd (default), scalar or oracle.

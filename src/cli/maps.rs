@@ -31,7 +31,8 @@ pub struct IndexArgs {
     /// Decompress every data block and add `data_crc32`.
     #[arg(long)]
     pub verify: bool,
-    /// Also write the summary as JSON to this file.
+    /// Also write the collection summary (a versioned JSON document that
+    /// `teebatch merge` combines; see the README) to this file.
     #[arg(long)]
     pub summary: Option<PathBuf>,
     /// Per-file limit on decompressed bytes.

@@ -1,7 +1,9 @@
 //! The `demos index` aggregate: counts per distinct key only (versions,
 //! message and item names, maps, player names); nothing per file.
 
-use super::{add_kind, bump, digest_kinds, merge_counts, merge_kinds, top, Aggregate, ByKind};
+use super::{
+    add_kind, bump, digest_kinds, list_top, merge_counts, merge_kinds, top, Aggregate, ByKind,
+};
 use crate::batch::demos::DemoRecord;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -220,9 +222,8 @@ impl Aggregate for DemosAggregate {
         let mut out = Vec::new();
         let t = &self.totals;
         out.push(format!(
-            "{:.1} h of play ({} ticks), {} chat lines, {} kills, {} race finishes",
+            "{:.2} h of play, {} chat lines, {} kills, {} race finishes",
             t.duration_ticks as f64 / 50.0 / 3600.0,
-            t.duration_ticks,
             t.chat_lines,
             t.kills,
             t.race_finishes
@@ -231,22 +232,16 @@ impl Aggregate for DemosAggregate {
         for (name, shas) in &self.maps {
             maps.insert(name.clone(), shas.values().map(|u| u.demos).sum());
         }
-        let list = |v: Vec<(&str, u64)>, unit: &str| {
-            v.iter()
-                .map(|(k, n)| format!("{k} ({n}{unit})"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         if !maps.is_empty() {
             out.push(format!(
                 "top maps: {}",
-                list(top(&maps, 5, |n| *n), " demos")
+                list_top(&top(&maps, 5, |n| *n), " demos")
             ));
         }
         if !self.players.is_empty() {
             out.push(format!(
                 "top players: {}",
-                list(top(&self.players, 5, |u| u.ticks_present), " ticks")
+                list_top(&top(&self.players, 5, |u| u.ticks_present), " ticks")
             ));
         }
         digest_kinds(&mut out, "error", &self.errors);

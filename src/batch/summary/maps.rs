@@ -5,7 +5,10 @@
 //! which duplicates and name collisions need and which is kept compact (32
 //! bytes plus the path).
 
-use super::{add_kind, bump, digest_kinds, merge_counts, merge_kinds, top, Aggregate, ByKind};
+use super::{
+    add_kind, bump, digest_kinds, list_top, merge_counts, merge_kinds, one_line, top, Aggregate,
+    ByKind,
+};
 use crate::batch::maps::MapRecord;
 use crate::map::EntityCounts;
 use serde::de::{Deserializer, MapAccess, Visitor};
@@ -391,26 +394,23 @@ impl Aggregate for MapsAggregate {
             dup_paths,
             self.name_collisions.len()
         ));
-        let list = |v: Vec<(&str, u64)>| {
-            v.iter()
-                .map(|(k, n)| format!("{k} ({n})"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         if !self.authors.is_empty() {
             out.push(format!(
                 "top authors: {}",
-                list(top(&self.authors, 5, |n| *n))
+                list_top(&top(&self.authors, 5, |n| *n), "")
             ));
         }
         if !self.special_tiles.is_empty() {
             out.push(format!(
                 "top special tiles: {}",
-                list(top(&self.special_tiles, 5, |n| *n))
+                list_top(&top(&self.special_tiles, 5, |n| *n), "")
             ));
         }
         if let Some((dup, paths)) = self.duplicates.iter().next() {
-            out.push(format!("e.g. duplicate {dup}: {}", paths.join(" ")));
+            out.push(format!(
+                "e.g. duplicate {dup}: {}",
+                one_line(&paths.join(" "))
+            ));
         }
         digest_kinds(&mut out, "error", &self.errors);
         digest_kinds(&mut out, "warning", &self.warnings);

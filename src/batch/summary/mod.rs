@@ -135,11 +135,27 @@ pub fn top<V>(map: &BTreeMap<String, V>, n: usize, key: impl Fn(&V) -> u64) -> V
     v
 }
 
+/// `s` with control characters (newlines, escapes) replaced by spaces, for
+/// one-line digests.
+pub fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// `(key (n), ...)` for digests.
+pub fn list_top(v: &[(&str, u64)], unit: &str) -> String {
+    v.iter()
+        .map(|(k, n)| format!("{} ({n}{unit})", one_line(k)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// One line per error and warning kind: count and the first example.
 pub fn digest_kinds(out: &mut Vec<String>, what: &str, kinds: &ByKind) {
     for (k, v) in kinds {
         let ex = v.examples.iter().next().unwrap_or("");
-        out.push(format!("{what} {k}: {} (e.g. {ex})", v.count));
+        out.push(format!("{what} {k}: {} (e.g. {})", v.count, one_line(ex)));
     }
 }
 
@@ -263,7 +279,9 @@ impl Inputs {
     /// Sorts the parts and replaces all N shards of the same inputs by one
     /// part without a shard.
     fn canonicalize(&mut self) {
-        let mut groups: BTreeMap<(Vec<String>, Vec<String>), Vec<Option<Shard>>> = BTreeMap::new();
+        // (paths, files_from) -> the shards covering them.
+        type Source = (Vec<String>, Vec<String>);
+        let mut groups: BTreeMap<Source, Vec<Option<Shard>>> = BTreeMap::new();
         for p in self.parts.drain(..) {
             groups
                 .entry((p.paths, p.files_from))
@@ -320,9 +338,12 @@ impl<A: Aggregate> Summary<A> {
     }
 
     /// Adds `other` (inputs and aggregate; `run` is left to the caller).
+    /// Unchanged when refused.
     pub fn merge(&mut self, other: Summary<A>) -> Result<(), String> {
-        self.inputs.merge(other.inputs)?;
+        let mut inputs = self.inputs.clone();
+        inputs.merge(other.inputs)?;
         self.aggregate.merge(other.aggregate)?;
+        self.inputs = inputs;
         self.aggregate.finish();
         Ok(())
     }
