@@ -480,6 +480,11 @@ fn files_from_lists_with_odd_names() {
             "index",
             "-q",
             "--null",
+            "--verify",
+            "--mmap",
+            "always",
+            "-j",
+            "2",
             "--shard",
             &shard,
             "--files-from",
@@ -491,6 +496,11 @@ fn files_from_lists_with_odd_names() {
         }
     }
     assert_eq!(union, want);
+    // A shard spec that is not K/N with 1 <= K <= N is a usage error.
+    for bad in ["0/2", "3/2", "1", "x/2"] {
+        let o = teebatch(&["maps", "index", "--shard", bad]);
+        assert_eq!(o.status.code(), Some(2), "{bad}");
+    }
     // A list that cannot be read is a usage error naming it.
     let o = teebatch(&["maps", "index", "--files-from", "/nonexistent/list"]);
     assert_eq!(o.status.code(), Some(2));
