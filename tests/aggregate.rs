@@ -630,3 +630,38 @@ fn examples_keep_the_smallest_paths() {
     let err = a.clone().merge(a).unwrap_err();
     assert!(err.contains("both cover the map"), "{err}");
 }
+
+/// The end of the stderr summary is a short digest of the collection
+/// summary: top maps and players, duplicates, errors and warnings by kind.
+#[test]
+fn stderr_digest_is_a_few_lines() {
+    let Some(ds) = common::datasets() else { return };
+    let out = teebatch(&["demos", "index", ds.join("demos").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(lines.len() <= 8, "{err}");
+    assert!(
+        lines[0].starts_with("demos index: 10 files (10 ok, 0 failed)"),
+        "{err}"
+    );
+    assert!(
+        err.contains("  top maps: tinycave (4 demos), Tutorial (2 demos)"),
+        "{err}"
+    );
+    assert!(err.contains("  top players: "), "{err}");
+    assert!(
+        err.contains("  warning demo.timeline_marker_padding: 1 (e.g. "),
+        "{err}"
+    );
+    let out = teebatch(&["maps", "index", ds.join("maps").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains(
+            "  249 distinct sha256; duplicates: 0 sha256 under 0 paths; name collisions: 11 names"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("  top authors: ChillerDragon (20)"), "{err}");
+}
