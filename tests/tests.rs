@@ -2,6 +2,7 @@
 
 mod common;
 
+mod aggregate;
 mod cli;
 mod codec_huffman;
 mod codec_snapshot;

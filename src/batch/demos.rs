@@ -119,6 +119,10 @@ pub struct DemoRecord {
     pub warnings: Vec<WarningRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
+    /// Bytes after the header and the embedded map, for the collection
+    /// summary; not part of the record output.
+    #[serde(skip)]
+    pub chunk_bytes: Option<u64>,
 }
 
 /// A player as reported in a record.
@@ -277,6 +281,7 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
         }
     };
     fill_header(rec, &demo);
+    rec.chunk_bytes = Some(bytes.len().saturating_sub(demo.chunks_offset()) as u64);
     // Messages, objects and item names follow the protocol the snapshots
     // are decoded with (for an unknown net version DDNet's fallback, which
     // the stream reports with a warning).

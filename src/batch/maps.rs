@@ -64,6 +64,10 @@ pub struct MapRecord {
     pub warnings: Vec<WarningRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
+    /// Names of the external images (mapres), for the collection summary;
+    /// not part of the record output.
+    #[serde(skip)]
+    pub external_images: Vec<String>,
 }
 
 /// What one worker keeps between files.
@@ -180,6 +184,7 @@ fn add_map_summary(
                     offset: w.offset,
                 }));
             rec.map = Some(summary);
+            rec.external_images = external_image_names(df, inflater, buf);
         }
         Err(e) => {
             if rec.error.is_none() {
@@ -193,4 +198,30 @@ fn add_map_summary(
             }
         }
     }
+}
+
+/// The names of a map's external images, in item order: `<missing>` for an
+/// image without a name, `<unreadable>` for a name whose data block does
+/// not inflate (only for the collection summary; the map part has already
+/// been checked and warned about).
+fn external_image_names(
+    df: &Datafile<'_>,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+) -> Vec<String> {
+    let mut names = Vec::new();
+    for it in df.items_of_type(crate::map::ITEM_IMAGE) {
+        if it.data.get(3).unwrap_or(0) == 0 {
+            continue;
+        }
+        let name = match usize::try_from(it.data.get(4).unwrap_or(-1)) {
+            Err(_) => "<missing>".to_owned(),
+            Ok(i) if df.decompress(i, inflater, buf).is_ok() => {
+                crate::map::strings::c_string(buf).0
+            }
+            Ok(_) => "<unreadable>".to_owned(),
+        };
+        names.push(name);
+    }
+    names
 }

@@ -16,6 +16,7 @@ pub mod demos;
 pub mod embedded;
 pub mod maps;
 pub mod record;
+pub mod summary;
 
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::collections::BTreeMap;

@@ -3,7 +3,8 @@
 use super::{open_output, with_path, write_json_line, BatchArgs, BatchRun};
 use crate::backend::Backend;
 use crate::batch::demos::{index_input, DemoRecord, IndexOptions, Worker};
-use crate::batch::{collect_inputs, embedded, read_named_file, Input};
+use crate::batch::summary::DemosAggregate;
+use crate::batch::{embedded, read_named_file};
 use crate::demo::dump::{dump_parallel, dump_with, DumpError, DumpKind};
 use crate::demo::stream::segments;
 use crate::demo::Demo;
@@ -56,7 +57,8 @@ pub struct IndexArgs {
     /// Write records here instead of stdout.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
-    /// Also write the summary as JSON to this file.
+    /// Also write the collection summary (a versioned JSON document that
+    /// `teebatch merge` combines; see the README) to this file.
     #[arg(long)]
     pub summary: Option<PathBuf>,
     /// Kernel tier: simd (default), scalar or oracle.
@@ -114,11 +116,10 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let mut out = open_output(args.output.as_ref())?;
-    let inputs: Vec<Input> = if args.paths.is_empty() {
-        embedded::demo_inputs()
-    } else {
-        collect_inputs(&args.paths, "demo")
-    };
+    let (inputs, part) = args
+        .batch
+        .select
+        .inputs(&args.paths, "demo", embedded::demo_inputs)?;
     let opts = IndexOptions {
         mmap: args.batch.mmap,
         backend: args.backend,
@@ -130,14 +131,16 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         command: "demos index",
         args: &args.batch,
         summary_path: args.summary.as_ref(),
+        part,
     };
     let (code, _) = batch.run(
         &inputs,
-        || Worker::new(&opts),
-        |w, input| index_input(w, input, &opts),
+        || (Worker::new(&opts), DemosAggregate::default()),
+        |w, input| index_input(&mut w.0, input, &opts),
         |rec: &DemoRecord| rec.size,
         |rec| write_json_line(&mut out, rec),
-        |w| std::mem::take(&mut w.stats),
+        |w| std::mem::take(&mut w.0.stats),
+        |w| &mut w.1,
     )?;
     out.flush()?;
     Ok(code)

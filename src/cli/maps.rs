@@ -1,8 +1,9 @@
 //! `teebatch maps ...` and `teebatch synth maps`.
 
 use super::{open_output, BatchArgs, BatchRun};
+use crate::batch::embedded;
 use crate::batch::maps::{index_input, IndexOptions, MapRecord, Worker};
-use crate::batch::{collect_inputs, embedded, Input};
+use crate::batch::summary::MapsAggregate;
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -30,7 +31,8 @@ pub struct IndexArgs {
     /// Decompress every data block and add `data_crc32`.
     #[arg(long)]
     pub verify: bool,
-    /// Also write the summary as JSON to this file.
+    /// Also write the collection summary (a versioned JSON document that
+    /// `teebatch merge` combines; see the README) to this file.
     #[arg(long)]
     pub summary: Option<PathBuf>,
     /// Per-file limit on decompressed bytes.
@@ -91,11 +93,10 @@ pub fn run(cmd: MapsCommand) -> io::Result<ExitCode> {
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let out = open_output(args.output.as_ref())?;
-    let inputs: Vec<Input> = if args.paths.is_empty() {
-        embedded::map_inputs()
-    } else {
-        collect_inputs(&args.paths, "map")
-    };
+    let (inputs, part) = args
+        .batch
+        .select
+        .inputs(&args.paths, "map", embedded::map_inputs)?;
     let opts = IndexOptions {
         verify: args.verify,
         mmap: args.batch.mmap,
@@ -112,14 +113,16 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         command: "maps index",
         args: &args.batch,
         summary_path: args.summary.as_ref(),
+        part,
     };
     let (code, _) = batch.run(
         &inputs,
-        || Worker::new(opts.limits),
-        |w, input| index_input(w, input, &opts),
+        || (Worker::new(opts.limits), MapsAggregate::default()),
+        |w, input| index_input(&mut w.0, input, &opts),
         |rec: &MapRecord| rec.size,
         |rec| sink.write(rec),
-        |w| std::mem::take(&mut w.stats),
+        |w| std::mem::take(&mut w.0.stats),
+        |w| &mut w.1,
     )?;
     sink.flush()?;
     Ok(code)

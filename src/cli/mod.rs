@@ -16,10 +16,12 @@ macro_rules! note {
 pub(crate) use note;
 
 mod bench;
+pub mod collection;
 mod demos;
 mod maps;
 
 use crate::batch::record::BatchStats;
+use crate::batch::summary::{Aggregate, InputPart, Summary as SummaryDoc};
 use crate::batch::{run_ordered, Input};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde::Serialize;
@@ -54,6 +56,9 @@ pub enum Command {
     /// Generate synthetic collections with teebatch's own writers.
     #[command(subcommand)]
     Synth(maps::SynthCommand),
+    /// Merge `--summary` files of the same command (e.g. of `--shard` runs)
+    /// into the summary of one run over all their inputs.
+    Merge(collection::MergeArgs),
 }
 
 /// Options shared by every batch command.
@@ -79,6 +84,8 @@ pub struct BatchArgs {
     /// No progress bar and no summary on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    #[command(flatten)]
+    pub select: collection::SelectArgs,
 }
 
 impl BatchArgs {
@@ -131,6 +138,7 @@ pub fn main() -> ExitCode {
         Command::Demos(c) => demos::run(c),
         Command::Bench(c) => bench::run(c),
         Command::Synth(c) => maps::run_synth(c),
+        Command::Merge(a) => collection::merge(a),
     };
     match result {
         Ok(code) => code,
@@ -183,7 +191,7 @@ pub fn mb_per_s(bytes: u64, secs: f64) -> f64 {
     }
 }
 
-/// The summary printed to stderr and written by `--summary`.
+/// The first line of the summary printed to stderr.
 #[derive(Debug, Serialize)]
 pub struct Summary {
     pub command: &'static str,
@@ -212,29 +220,28 @@ impl Summary {
             self.files_per_s,
             self.mb_per_s
         );
-        for (k, v) in &st.errors_by_kind {
-            let _ = writeln!(e, "  error {k}: {v}");
-        }
-        for (k, v) in &st.warnings_by_kind {
-            let _ = writeln!(e, "  warning {k}: {v}");
-        }
     }
 }
 
 /// One batch command run: inputs through workers, records to a writer in
-/// input order, a progress bar, the summary, and the exit code.
+/// input order, a progress bar, the collection summary, and the exit code.
 pub struct BatchRun<'a> {
     pub command: &'static str,
     pub args: &'a BatchArgs,
     pub summary_path: Option<&'a PathBuf>,
+    /// What the summary records about the inputs.
+    pub part: InputPart,
 }
 
 impl BatchRun<'_> {
-    /// Runs the batch. `process` makes one record per input; `write` emits
-    /// it (an error, e.g. a closed pipe, stops the batch); `stats` takes the
-    /// statistics out of each worker at the end. Returns the exit code (1 if
-    /// any file failed) and the workers.
-    pub fn run<W: Send, R: Send>(
+    /// Runs the batch. `process` makes one record per input, which is then
+    /// folded into the worker's aggregate (`aggregate` gives it); `write`
+    /// emits it (an error, e.g. a closed pipe, stops the batch); `stats`
+    /// takes the statistics out of each worker at the end. Prints the
+    /// summary and its digest on stderr, writes it with `--summary`.
+    /// Returns the exit code (1 if any file failed) and the workers.
+    #[allow(clippy::too_many_arguments)]
+    pub fn run<W: Send, R: Send, A: Aggregate<Record = R>>(
         &self,
         inputs: &[Input],
         init: impl Fn() -> W + Sync + Send,
@@ -242,6 +249,7 @@ impl BatchRun<'_> {
         size: impl Fn(&R) -> u64,
         mut write: impl FnMut(&R) -> io::Result<()>,
         stats: impl Fn(&mut W) -> BatchStats,
+        aggregate: impl Fn(&mut W) -> &mut A + Sync + Send,
     ) -> io::Result<(ExitCode, Vec<W>)> {
         let jobs = self.args.jobs(inputs.len());
         let summary_file = self
@@ -252,12 +260,17 @@ impl BatchRun<'_> {
         let bar = self.args.progress(total, inputs.len());
         let n = inputs.len();
         let mut write_err = None;
+        let started_at = std::time::SystemTime::now();
         let start = Instant::now();
         let mut workers = run_ordered(
             inputs,
             jobs,
             init,
-            |w, _, input| process(w, input),
+            |w, _, input| {
+                let rec = process(w, input);
+                aggregate(w).add(&rec);
+                rec
+            },
             |i, rec: R| {
                 bar.inc(size(&rec));
                 bar.set_message(format!("{}/{n} files", i + 1));
@@ -276,8 +289,11 @@ impl BatchRun<'_> {
         }
         let elapsed = start.elapsed().as_secs_f64();
         let mut total = BatchStats::default();
+        let mut agg = A::default();
         for w in &mut workers {
             total += stats(w);
+            agg.merge(std::mem::take(aggregate(w)))
+                .map_err(io::Error::other)?;
         }
         let summary = Summary {
             command: self.command,
@@ -291,15 +307,28 @@ impl BatchRun<'_> {
             mb_per_s: mb_per_s(total.bytes, elapsed),
             stats: total,
         };
+        let run = collection::RunInfo {
+            teebatch_version: env!("CARGO_PKG_VERSION"),
+            host: collection::host_name(),
+            started_at_unix_s: started_at
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+            jobs,
+            elapsed_s: summary.elapsed_s,
+            files_per_s: summary.files_per_s,
+            mb_per_s: summary.mb_per_s,
+        };
+        let doc = SummaryDoc::new(
+            self.part.clone(),
+            agg,
+            serde_json::to_value(run).map_err(io::Error::other)?,
+        );
         if !self.args.quiet {
             summary.print();
+            collection::print_digest(&doc.aggregate.digest());
         }
         if let (Some(p), Some(f)) = (self.summary_path, summary_file) {
-            let mut w = io::BufWriter::new(f);
-            serde_json::to_writer_pretty(&mut w, &summary)
-                .map_err(io::Error::from)
-                .and_then(|()| w.flush())
-                .map_err(|e| with_path(p, e))?;
+            collection::write_summary_file(p, f, &doc)?;
         }
         let code = if summary.stats.failed > 0 {
             ExitCode::from(1)

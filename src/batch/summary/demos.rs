@@ -1,0 +1,251 @@
+//! The `demos index` aggregate: counts per distinct key only (versions,
+//! message and item names, maps, player names); nothing per file.
+
+use super::{
+    add_kind, bump, digest_kinds, list_top, merge_counts, merge_kinds, top, Aggregate, ByKind,
+};
+use crate::batch::demos::DemoRecord;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Totals over all demos (durations in ticks, 50 per second).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DemoTotals {
+    /// Tick markers.
+    pub ticks: u64,
+    /// Sum of last tick - first tick.
+    pub duration_ticks: u64,
+    /// Snapshot chunks.
+    pub snapshots: u64,
+    /// Snapshot delta chunks.
+    pub deltas: u64,
+    pub snapshots_reconstructed: u64,
+    /// Message chunks.
+    pub messages: u64,
+    pub chat_lines: u64,
+    pub kills: u64,
+    pub race_finishes: u64,
+    /// Message chunks that did not decode as a message.
+    pub undecodable_messages: u64,
+}
+
+impl DemoTotals {
+    fn merge(&mut self, o: DemoTotals) {
+        self.ticks += o.ticks;
+        self.duration_ticks += o.duration_ticks;
+        self.snapshots += o.snapshots;
+        self.deltas += o.deltas;
+        self.snapshots_reconstructed += o.snapshots_reconstructed;
+        self.messages += o.messages;
+        self.chat_lines += o.chat_lines;
+        self.kills += o.kills;
+        self.race_finishes += o.race_finishes;
+        self.undecodable_messages += o.undecodable_messages;
+    }
+}
+
+/// Demos recorded on one map (name and sha256 of the embedded map).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MapUse {
+    pub demos: u64,
+    pub duration_ticks: u64,
+}
+
+/// One player name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerUse {
+    /// Demos the name was seen in.
+    pub demos: u64,
+    /// Ticks present, summed over the client ids that had the name.
+    pub ticks_present: u64,
+}
+
+/// The `demos index` aggregate (see the README for each field).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct DemosAggregate {
+    pub files: u64,
+    pub ok: u64,
+    pub failed: u64,
+    /// File sizes.
+    pub bytes: u64,
+    /// Bytes after the header and the embedded map (the chunks).
+    pub chunk_bytes: u64,
+    /// Demos per header version.
+    pub versions: BTreeMap<String, u64>,
+    /// Demos per snapshot protocol (`0.6`, `0.7`, `unknown`).
+    pub protocols: BTreeMap<String, u64>,
+    /// Demos per header net version string.
+    pub net_versions: BTreeMap<String, u64>,
+    /// Demos per type (`client`, `server`).
+    pub types: BTreeMap<String, u64>,
+    pub totals: DemoTotals,
+    /// Messages per `space:name`.
+    pub messages_by_name: BTreeMap<String, u64>,
+    /// Snapshot item occurrences per type name.
+    pub item_types: BTreeMap<String, u64>,
+    /// Map name -> embedded map sha256 -> demos and duration.
+    pub maps: BTreeMap<String, BTreeMap<String, MapUse>>,
+    /// Player name -> demos and ticks present.
+    pub players: BTreeMap<String, PlayerUse>,
+    /// Files per error kind (`stage.kind`).
+    pub errors: ByKind,
+    /// Warnings per kind (occurrences), with example paths.
+    pub warnings: ByKind,
+}
+
+impl Aggregate for DemosAggregate {
+    const COMMAND: &'static str = super::DEMOS_INDEX;
+    type Record = DemoRecord;
+
+    fn add(&mut self, r: &DemoRecord) {
+        self.files += 1;
+        self.bytes += r.size;
+        match &r.error {
+            Some(e) => {
+                self.failed += 1;
+                add_kind(&mut self.errors, format!("{}.{}", e.stage, e.kind), &r.path);
+            }
+            None => self.ok += 1,
+        }
+        for w in &r.warnings {
+            add_kind(
+                &mut self.warnings,
+                format!("{}.{}", w.stage, w.kind),
+                &r.path,
+            );
+        }
+        self.chunk_bytes += r.chunk_bytes.unwrap_or(0);
+        let duration = match (r.first_tick, r.last_tick) {
+            (Some(a), Some(b)) => u64::try_from(i64::from(b) - i64::from(a)).unwrap_or(0),
+            _ => 0,
+        };
+        if let Some(h) = &r.header {
+            bump(&mut self.versions, &h.version.to_string(), 1);
+            bump(&mut self.protocols, h.protocol.unwrap_or("unknown"), 1);
+            bump(&mut self.net_versions, &h.net_version, 1);
+            bump(&mut self.types, &h.demo_type, 1);
+            if let Some(m) = &r.map {
+                let u = self
+                    .maps
+                    .entry(h.map_name.clone())
+                    .or_default()
+                    .entry(m.sha256.clone())
+                    .or_default();
+                u.demos += 1;
+                u.duration_ticks += duration;
+            }
+        }
+        let t = &mut self.totals;
+        t.duration_ticks += duration;
+        t.ticks += r.ticks.unwrap_or(0);
+        t.snapshots_reconstructed += r.snapshots_reconstructed.unwrap_or(0);
+        if let Some(c) = &r.chunks {
+            t.snapshots += c.snapshot;
+            t.deltas += c.snapshot_delta;
+            t.messages += c.message;
+        }
+        if let Some(m) = &r.messages {
+            t.chat_lines += m.chat_lines;
+            t.kills += m.kills;
+            t.race_finishes += m.race_finishes;
+            t.undecodable_messages += m.undecodable;
+            for (k, n) in &m.by_name {
+                bump(&mut self.messages_by_name, k, *n);
+            }
+        }
+        for (k, s) in &r.item_types {
+            bump(&mut self.item_types, k, s.occurrences);
+        }
+        let mut names = BTreeSet::new();
+        for p in &r.players {
+            for n in &p.names {
+                names.insert(n.as_str());
+                match self.players.get_mut(n) {
+                    Some(u) => u.ticks_present += u64::from(p.ticks_present),
+                    None => {
+                        self.players.insert(
+                            n.clone(),
+                            PlayerUse {
+                                demos: 0,
+                                ticks_present: u64::from(p.ticks_present),
+                            },
+                        );
+                    }
+                }
+            }
+        }
+        for n in names {
+            if let Some(u) = self.players.get_mut(n) {
+                u.demos += 1;
+            }
+        }
+    }
+
+    fn merge(&mut self, o: DemosAggregate) -> Result<(), String> {
+        self.files += o.files;
+        self.ok += o.ok;
+        self.failed += o.failed;
+        self.bytes += o.bytes;
+        self.chunk_bytes += o.chunk_bytes;
+        merge_counts(&mut self.versions, o.versions);
+        merge_counts(&mut self.protocols, o.protocols);
+        merge_counts(&mut self.net_versions, o.net_versions);
+        merge_counts(&mut self.types, o.types);
+        self.totals.merge(o.totals);
+        merge_counts(&mut self.messages_by_name, o.messages_by_name);
+        merge_counts(&mut self.item_types, o.item_types);
+        for (name, shas) in o.maps {
+            let into = self.maps.entry(name).or_default();
+            for (sha, u) in shas {
+                let e = into.entry(sha).or_default();
+                e.demos += u.demos;
+                e.duration_ticks += u.duration_ticks;
+            }
+        }
+        for (name, u) in o.players {
+            let e = self.players.entry(name).or_default();
+            e.demos += u.demos;
+            e.ticks_present += u.ticks_present;
+        }
+        merge_kinds(&mut self.errors, o.errors);
+        merge_kinds(&mut self.warnings, o.warnings);
+        Ok(())
+    }
+
+    fn finish(&mut self) {}
+
+    fn file_counts(&self) -> (u64, u64, u64) {
+        (self.files, self.ok, self.failed)
+    }
+
+    fn digest(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let t = &self.totals;
+        out.push(format!(
+            "{:.2} h of play, {} chat lines, {} kills, {} race finishes",
+            t.duration_ticks as f64 / 50.0 / 3600.0,
+            t.chat_lines,
+            t.kills,
+            t.race_finishes
+        ));
+        let mut maps: BTreeMap<String, u64> = BTreeMap::new();
+        for (name, shas) in &self.maps {
+            maps.insert(name.clone(), shas.values().map(|u| u.demos).sum());
+        }
+        if !maps.is_empty() {
+            out.push(format!(
+                "top maps: {}",
+                list_top(&top(&maps, 5, |n| *n), " demos")
+            ));
+        }
+        if !self.players.is_empty() {
+            out.push(format!(
+                "top players: {}",
+                list_top(&top(&self.players, 5, |u| u.ticks_present), " ticks")
+            ));
+        }
+        digest_kinds(&mut out, "error", &self.errors);
+        digest_kinds(&mut out, "warning", &self.warnings);
+        out
+    }
+}

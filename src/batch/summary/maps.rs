@@ -1,0 +1,419 @@
+//! The `maps index` aggregate.
+//!
+//! Everything is a count per distinct key (versions, tiles, authors, image
+//! names, ...) except [`ShaPaths`]: one `(sha256, path)` pair per map read,
+//! which duplicates and name collisions need and which is kept compact (32
+//! bytes plus the path).
+
+use super::{
+    add_kind, bump, digest_kinds, list_top, merge_counts, merge_kinds, one_line, top, Aggregate,
+    ByKind,
+};
+use crate::batch::maps::MapRecord;
+use crate::map::EntityCounts;
+use serde::de::{Deserializer, MapAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::path::Path;
+
+/// Buckets of [`GameLayerSizes::area_log2_histogram`].
+pub const AREA_BUCKETS: usize = 64;
+
+/// min, max and sum of a value over the maps that have it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MinMaxSum {
+    pub min: Option<u64>,
+    pub max: Option<u64>,
+    pub sum: u64,
+}
+
+impl MinMaxSum {
+    fn add(&mut self, v: u64) {
+        self.min = Some(self.min.map_or(v, |m| m.min(v)));
+        self.max = Some(self.max.map_or(v, |m| m.max(v)));
+        self.sum += v;
+    }
+
+    fn merge(&mut self, o: MinMaxSum) {
+        self.min = match (self.min, o.min) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self.max = match (self.max, o.max) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        self.sum += o.sum;
+    }
+}
+
+/// Game layer sizes (in tiles) over the maps that have a game layer.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameLayerSizes {
+    pub maps: u64,
+    pub width: MinMaxSum,
+    pub height: MinMaxSum,
+    /// width × height.
+    pub area: MinMaxSum,
+    /// Entry `k`: maps with 2^k <= width × height < 2^(k+1) (entry 0 also
+    /// counts an area of 0). Empty until a map has a game layer.
+    pub area_log2_histogram: Vec<u64>,
+}
+
+impl GameLayerSizes {
+    fn add(&mut self, w: u32, h: u32) {
+        let area = u64::from(w) * u64::from(h);
+        self.maps += 1;
+        self.width.add(w.into());
+        self.height.add(h.into());
+        self.area.add(area);
+        self.area_log2_histogram.resize(AREA_BUCKETS, 0);
+        self.area_log2_histogram[area.max(1).ilog2() as usize] += 1;
+    }
+
+    fn merge(&mut self, o: GameLayerSizes) {
+        self.maps += o.maps;
+        self.width.merge(o.width);
+        self.height.merge(o.height);
+        self.area.merge(o.area);
+        let n = self
+            .area_log2_histogram
+            .len()
+            .max(o.area_log2_histogram.len());
+        self.area_log2_histogram.resize(n, 0);
+        for (a, b) in self
+            .area_log2_histogram
+            .iter_mut()
+            .zip(o.area_log2_histogram)
+        {
+            *a += b;
+        }
+    }
+}
+
+/// One `(sha256, path)` pair per map whose bytes were read. Serialised as
+/// `{sha256: [paths]}` with sorted keys and paths.
+#[derive(Clone, Debug, Default)]
+pub struct ShaPaths(Vec<([u8; 32], Box<str>)>);
+
+impl ShaPaths {
+    fn push(&mut self, sha_hex: &str, path: &str) {
+        let mut sha = [0u8; 32];
+        if hex::decode_to_slice(sha_hex, &mut sha).is_ok() {
+            self.0.push((sha, path.into()));
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The pairs sorted by sha256, then path.
+    fn sorted(&self) -> Vec<&([u8; 32], Box<str>)> {
+        let mut v: Vec<_> = self.0.iter().collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// sha256 -> paths, sorted.
+    pub fn grouped(&self) -> BTreeMap<String, Vec<String>> {
+        let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (sha, path) in self.sorted() {
+            out.entry(hex::encode(sha))
+                .or_default()
+                .push(path.to_string());
+        }
+        out
+    }
+}
+
+impl Serialize for ShaPaths {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let sorted = self.sorted();
+        let mut m = s.serialize_map(None)?;
+        let mut i = 0;
+        while i < sorted.len() {
+            let sha = sorted[i].0;
+            let j = i + sorted[i..].iter().take_while(|p| p.0 == sha).count();
+            let paths: Vec<&str> = sorted[i..j].iter().map(|p| &*p.1).collect();
+            m.serialize_entry(&hex::encode(sha), &paths)?;
+            i = j;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ShaPaths {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ShaPaths;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of sha256 (64 hex digits) to paths")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<ShaPaths, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, paths)) = m.next_entry::<String, Vec<String>>()? {
+                    let mut sha = [0u8; 32];
+                    hex::decode_to_slice(&k, &mut sha)
+                        .map_err(|_| serde::de::Error::custom(format!("{k:?} is not a sha256")))?;
+                    out.extend(paths.into_iter().map(|p| (sha, p.into_boxed_str())));
+                }
+                Ok(ShaPaths(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// The `maps index` aggregate (see the README for each field).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct MapsAggregate {
+    pub files: u64,
+    pub ok: u64,
+    pub failed: u64,
+    /// File sizes.
+    pub bytes: u64,
+    /// Data sections as stored (compressed).
+    pub compressed_bytes: u64,
+    /// Data blocks uncompressed, per the size tables.
+    pub decompressed_bytes: u64,
+    /// Files per datafile version (`4`, `4crude`, `3`).
+    pub datafile_versions: BTreeMap<String, u64>,
+    /// Maps per map version kind (`ddnet06`, `teeworlds07`, `absent`).
+    pub map_version_kinds: BTreeMap<String, u64>,
+    /// Maps containing each DDNet special tile.
+    pub special_tiles: BTreeMap<String, u64>,
+    /// Entity tiles summed over maps: `game` and `front` layers.
+    pub entities: BTreeMap<String, BTreeMap<String, u64>>,
+    /// Layers summed over maps, per kind.
+    pub layers: BTreeMap<String, u64>,
+    /// Maps per UUID item type (DDNet's name, else the UUID).
+    pub uuid_types: BTreeMap<String, u64>,
+    /// Maps per external image name (mapres).
+    pub external_images: BTreeMap<String, u64>,
+    /// Maps per author (info item).
+    pub authors: BTreeMap<String, u64>,
+    pub game_layer: GameLayerSizes,
+    /// Files per error kind (`stage.kind`).
+    pub errors: ByKind,
+    /// Warnings per kind (occurrences), with example paths.
+    pub warnings: ByKind,
+    /// Every sha256 under two or more paths (derived from `paths_by_sha256`).
+    #[serde(default, skip_deserializing)]
+    pub duplicates: BTreeMap<String, Vec<String>>,
+    /// Every map name (file stem) with two or more different sha256: its
+    /// sha256s and their paths (derived from `paths_by_sha256`).
+    #[serde(default, skip_deserializing)]
+    pub name_collisions: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// Every map read: sha256 -> paths. What merging needs to find
+    /// duplicates and collisions across parts.
+    pub paths_by_sha256: ShaPaths,
+}
+
+fn entity_pairs(e: &EntityCounts) -> [(&'static str, u64); 11] {
+    [
+        ("spawn", e.spawn),
+        ("spawn_red", e.spawn_red),
+        ("spawn_blue", e.spawn_blue),
+        ("flag_red", e.flag_red),
+        ("flag_blue", e.flag_blue),
+        ("armor", e.armor),
+        ("health", e.health),
+        ("shotgun", e.shotgun),
+        ("grenade", e.grenade),
+        ("ninja", e.ninja),
+        ("laser", e.laser),
+    ]
+}
+
+/// The name a map is known by: its path's file stem.
+fn stem(path: &str) -> &str {
+    Path::new(path)
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or(path)
+}
+
+impl Aggregate for MapsAggregate {
+    const COMMAND: &'static str = super::MAPS_INDEX;
+    type Record = MapRecord;
+
+    fn add(&mut self, r: &MapRecord) {
+        self.files += 1;
+        self.bytes += r.size;
+        match &r.error {
+            Some(e) => {
+                self.failed += 1;
+                add_kind(&mut self.errors, format!("{}.{}", e.stage, e.kind), &r.path);
+            }
+            None => self.ok += 1,
+        }
+        for w in &r.warnings {
+            add_kind(
+                &mut self.warnings,
+                format!("{}.{}", w.stage, w.kind),
+                &r.path,
+            );
+        }
+        if let Some(sha) = &r.sha256 {
+            self.paths_by_sha256.push(sha, &r.path);
+        }
+        self.compressed_bytes += r.compressed_bytes.unwrap_or(0);
+        self.decompressed_bytes += r.decompressed_bytes.unwrap_or(0);
+        if let Some(v) = r.datafile_version {
+            bump(&mut self.datafile_versions, v, 1);
+        }
+        let Some(m) = &r.map else { return };
+        bump(&mut self.map_version_kinds, m.version_kind, 1);
+        if let Some(a) = m.info.as_ref().and_then(|i| i.author.as_deref()) {
+            if !a.is_empty() {
+                bump(&mut self.authors, a, 1);
+            }
+        }
+        let uuids: BTreeSet<&str> = m
+            .uuid_types
+            .iter()
+            .map(|u| u.name.unwrap_or(&u.uuid))
+            .collect();
+        for u in uuids {
+            bump(&mut self.uuid_types, u, 1);
+        }
+        let images: BTreeSet<&str> = r.external_images.iter().map(String::as_str).collect();
+        for i in images {
+            bump(&mut self.external_images, i, 1);
+        }
+        if let Some(c) = &m.counts {
+            for (k, n) in [
+                ("tiles", c.layers_tiles),
+                ("game", c.layers_game),
+                ("front", c.layers_front),
+                ("tele", c.layers_tele),
+                ("speedup", c.layers_speedup),
+                ("switch", c.layers_switch),
+                ("tune", c.layers_tune),
+                ("quads", c.layers_quads),
+                ("sounds", c.layers_sounds),
+                ("unknown", c.layers_unknown),
+            ] {
+                bump(&mut self.layers, k, n as u64);
+            }
+        }
+        if let Some(s) = &m.stats {
+            for t in &s.special_tiles {
+                bump(&mut self.special_tiles, t, 1);
+            }
+            for (layer, e) in [("game", &s.game_entities), ("front", &s.front_entities)] {
+                let into = self.entities.entry(layer.to_owned()).or_default();
+                for (k, n) in entity_pairs(e) {
+                    bump(into, k, n);
+                }
+            }
+            if let (Some(w), Some(h)) = (s.game_width, s.game_height) {
+                self.game_layer.add(w, h);
+            }
+        }
+    }
+
+    fn merge(&mut self, o: MapsAggregate) -> Result<(), String> {
+        let (small, large) = if self.paths_by_sha256.len() <= o.paths_by_sha256.len() {
+            (&self.paths_by_sha256, &o.paths_by_sha256)
+        } else {
+            (&o.paths_by_sha256, &self.paths_by_sha256)
+        };
+        let seen: HashSet<&str> = small.0.iter().map(|p| &*p.1).collect();
+        if let Some(p) = large.0.iter().find(|p| seen.contains(&*p.1)) {
+            return Err(format!("both cover the map {}", p.1));
+        }
+        self.files += o.files;
+        self.ok += o.ok;
+        self.failed += o.failed;
+        self.bytes += o.bytes;
+        self.compressed_bytes += o.compressed_bytes;
+        self.decompressed_bytes += o.decompressed_bytes;
+        merge_counts(&mut self.datafile_versions, o.datafile_versions);
+        merge_counts(&mut self.map_version_kinds, o.map_version_kinds);
+        merge_counts(&mut self.special_tiles, o.special_tiles);
+        for (k, v) in o.entities {
+            merge_counts(self.entities.entry(k).or_default(), v);
+        }
+        merge_counts(&mut self.layers, o.layers);
+        merge_counts(&mut self.uuid_types, o.uuid_types);
+        merge_counts(&mut self.external_images, o.external_images);
+        merge_counts(&mut self.authors, o.authors);
+        self.game_layer.merge(o.game_layer);
+        merge_kinds(&mut self.errors, o.errors);
+        merge_kinds(&mut self.warnings, o.warnings);
+        self.paths_by_sha256.0.extend(o.paths_by_sha256.0);
+        Ok(())
+    }
+
+    fn finish(&mut self) {
+        self.paths_by_sha256.0.sort_unstable();
+        self.paths_by_sha256.0.dedup();
+        let grouped = self.paths_by_sha256.grouped();
+        let mut by_name: BTreeMap<&str, BTreeMap<&str, Vec<String>>> = BTreeMap::new();
+        for (sha, paths) in &grouped {
+            for p in paths {
+                by_name
+                    .entry(stem(p))
+                    .or_default()
+                    .entry(sha)
+                    .or_default()
+                    .push(p.clone());
+            }
+        }
+        self.name_collisions = by_name
+            .into_iter()
+            .filter(|(_, shas)| shas.len() >= 2)
+            .map(|(n, shas)| {
+                let shas = shas.into_iter().map(|(s, p)| (s.to_owned(), p)).collect();
+                (n.to_owned(), shas)
+            })
+            .collect();
+        self.duplicates = grouped.into_iter().filter(|(_, p)| p.len() >= 2).collect();
+    }
+
+    fn file_counts(&self) -> (u64, u64, u64) {
+        (self.files, self.ok, self.failed)
+    }
+
+    fn digest(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let distinct = self.paths_by_sha256.grouped().len();
+        let dup_paths: usize = self.duplicates.values().map(Vec::len).sum();
+        out.push(format!(
+            "{} distinct sha256; duplicates: {} sha256 under {} paths; name collisions: {} names",
+            distinct,
+            self.duplicates.len(),
+            dup_paths,
+            self.name_collisions.len()
+        ));
+        if !self.authors.is_empty() {
+            out.push(format!(
+                "top authors: {}",
+                list_top(&top(&self.authors, 5, |n| *n), "")
+            ));
+        }
+        if !self.special_tiles.is_empty() {
+            out.push(format!(
+                "top special tiles: {}",
+                list_top(&top(&self.special_tiles, 5, |n| *n), "")
+            ));
+        }
+        if let Some((dup, paths)) = self.duplicates.iter().next() {
+            out.push(format!(
+                "e.g. duplicate {dup}: {}",
+                one_line(&paths.join(" "))
+            ));
+        }
+        digest_kinds(&mut out, "error", &self.errors);
+        digest_kinds(&mut out, "warning", &self.warnings);
+        out
+    }
+}

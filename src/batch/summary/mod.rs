@@ -1,0 +1,422 @@
+//! Collection aggregates: the `--summary` document of `maps index` and
+//! `demos index`, and `teebatch merge`.
+//!
+//! An aggregate is folded per worker from each finished record
+//! ([`Aggregate::add`], no lock on the hot path) and the workers' aggregates
+//! are combined by [`Aggregate::merge`], which is associative and
+//! commutative: every field is a sum, a count, a min/max, a union of sets or
+//! a bounded set of the smallest example paths. So a collection split in
+//! any way (workers, `--shard K/N` runs on several machines) and merged back
+//! gives the same aggregate as one run over all of it.
+//!
+//! The document ([`Summary`]) is versioned (`format`, `version`, `command`),
+//! has sorted keys and integers only. What differs between two runs over the
+//! same files (elapsed time, rates, jobs, host, start time, teebatch
+//! version) is in the top-level `run` object; [`Inputs`] records which
+//! inputs (PATH arguments, `--files-from` sources, shard) were covered, so
+//! that merging a part twice or overlapping shards is refused.
+
+pub mod demos;
+pub mod maps;
+pub mod shard;
+
+pub use demos::DemosAggregate;
+pub use maps::MapsAggregate;
+pub use shard::Shard;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::Path;
+
+/// The `format` field of every summary document.
+pub const FORMAT: &str = "teebatch-summary";
+/// The document version this teebatch reads and writes.
+pub const VERSION: u32 = 1;
+/// Example paths kept per error or warning kind (the smallest ones).
+pub const MAX_EXAMPLES: usize = 10;
+/// The `command` of a `maps index` summary.
+pub const MAPS_INDEX: &str = "maps index";
+/// The `command` of a `demos index` summary.
+pub const DEMOS_INDEX: &str = "demos index";
+
+/// The smallest [`MAX_EXAMPLES`] paths seen (byte order): which paths are
+/// kept does not depend on the order they come in, so merging is exact.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "BTreeSet<String>", into = "BTreeSet<String>")]
+pub struct Examples(BTreeSet<String>);
+
+impl From<BTreeSet<String>> for Examples {
+    fn from(mut set: BTreeSet<String>) -> Self {
+        while set.len() > MAX_EXAMPLES {
+            set.pop_last();
+        }
+        Examples(set)
+    }
+}
+
+impl From<Examples> for BTreeSet<String> {
+    fn from(e: Examples) -> Self {
+        e.0
+    }
+}
+
+impl Examples {
+    pub fn insert(&mut self, path: &str) {
+        if self.0.len() >= MAX_EXAMPLES {
+            match self.0.last() {
+                Some(last) if path < last.as_str() => {}
+                _ => return,
+            }
+        }
+        if self.0.insert(path.to_owned()) && self.0.len() > MAX_EXAMPLES {
+            self.0.pop_last();
+        }
+    }
+
+    pub fn merge(&mut self, other: Examples) {
+        for p in other.0 {
+            self.insert(&p);
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(String::as_str)
+    }
+}
+
+/// How often an error or warning kind occurred, with example paths.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KindStats {
+    pub count: u64,
+    pub examples: Examples,
+}
+
+/// Error or warning kinds (`stage.kind`).
+pub type ByKind = BTreeMap<String, KindStats>;
+
+/// Counts one occurrence of `kind` in the file at `path`.
+pub fn add_kind(map: &mut ByKind, kind: String, path: &str) {
+    let k = map.entry(kind).or_default();
+    k.count += 1;
+    k.examples.insert(path);
+}
+
+pub fn merge_kinds(into: &mut ByKind, other: ByKind) {
+    for (k, v) in other {
+        let e = into.entry(k).or_default();
+        e.count += v.count;
+        e.examples.merge(v.examples);
+    }
+}
+
+/// Adds `n` to `key` (inserting it).
+pub fn bump(map: &mut BTreeMap<String, u64>, key: &str, n: u64) {
+    match map.get_mut(key) {
+        Some(v) => *v += n,
+        None => {
+            map.insert(key.to_owned(), n);
+        }
+    }
+}
+
+pub fn merge_counts(into: &mut BTreeMap<String, u64>, other: BTreeMap<String, u64>) {
+    for (k, v) in other {
+        *into.entry(k).or_default() += v;
+    }
+}
+
+/// The `n` largest entries of a count map (ties by key), for digests.
+pub fn top<V>(map: &BTreeMap<String, V>, n: usize, key: impl Fn(&V) -> u64) -> Vec<(&str, u64)> {
+    let mut v: Vec<(&str, u64)> = map.iter().map(|(k, x)| (k.as_str(), key(x))).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    v.truncate(n);
+    v
+}
+
+/// `s` with control characters (newlines, escapes) replaced by spaces, for
+/// one-line digests.
+pub fn one_line(s: &str) -> String {
+    s.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// `(key (n), ...)` for digests.
+pub fn list_top(v: &[(&str, u64)], unit: &str) -> String {
+    v.iter()
+        .map(|(k, n)| format!("{} ({n}{unit})", one_line(k)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One line per error and warning kind: count and the first example.
+pub fn digest_kinds(out: &mut Vec<String>, what: &str, kinds: &ByKind) {
+    for (k, v) in kinds {
+        let ex = v.examples.iter().next().unwrap_or("");
+        out.push(format!("{what} {k}: {} (e.g. {})", v.count, one_line(ex)));
+    }
+}
+
+/// A collection aggregate of one batch command.
+pub trait Aggregate: Default + Serialize + DeserializeOwned + Send {
+    /// `maps index` or `demos index`.
+    const COMMAND: &'static str;
+    /// What one file gives.
+    type Record;
+    /// Folds one finished record in.
+    fn add(&mut self, rec: &Self::Record);
+    /// Adds `other` (associative and commutative). An error says the two
+    /// cover the same file (where the aggregate can tell).
+    fn merge(&mut self, other: Self) -> Result<(), String>;
+    /// Computes the derived fields (duplicates, ...) before writing.
+    fn finish(&mut self);
+    /// A few human-readable lines.
+    fn digest(&self) -> Vec<String>;
+    /// Files, ok, failed.
+    fn file_counts(&self) -> (u64, u64, u64);
+}
+
+/// Which inputs one run (one part) covered.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct InputPart {
+    /// PATH arguments as given, sorted. With no paths and no `files_from`,
+    /// the embedded default dataset.
+    pub paths: Vec<String>,
+    /// `--files-from` sources as given (`-` for stdin).
+    pub files_from: Vec<String>,
+    /// `K/N` when the run kept one shard.
+    pub shard: Option<Shard>,
+}
+
+impl InputPart {
+    pub fn new(
+        paths: &[impl AsRef<Path>],
+        files_from: &[impl AsRef<Path>],
+        shard: Option<Shard>,
+    ) -> Self {
+        let s = |p: &dyn AsRef<Path>| p.as_ref().to_string_lossy().into_owned();
+        let mut paths: Vec<String> = paths.iter().map(|p| s(p)).collect();
+        paths.sort();
+        paths.dedup();
+        InputPart {
+            paths,
+            files_from: files_from.iter().map(|p| s(p)).collect(),
+            shard,
+        }
+    }
+
+    fn source(&self) -> (&[String], &[String]) {
+        (&self.paths, &self.files_from)
+    }
+}
+
+impl fmt::Display for InputPart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.paths.is_empty() && self.files_from.is_empty() {
+            write!(f, "the embedded dataset")?;
+        } else {
+            let mut first = true;
+            for p in &self.paths {
+                write!(f, "{}{p}", if first { "" } else { " " })?;
+                first = false;
+            }
+            for p in &self.files_from {
+                write!(f, "{}--files-from {p}", if first { "" } else { " " })?;
+                first = false;
+            }
+        }
+        match &self.shard {
+            Some(s) => write!(f, " (shard {s})"),
+            None => write!(f, " (all files)"),
+        }
+    }
+}
+
+/// The inputs a summary covers: one part per run merged in, sorted. All N
+/// shards of the same inputs collapse into one part without a shard.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Inputs {
+    pub parts: Vec<InputPart>,
+}
+
+impl Inputs {
+    pub fn one(part: InputPart) -> Self {
+        Inputs { parts: vec![part] }
+    }
+
+    /// Adds the parts of `other`, refusing any part that covers files
+    /// already covered: the same inputs twice, the same shard twice, all
+    /// files and a shard of the same inputs, or shards of different N.
+    pub fn merge(&mut self, other: Inputs) -> Result<(), String> {
+        for a in &self.parts {
+            for b in &other.parts {
+                if a.source() != b.source() {
+                    continue;
+                }
+                match (&a.shard, &b.shard) {
+                    (Some(x), Some(y)) if x.n == y.n && x.k != y.k => {}
+                    (Some(x), Some(y)) if x == y => {
+                        return Err(format!("{a} is already merged in"));
+                    }
+                    (Some(_), Some(_)) => {
+                        return Err(format!(
+                            "{a} and {b} split the same inputs in different numbers of shards, which overlap"
+                        ));
+                    }
+                    _ => {
+                        return Err(format!("{a} and {b} overlap (the same inputs)"));
+                    }
+                }
+            }
+        }
+        self.parts.extend(other.parts);
+        self.canonicalize();
+        Ok(())
+    }
+
+    /// Sorts the parts and replaces all N shards of the same inputs by one
+    /// part without a shard.
+    fn canonicalize(&mut self) {
+        // (paths, files_from) -> the shards covering them.
+        type Source = (Vec<String>, Vec<String>);
+        let mut groups: BTreeMap<Source, Vec<Option<Shard>>> = BTreeMap::new();
+        for p in self.parts.drain(..) {
+            groups
+                .entry((p.paths, p.files_from))
+                .or_default()
+                .push(p.shard);
+        }
+        for ((paths, files_from), mut shards) in groups {
+            shards.sort();
+            let complete = shards.iter().enumerate().all(|(i, s)| {
+                s.as_ref()
+                    .is_some_and(|s| s.n as usize == shards.len() && s.k as usize == i + 1)
+            });
+            if complete {
+                shards = vec![None];
+            }
+            for shard in shards {
+                self.parts.push(InputPart {
+                    paths: paths.clone(),
+                    files_from: files_from.clone(),
+                    shard,
+                });
+            }
+        }
+        self.parts.sort();
+    }
+}
+
+/// The summary document: header, inputs, the aggregate's fields, `run`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Summary<A> {
+    pub format: String,
+    pub version: u32,
+    pub command: String,
+    pub inputs: Inputs,
+    #[serde(flatten)]
+    pub aggregate: A,
+    /// Everything run-dependent; `null` where unknown.
+    #[serde(default)]
+    pub run: serde_json::Value,
+}
+
+impl<A: Aggregate> Summary<A> {
+    /// The summary of one run over `part` (derived fields computed).
+    pub fn new(part: InputPart, mut aggregate: A, run: serde_json::Value) -> Self {
+        aggregate.finish();
+        Summary {
+            format: FORMAT.to_owned(),
+            version: VERSION,
+            command: A::COMMAND.to_owned(),
+            inputs: Inputs::one(part),
+            aggregate,
+            run,
+        }
+    }
+
+    /// Adds `other` (inputs and aggregate; `run` is left to the caller).
+    /// Unchanged when refused.
+    pub fn merge(&mut self, other: Summary<A>) -> Result<(), String> {
+        let mut inputs = self.inputs.clone();
+        inputs.merge(other.inputs)?;
+        self.aggregate.merge(other.aggregate)?;
+        self.inputs = inputs;
+        self.aggregate.finish();
+        Ok(())
+    }
+
+    /// The document as a JSON value without `run` (for comparisons).
+    pub fn without_run(&self) -> serde_json::Value {
+        let mut v = serde_json::to_value(self).expect("summary serialises");
+        if let Some(o) = v.as_object_mut() {
+            o.remove("run");
+        }
+        v
+    }
+}
+
+/// Why a file could not be merged.
+#[derive(Debug)]
+pub enum LoadError {
+    /// Not readable, not JSON, not a summary, or a summary with bad fields.
+    BadFile(String),
+    /// A summary that cannot be merged with the others: another command or
+    /// another format version.
+    Incompatible(String),
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::BadFile(m) | LoadError::Incompatible(m) => f.write_str(m),
+        }
+    }
+}
+
+/// Reads a summary document and checks its header; returns the command
+/// and the document.
+pub fn read_header(path: &Path) -> Result<(String, serde_json::Value), LoadError> {
+    let name = path.display();
+    let bytes = std::fs::read(path).map_err(|e| LoadError::BadFile(format!("{name}: {e}")))?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes)
+        .map_err(|e| LoadError::BadFile(format!("{name}: not a teebatch summary: {e}")))?;
+    if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+        return Err(LoadError::BadFile(format!(
+            "{name}: not a teebatch summary (no \"format\": \"{FORMAT}\")"
+        )));
+    }
+    match v.get("version").and_then(|f| f.as_u64()) {
+        Some(n) if n == u64::from(VERSION) => {}
+        Some(n) => {
+            return Err(LoadError::Incompatible(format!(
+                "{name}: summary format version {n}; this teebatch reads version {VERSION}"
+            )))
+        }
+        None => {
+            return Err(LoadError::BadFile(format!(
+                "{name}: summary without a numeric \"version\""
+            )))
+        }
+    }
+    let command = match v.get("command").and_then(|c| c.as_str()) {
+        Some(c @ (MAPS_INDEX | DEMOS_INDEX)) => c.to_owned(),
+        other => {
+            return Err(LoadError::BadFile(format!(
+                "{name}: summary of an unknown command {other:?}"
+            )))
+        }
+    };
+    Ok((command, v))
+}
+
+/// The typed summary of a document read by [`read_header`].
+pub fn from_value<A: Aggregate>(
+    path: &Path,
+    v: serde_json::Value,
+) -> Result<Summary<A>, LoadError> {
+    serde_json::from_value(v)
+        .map_err(|e| LoadError::BadFile(format!("{}: bad summary: {e}", path.display())))
+}

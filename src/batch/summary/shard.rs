@@ -1,0 +1,138 @@
+//! `--shard K/N` and `--files-from FILE`.
+//!
+//! A shard keeps the inputs whose path, as listed, hashes to `K - 1` modulo
+//! `N` with 64-bit FNV-1a (offset basis `0xcbf29ce484222325`, prime
+//! `0x100000001b3`, from the `fnv` crate) over the path's bytes: on Unix
+//! the raw bytes of the path, elsewhere its WTF-8 encoding (UTF-8 for
+//! valid Unicode). The hash is the same on every machine and does not
+//! depend on the order of the listing, so the N shards are disjoint and
+//! cover the inputs.
+
+use crate::batch::Input;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::hash::Hasher;
+use std::io::{self, Read};
+use std::path::PathBuf;
+use std::str::FromStr;
+
+/// Shard `k` of `n` (1-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct Shard {
+    pub k: u32,
+    pub n: u32,
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || format!("shard {s:?} is not K/N with 1 <= K <= N");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let k: u32 = k.trim().parse().map_err(|_| bad())?;
+        let n: u32 = n.trim().parse().map_err(|_| bad())?;
+        if k == 0 || k > n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+}
+
+impl TryFrom<String> for Shard {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<Shard> for String {
+    fn from(s: Shard) -> String {
+        s.to_string()
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.k, self.n)
+    }
+}
+
+/// FNV-1a 64 of `bytes`.
+pub fn path_hash(bytes: &[u8]) -> u64 {
+    let mut h = fnv::FnvHasher::default();
+    h.write(bytes);
+    h.finish()
+}
+
+/// The bytes of an input's path as listed.
+pub fn path_bytes(input: &Input) -> &[u8] {
+    match input {
+        Input::File { path, .. } | Input::Unlistable { path, .. } => {
+            path.as_os_str().as_encoded_bytes()
+        }
+        Input::Embedded { name, .. } => name.as_bytes(),
+    }
+}
+
+impl Shard {
+    /// Whether `input` belongs to this shard.
+    pub fn contains(&self, input: &Input) -> bool {
+        path_hash(path_bytes(input)) % u64::from(self.n) == u64::from(self.k - 1)
+    }
+}
+
+/// Reads a path list: entries separated by `\n` (or by NUL bytes when
+/// `nul`); empty entries are skipped. Names are taken byte for byte (no
+/// trimming; with `\n` separators a name cannot contain a newline, with
+/// NUL separators any name works).
+pub fn read_path_list(mut reader: impl Read, nul: bool) -> io::Result<Vec<PathBuf>> {
+    let mut bytes = Vec::new();
+    reader.read_to_end(&mut bytes)?;
+    let sep = if nul { 0 } else { b'\n' };
+    Ok(bytes
+        .split(|&b| b == sep)
+        .filter(|e| !e.is_empty())
+        .map(path_from_bytes)
+        .collect())
+}
+
+#[cfg(unix)]
+fn path_from_bytes(b: &[u8]) -> PathBuf {
+    use std::os::unix::ffi::OsStrExt;
+    PathBuf::from(std::ffi::OsStr::from_bytes(b))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(b: &[u8]) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(b).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fnv1a_64_test_vectors() {
+        // From the FNV reference test suite.
+        assert_eq!(path_hash(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(path_hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(path_hash(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn shard_specs() {
+        assert_eq!("2/3".parse::<Shard>(), Ok(Shard { k: 2, n: 3 }));
+        for bad in ["0/3", "4/3", "1", "a/b", "1/0", "-1/2", ""] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+        assert_eq!(Shard { k: 1, n: 1 }.to_string(), "1/1");
+    }
+
+    #[test]
+    fn path_lists() {
+        let l = read_path_list(&b"a b\n\nc\r\n"[..], false).unwrap();
+        assert_eq!(l, [PathBuf::from("a b"), PathBuf::from("c\r")]);
+        let l = read_path_list(&b"x\ny\0z\0"[..], true).unwrap();
+        assert_eq!(l, [PathBuf::from("x\ny"), PathBuf::from("z")]);
+    }
+}

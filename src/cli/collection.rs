@@ -1,0 +1,212 @@
+//! Collections on the command line: which inputs (`--files-from`,
+//! `--shard`), the summary document (`--summary`, the stderr digest) and
+//! `teebatch merge`.
+
+use crate::batch::summary::shard::read_path_list;
+use crate::batch::summary::{
+    self, Aggregate, DemosAggregate, InputPart, LoadError, MapsAggregate, Shard, Summary,
+};
+use crate::batch::{collect_inputs, Input};
+use serde::Serialize;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Which files of the collection a batch processes.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SelectArgs {
+    /// Also process the paths listed in FILE (`-` for stdin), one per line
+    /// (or NUL-separated with -0). Combines with PATH arguments.
+    #[arg(long, value_name = "FILE")]
+    pub files_from: Vec<PathBuf>,
+    /// The --files-from lists are separated by NUL bytes (as `find -print0`
+    /// writes), so any file name works.
+    #[arg(short = '0', long = "null")]
+    pub null: bool,
+    /// Process only shard K of N (1-based): the files whose path, as listed,
+    /// hashes to K-1 modulo N (FNV-1a 64 over the path bytes). The N shards
+    /// are disjoint and together are the whole collection.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+}
+
+impl SelectArgs {
+    /// The inputs of a batch over `paths` (files and directory trees searched
+    /// for `*.ext`) and the `--files-from` lists, in shard; `embedded` when
+    /// there are neither. Also returns what the summary records about them.
+    pub fn inputs(
+        &self,
+        paths: &[PathBuf],
+        ext: &str,
+        embedded: impl FnOnce() -> Vec<Input>,
+    ) -> io::Result<(Vec<Input>, InputPart)> {
+        let mut all = paths.to_vec();
+        for f in &self.files_from {
+            let listed = if f.as_os_str() == "-" {
+                read_path_list(io::stdin().lock(), self.null)
+            } else {
+                std::fs::File::open(f).and_then(|r| read_path_list(r, self.null))
+            };
+            all.extend(listed.map_err(|e| {
+                io::Error::new(e.kind(), format!("--files-from {}: {e}", f.display()))
+            })?);
+        }
+        let mut inputs = if all.is_empty() && self.files_from.is_empty() {
+            embedded()
+        } else {
+            collect_inputs(&all, ext)
+        };
+        if let Some(s) = &self.shard {
+            inputs.retain(|i| s.contains(i));
+        }
+        Ok((inputs, InputPart::new(paths, &self.files_from, self.shard)))
+    }
+}
+
+/// The run-dependent part of a summary.
+#[derive(Serialize)]
+pub struct RunInfo {
+    pub teebatch_version: &'static str,
+    pub host: String,
+    /// Seconds since 1970 when the batch started.
+    pub started_at_unix_s: u64,
+    pub jobs: usize,
+    pub elapsed_s: f64,
+    pub files_per_s: f64,
+    pub mb_per_s: f64,
+}
+
+/// This machine's host name, where the system tells it.
+pub fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_owned())
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .or_else(|| std::env::var("COMPUTERNAME").ok())
+        .unwrap_or_default()
+}
+
+/// Writes a summary document (pretty JSON) to `path`.
+pub fn write_summary_file<A: Aggregate>(
+    path: &Path,
+    file: std::fs::File,
+    doc: &Summary<A>,
+) -> io::Result<()> {
+    let mut f = io::BufWriter::new(file);
+    serde_json::to_writer_pretty(&mut f, doc)
+        .map_err(io::Error::from)
+        .and_then(|()| f.write_all(b"\n"))
+        .and_then(|()| f.flush())
+        .map_err(|e| super::with_path(path, e))
+}
+
+/// Prints the digest lines of an aggregate, indented, to stderr.
+pub fn print_digest(lines: &[String]) {
+    let mut e = io::stderr().lock();
+    for l in lines {
+        let _ = writeln!(e, "  {l}");
+    }
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// Summary files written by `maps index --summary` or `demos index
+    /// --summary` (all of the same command).
+    #[arg(required = true, value_name = "SUMMARY")]
+    pub summaries: Vec<PathBuf>,
+    /// Write the merged summary here instead of stdout.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// No digest on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+}
+
+/// `teebatch merge`: exit 0, 1 for a bad file, 2 for summaries that cannot
+/// be merged (other command or version, the same inputs twice).
+pub fn merge(args: MergeArgs) -> io::Result<ExitCode> {
+    let fail = |e: LoadError| {
+        eprintln!("teebatch merge: {e}");
+        Ok(ExitCode::from(match e {
+            LoadError::BadFile(_) => 1,
+            LoadError::Incompatible(_) => 2,
+        }))
+    };
+    let mut docs = Vec::with_capacity(args.summaries.len());
+    for p in &args.summaries {
+        match summary::read_header(p) {
+            Ok(d) => docs.push(d),
+            Err(e) => return fail(e),
+        }
+    }
+    let command = docs[0].0.clone();
+    for (p, (c, _)) in args.summaries.iter().zip(&docs) {
+        if *c != command {
+            return fail(LoadError::Incompatible(format!(
+                "{}: a \"{c}\" summary cannot be merged with \"{command}\" summaries ({})",
+                p.display(),
+                args.summaries[0].display()
+            )));
+        }
+    }
+    let values = docs.into_iter().map(|(_, v)| v).collect();
+    let result = if command == summary::MAPS_INDEX {
+        merge_typed::<MapsAggregate>(&args, values)
+    } else {
+        merge_typed::<DemosAggregate>(&args, values)
+    };
+    match result {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(Ok(e)) => fail(e),
+        Err(Err(e)) => Err(e),
+    }
+}
+
+fn merge_typed<A: Aggregate>(
+    args: &MergeArgs,
+    values: Vec<serde_json::Value>,
+) -> Result<(), Result<LoadError, io::Error>> {
+    let mut merged: Option<Summary<A>> = None;
+    let mut runs = Vec::new();
+    for (p, v) in args.summaries.iter().zip(values) {
+        let doc: Summary<A> = summary::from_value(p, v).map_err(Ok)?;
+        runs.push(serde_json::json!({ "file": p.to_string_lossy(), "run": doc.run }));
+        match &mut merged {
+            None => merged = Some(doc),
+            Some(m) => m.merge(doc).map_err(|e| {
+                Ok(LoadError::Incompatible(format!(
+                    "{}: cannot be merged: {e}",
+                    p.display()
+                )))
+            })?,
+        }
+    }
+    let mut merged = merged.expect("at least one summary");
+    merged.aggregate.finish();
+    merged.run = serde_json::json!({
+        "teebatch_version": env!("CARGO_PKG_VERSION"),
+        "merged": runs,
+    });
+    let text = serde_json::to_string_pretty(&merged).map_err(|e| Err(io::Error::other(e)))?;
+    let write = |out: &mut dyn Write| -> io::Result<()> {
+        out.write_all(text.as_bytes())?;
+        out.write_all(b"\n")?;
+        out.flush()
+    };
+    match &args.output {
+        Some(p) => write(&mut std::fs::File::create(p).map_err(Err)?),
+        None => write(&mut io::stdout().lock()),
+    }
+    .map_err(Err)?;
+    if !args.quiet {
+        let a = &merged.aggregate;
+        let (files, ok, failed) = a.file_counts();
+        eprintln!(
+            "merge: {} {} summaries: {files} files ({ok} ok, {failed} failed)",
+            args.summaries.len(),
+            A::COMMAND
+        );
+        print_digest(&a.digest());
+    }
+    Ok(())
+}
