@@ -427,7 +427,7 @@ fn files_from_lists_with_odd_names() {
     std::fs::write(&nul_list, &l).unwrap();
     let want: BTreeSet<String> = links
         .iter()
-        .map(|p| p.to_string_lossy().into_owned())
+        .map(|p| teebatch::batch::encode_path(p))
         .collect();
     let paths = |recs: &[Value]| -> BTreeSet<String> {
         recs.iter()

@@ -89,7 +89,11 @@ fn jobs_are_capped_at_inputs_and_maximum() {
         let o = teebatch(&["maps", "index", "-q", "-j", jobs, "--summary", s]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         assert!(o.stdout == base.stdout, "-j {jobs} differs");
-        assert_eq!(read_summary(Path::new(s))["jobs"], want as u64, "-j {jobs}");
+        assert_eq!(
+            read_summary(Path::new(s))["run"]["jobs"],
+            want as u64,
+            "-j {jobs}"
+        );
     }
     // One input: one worker, whatever is asked.
     let one = teebatch::batch::embedded::MAPS[0].0;
@@ -105,11 +109,11 @@ fn jobs_are_capped_at_inputs_and_maximum() {
         one.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(read_summary(Path::new(s))["jobs"], 1);
+    assert_eq!(read_summary(Path::new(s))["run"]["jobs"], 1);
     let o = teebatch(&["demos", "index", "-q", "-j", "100000", "--summary", s]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let demos = teebatch::batch::embedded::DEMOS.len() as u64;
-    assert_eq!(read_summary(Path::new(s))["jobs"], demos.min(256));
+    assert_eq!(read_summary(Path::new(s))["run"]["jobs"], demos.min(256));
 }
 
 /// `demos dump -j` with a huge value decodes with at most 256 threads and
