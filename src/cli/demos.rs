@@ -40,12 +40,24 @@ pub struct SliceArgs {
     pub output: PathBuf,
 }
 
+/// Record formats of `demos index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum IndexFormat {
+    /// One JSON object per line.
+    Json,
+    /// Apache Parquet (typed, nested columns; needs `-o FILE`).
+    Parquet,
+}
+
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
     pub paths: Vec<PathBuf>,
     /// Write records here instead of stdout.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
+    /// Record format.
+    #[arg(long, value_enum, default_value_t = IndexFormat::Json)]
+    pub format: IndexFormat,
     /// Also write the summary as JSON to this file.
     #[arg(long)]
     pub summary: Option<PathBuf>,
@@ -114,7 +126,13 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         max_ticks: args.max_ticks,
         max_warnings: args.max_warnings,
     };
-    let mut out = open_output(args.output.as_ref())?;
+    let mut out = match args.format {
+        IndexFormat::Json => IndexSink::Json(open_output(args.output.as_ref())?),
+        IndexFormat::Parquet => IndexSink::Parquet(Box::new(super::create_parquet(
+            args.output.as_ref(),
+            crate::batch::parquet::demos_schema(),
+        )?)),
+    };
     let batch = BatchRun {
         command: "demos index",
         args: &args.batch,
@@ -125,11 +143,23 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         || Worker::new(&opts),
         |w, input| index_input(w, input, &opts),
         |rec: &DemoRecord| rec.size,
-        |rec| write_json_line(&mut out, rec),
+        |rec| match &mut out {
+            IndexSink::Json(json) => write_json_line(json, rec),
+            IndexSink::Parquet(parquet) => parquet.write(rec),
+        },
         |w| std::mem::take(&mut w.stats),
     )?;
-    out.flush()?;
+    match out {
+        IndexSink::Json(mut json) => json.flush()?,
+        IndexSink::Parquet(parquet) => parquet.finish()?.flush()?,
+    }
     Ok(code)
+}
+
+/// Where `demos index` records go.
+enum IndexSink {
+    Json(Box<dyn Write>),
+    Parquet(Box<crate::batch::parquet::ParquetSink<io::BufWriter<std::fs::File>>>),
 }
 
 fn slice(args: SliceArgs) -> io::Result<ExitCode> {

@@ -46,6 +46,8 @@ pub enum Format {
     Json,
     /// Comma-separated values with a header row (flat columns).
     Csv,
+    /// Apache Parquet (typed, nested columns; needs `-o FILE`).
+    Parquet,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -103,10 +105,15 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         },
         ..IndexOptions::default()
     };
-    let out = open_output(args.output.as_ref())?;
     let mut sink = match args.format {
-        Format::Json => RecordSink::Json(out),
-        Format::Csv => RecordSink::Csv(Box::new(csv::Writer::from_writer(out))),
+        Format::Json => RecordSink::Json(open_output(args.output.as_ref())?),
+        Format::Csv => RecordSink::Csv(Box::new(csv::Writer::from_writer(open_output(
+            args.output.as_ref(),
+        )?))),
+        Format::Parquet => RecordSink::Parquet(Box::new(super::create_parquet(
+            args.output.as_ref(),
+            crate::batch::parquet::maps_schema(),
+        )?)),
     };
     let batch = BatchRun {
         command: "maps index",
@@ -121,7 +128,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         |rec| sink.write(rec),
         |w| std::mem::take(&mut w.stats),
     )?;
-    sink.flush()?;
+    sink.finish()?;
     Ok(code)
 }
 
@@ -159,6 +166,7 @@ struct CsvRow<'a> {
 enum RecordSink {
     Json(Box<dyn Write>),
     Csv(Box<csv::Writer<Box<dyn Write>>>),
+    Parquet(Box<crate::batch::parquet::ParquetSink<io::BufWriter<std::fs::File>>>),
 }
 
 impl RecordSink {
@@ -166,13 +174,15 @@ impl RecordSink {
         match self {
             RecordSink::Json(out) => super::write_json_line(out, r),
             RecordSink::Csv(w) => w.serialize(CsvRow::from(r)).map_err(io::Error::other),
+            RecordSink::Parquet(w) => w.write(r),
         }
     }
 
-    fn flush(&mut self) -> io::Result<()> {
+    fn finish(self) -> io::Result<()> {
         match self {
-            RecordSink::Json(out) => out.flush(),
-            RecordSink::Csv(w) => w.flush(),
+            RecordSink::Json(mut out) => out.flush(),
+            RecordSink::Csv(mut w) => w.flush(),
+            RecordSink::Parquet(w) => w.finish()?.flush(),
         }
     }
 }
