@@ -17,4 +17,5 @@ mod fuzz_regressions;
 mod fuzz_smoke;
 mod hostile;
 mod maps;
+mod parquet_records;
 mod reliability_io;

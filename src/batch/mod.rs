@@ -15,6 +15,7 @@
 pub mod demos;
 pub mod embedded;
 pub mod maps;
+pub mod parquet;
 pub mod record;
 pub mod summary;
 

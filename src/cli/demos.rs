@@ -51,12 +51,24 @@ pub struct SliceArgs {
     pub output: PathBuf,
 }
 
+/// Record formats of `demos index`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum IndexFormat {
+    /// One JSON object per line.
+    Json,
+    /// Apache Parquet (typed, nested columns; needs `-o FILE`).
+    Parquet,
+}
+
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
     pub paths: Vec<PathBuf>,
     /// Write records here instead of stdout.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
+    /// Record format.
+    #[arg(long, value_enum, default_value_t = IndexFormat::Json)]
+    pub format: IndexFormat,
     /// Also write the collection summary (a versioned JSON document that
     /// `teebatch merge` combines; see the README) to this file.
     #[arg(long)]
@@ -115,7 +127,13 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 }
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {
-    let mut out = open_output(args.output.as_ref())?;
+    let mut out = match args.format {
+        IndexFormat::Json => IndexSink::Json(open_output(args.output.as_ref())?),
+        IndexFormat::Parquet => IndexSink::Parquet(Box::new(super::create_parquet(
+            args.output.as_ref(),
+            crate::batch::parquet::demos_schema(),
+        )?)),
+    };
     let (inputs, part) = args
         .batch
         .select
@@ -138,11 +156,17 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         || (Worker::new(&opts), DemosAggregate::default()),
         |w, input| index_input(&mut w.0, input, &opts),
         |rec: &DemoRecord| rec.size,
-        |rec| write_json_line(&mut out, rec),
+        |rec| match &mut out {
+            IndexSink::Json(json) => write_json_line(json, rec),
+            IndexSink::Parquet(parquet) => parquet.write(rec),
+        },
         |w| std::mem::take(&mut w.0.stats),
         |w| &mut w.1,
     )?;
-    out.flush()?;
+    match out {
+        IndexSink::Json(mut json) => json.flush()?,
+        IndexSink::Parquet(parquet) => parquet.finish()?.flush()?,
+    }
     Ok(code)
 }
 
@@ -178,6 +202,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
         }
     }
     false
+}
+
+/// Where `demos index` records go.
+enum IndexSink {
+    Json(Box<dyn Write>),
+    Parquet(Box<crate::batch::parquet::ParquetSink<io::BufWriter<std::fs::File>>>),
 }
 
 fn slice(args: SliceArgs) -> io::Result<ExitCode> {

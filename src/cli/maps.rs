@@ -48,6 +48,8 @@ pub enum Format {
     Json,
     /// Comma-separated values with a header row (flat columns).
     Csv,
+    /// Apache Parquet (typed, nested columns; needs `-o FILE`).
+    Parquet,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -92,7 +94,16 @@ pub fn run(cmd: MapsCommand) -> io::Result<ExitCode> {
 }
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {
-    let out = open_output(args.output.as_ref())?;
+    let mut sink = match args.format {
+        Format::Json => RecordSink::Json(open_output(args.output.as_ref())?),
+        Format::Csv => RecordSink::Csv(Box::new(csv::Writer::from_writer(open_output(
+            args.output.as_ref(),
+        )?))),
+        Format::Parquet => RecordSink::Parquet(Box::new(super::create_parquet(
+            args.output.as_ref(),
+            crate::batch::parquet::maps_schema(),
+        )?)),
+    };
     let (inputs, part) = args
         .batch
         .select
@@ -104,10 +115,6 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
             max_decompressed_bytes: args.max_decompressed_bytes,
         },
         ..IndexOptions::default()
-    };
-    let mut sink = match args.format {
-        Format::Json => RecordSink::Json(out),
-        Format::Csv => RecordSink::Csv(Box::new(csv::Writer::from_writer(out))),
     };
     let batch = BatchRun {
         command: "maps index",
@@ -124,7 +131,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         |w| std::mem::take(&mut w.0.stats),
         |w| &mut w.1,
     )?;
-    sink.flush()?;
+    sink.finish()?;
     Ok(code)
 }
 
@@ -172,6 +179,7 @@ fn csv_io_error(e: csv::Error) -> io::Error {
 enum RecordSink {
     Json(Box<dyn Write>),
     Csv(Box<csv::Writer<Box<dyn Write>>>),
+    Parquet(Box<crate::batch::parquet::ParquetSink<io::BufWriter<std::fs::File>>>),
 }
 
 impl RecordSink {
@@ -182,13 +190,15 @@ impl RecordSink {
                 w.serialize(CsvRow::from(r)).map_err(csv_io_error)?;
                 w.flush()
             }
+            RecordSink::Parquet(w) => w.write(r),
         }
     }
 
-    fn flush(&mut self) -> io::Result<()> {
+    fn finish(self) -> io::Result<()> {
         match self {
-            RecordSink::Json(out) => out.flush(),
-            RecordSink::Csv(w) => w.flush(),
+            RecordSink::Json(mut out) => out.flush(),
+            RecordSink::Csv(mut w) => w.flush(),
+            RecordSink::Parquet(w) => w.finish()?.flush(),
         }
     }
 }

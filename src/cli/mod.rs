@@ -182,6 +182,28 @@ pub fn is_closed_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
 }
 
+/// A Parquet writer of `schema` records to `-o FILE` (required: Parquet is
+/// a binary file format, never written to stdout or a terminal).
+pub fn create_parquet(
+    path: Option<&PathBuf>,
+    schema: arrow_schema::SchemaRef,
+) -> io::Result<crate::batch::parquet::ParquetSink<io::BufWriter<std::fs::File>>> {
+    let usage = |msg: String| io::Error::new(io::ErrorKind::InvalidInput, msg);
+    let Some(path) = path else {
+        return Err(usage(
+            "--format parquet writes a binary file: name it with -o FILE".into(),
+        ));
+    };
+    let file = prepare_output_path(path)?;
+    if file.is_terminal() {
+        return Err(usage(format!(
+            "{}: --format parquet writes a binary file, not to a terminal",
+            path.display()
+        )));
+    }
+    crate::batch::parquet::ParquetSink::new(io::BufWriter::with_capacity(1 << 16, file), schema)
+}
+
 /// Formats a byte rate.
 pub fn mb_per_s(bytes: u64, secs: f64) -> f64 {
     if secs > 0.0 {
