@@ -5,7 +5,7 @@ use super::{load, Input, MmapMode};
 use crate::backend::Backend;
 use crate::codec::snapshot::Protocol;
 use crate::datafile::Datafile;
-use crate::demo::analysis::{AnalysisVisitor, MessageCounts};
+use crate::demo::analysis::{AnalysisVisitor, MessageCounts, TrackerConfig};
 use crate::demo::stream::{visit, Decoder, DemoStats};
 use crate::demo::Demo;
 use serde::Serialize;
@@ -281,7 +281,15 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
     // are decoded with (for an unknown net version DDNet's fallback, which
     // the stream reports with a warning).
     let protocol = demo.decode_protocol();
-    let outcome = visit(&demo, decoder, AnalysisVisitor::new(protocol));
+    let tracker = TrackerConfig {
+        keep_chat: false,
+        ..TrackerConfig::default()
+    };
+    let visitor = AnalysisVisitor::with_config(protocol, tracker, decoder.max_warnings());
+    let mut outcome = visit(&demo, decoder, visitor);
+    if outcome.error.is_some() {
+        outcome.visitor.stream_failed();
+    }
     let analysis = outcome.visitor.finish();
     let stats = analysis.stats;
     rec.players = analysis
@@ -309,6 +317,18 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
             offset: w.offset as u64,
         }
     }));
+    let analysis_warnings = analysis.message_warnings.iter();
+    rec.warnings
+        .extend(
+            analysis_warnings
+                .chain(&analysis.player_warnings)
+                .map(|w| WarningRecord {
+                    stage: w.kind.stage(),
+                    kind: w.kind_name(),
+                    section: w.section(),
+                    offset: w.offset as u64,
+                }),
+        );
     if let Some(e) = outcome.error {
         rec.error = Some(ErrorRecord {
             stage: "stream",

@@ -62,6 +62,12 @@ pub enum PlayerWarningKind {
     InvalidString,
     /// More distinct client ids than the tracker keeps (once per id).
     TooManyPlayers,
+    /// More distinct names, clans or skins for one player than the tracker
+    /// keeps ([`TrackerConfig::max_strings`]; once per player and list).
+    TooManyStrings,
+    /// More team changes for one player than the tracker keeps
+    /// ([`TrackerConfig::max_team_changes`]; once per player).
+    TooManyTeamChanges,
 }
 
 /// A warning with the item key (`type << 16 | id`) it concerns, or the
@@ -166,8 +172,8 @@ fn read_str_into(
     }
 }
 
-/// Client ids below this are found through a table and have their
-/// client-info strings cached; larger ones are searched and decoded anew.
+/// Client ids below this have their client-info strings cached; larger
+/// ones are decoded anew.
 const CACHED_IDS: usize = 256;
 
 /// Name (4), clan (3), country (1), skin (6): the same layout in 0.6
@@ -196,6 +202,12 @@ pub struct PlayerViews {
     calls: u64,
     /// Decode every string anew (tests compare this with the reuse).
     always_decode: bool,
+    /// By client id: position + 1 of its view during an update (0: none);
+    /// grows to the largest id seen (at most 65 536 entries) and is reset
+    /// entry by entry, so an update costs O(items).
+    index: Vec<u32>,
+    /// Views looked up (see [`crate::demo::analysis::Probe`]).
+    ops: u64,
 }
 
 impl PlayerViews {
@@ -229,8 +241,10 @@ impl PlayerViews {
         if self.raw.len() < CACHED_IDS {
             self.raw.resize(CACHED_IDS, None);
         }
-        // Position + 1 of each view of a client id below 256.
-        let mut index = [0u32; CACHED_IDS];
+        let mut index = std::mem::take(&mut self.index);
+        if index.len() < CACHED_IDS {
+            index.resize(CACHED_IDS, 0);
+        }
         self.seen.clear();
         for (i, v) in self.views.iter_mut().enumerate() {
             v.country = None;
@@ -240,9 +254,7 @@ impl PlayerViews {
             v.local = false;
             v.position = None;
             self.seen.push((false, false));
-            if let Some(slot) = index.get_mut(usize::from(v.client_id)) {
-                *slot = i as u32 + 1;
-            }
+            index[usize::from(v.client_id)] = i as u32 + 1;
         }
         for (key, data) in snap.iter() {
             let (ty, id) = (item_type(key), item_id(key));
@@ -307,6 +319,10 @@ impl PlayerViews {
                 _ => {}
             }
         }
+        for v in &self.views {
+            index[usize::from(v.client_id)] = 0;
+        }
+        self.index = index;
         // Drop the clients without items, and the strings of clients
         // without client info, into the pool.
         let mut kept = 0;
@@ -346,22 +362,23 @@ impl PlayerViews {
     }
 
     /// The view of client `id`, added if it has none yet.
-    fn entry(&mut self, index: &mut [u32; CACHED_IDS], id: u16) -> usize {
-        let found = match index.get(usize::from(id)) {
-            Some(&i) if i != 0 => Some(i as usize - 1),
-            Some(_) => None,
-            None => self.views.iter().position(|p| p.client_id == id),
-        };
-        let at = found.unwrap_or_else(|| {
-            self.views.push(PlayerView::default());
-            self.seen.push((false, false));
-            let at = self.views.len() - 1;
-            self.views[at].client_id = id;
-            if let Some(slot) = index.get_mut(usize::from(id)) {
-                *slot = at as u32 + 1;
+    fn entry(&mut self, index: &mut Vec<u32>, id: u16) -> usize {
+        self.ops += 1;
+        let slot = usize::from(id);
+        if index.len() <= slot {
+            index.resize(slot + 1, 0);
+        }
+        let at = match index[slot] {
+            0 => {
+                self.views.push(PlayerView::default());
+                self.seen.push((false, false));
+                let at = self.views.len() - 1;
+                self.views[at].client_id = id;
+                index[slot] = at as u32 + 1;
+                at
             }
-            at
-        });
+            i => i as usize - 1,
+        };
         self.seen[at].0 = true;
         at
     }
@@ -451,6 +468,12 @@ pub struct TrackerConfig {
     pub max_strings: usize,
     /// Position tracks, or `None` for none.
     pub positions: Option<PositionConfig>,
+    /// Most team changes kept per player (later ones are counted in
+    /// [`PlayerRecord::team_changes_dropped`], with a warning).
+    pub max_team_changes: usize,
+    /// Keep chat lines ([`PlayerTracker::chat`],
+    /// [`PlayerTracker::drain_chat`]); without, they are not stored.
+    pub keep_chat: bool,
 }
 
 impl Default for TrackerConfig {
@@ -459,6 +482,8 @@ impl Default for TrackerConfig {
             max_players: 256,
             max_strings: 32,
             positions: None,
+            max_team_changes: 1024,
+            keep_chat: true,
         }
     }
 }
@@ -500,6 +525,11 @@ pub struct PlayerRecord {
     pub positions: Vec<PositionSample>,
     /// Samples not kept because the track was full.
     pub positions_dropped: u64,
+    /// Team changes not kept because `teams` was full.
+    pub team_changes_dropped: u64,
+    /// Lists that dropped a string (names, clans, skins: bits 0, 1, 2),
+    /// warned about once each.
+    strings_dropped: u8,
     /// Tick of the latest sample (kept or dropped).
     last_sample: Option<i32>,
 }
@@ -563,15 +593,25 @@ pub struct PlayerTracker {
     view: PlayerViews,
     /// Client ids refused for lack of room (warned about once each).
     refused: std::collections::BTreeSet<u16>,
+    /// Records and strings looked up (see
+    /// [`crate::demo::analysis::Probe`]).
+    ops: u64,
 }
 
-/// Adds `s` to `list` unless it is there or the list is full. Only strings
-/// that changed since the previous tick's view get here
-/// ([`PlayerViews::strings_reused`]), so the search is rare.
-fn push_distinct(list: &mut Vec<String>, s: &str, cap: usize) {
-    if list.len() < cap && !list.iter().any(|x| x == s) {
-        list.push(s.to_owned());
+/// Adds `s` to `list` unless it is there; returns `false` when it is new
+/// but the list is full (`cap`, so the search is bounded; only strings that
+/// changed since the previous tick's view get here,
+/// [`PlayerViews::strings_reused`]). `ops` counts the strings compared.
+fn push_distinct(list: &mut Vec<String>, s: &str, cap: usize, ops: &mut u64) -> bool {
+    *ops += list.len() as u64;
+    if list.iter().any(|x| x == s) {
+        return true;
     }
+    if list.len() < cap {
+        list.push(s.to_owned());
+        return true;
+    }
+    false
 }
 
 impl PlayerTracker {
@@ -587,6 +627,7 @@ impl PlayerTracker {
             chat: Vec::new(),
             view: PlayerViews::new(),
             refused: std::collections::BTreeSet::new(),
+            ops: 0,
         }
     }
 
@@ -597,6 +638,7 @@ impl PlayerTracker {
         self.view.update(snap, self.protocol, &self.infos, warnings);
         let cfg = self.config;
         for p in self.view.views() {
+            self.ops += 1;
             if record_index(&self.record_at, p.client_id).is_none() {
                 if self.records.len() >= cfg.max_players {
                     if self.refused.insert(p.client_id) {
@@ -623,6 +665,8 @@ impl PlayerTracker {
                         local: false,
                         positions: Vec::new(),
                         positions_dropped: 0,
+                        team_changes_dropped: 0,
+                        strings_dropped: 0,
                         last_sample: None,
                     },
                 );
@@ -639,9 +683,10 @@ impl PlayerTracker {
             }
             r.last_tick = tick;
             r.local |= p.local;
+            let mut dropped = 0u8;
             if let Some(name) = &p.name {
-                if !noted {
-                    push_distinct(&mut r.names, name, cfg.max_strings);
+                if !noted && !push_distinct(&mut r.names, name, cfg.max_strings, &mut self.ops) {
+                    dropped |= 1;
                 }
                 // The previous tick set this very name, unless a message
                 // changed it since.
@@ -652,14 +697,37 @@ impl PlayerTracker {
             }
             if !noted {
                 if let Some(clan) = &p.clan {
-                    push_distinct(&mut r.clans, clan, cfg.max_strings);
+                    if !push_distinct(&mut r.clans, clan, cfg.max_strings, &mut self.ops) {
+                        dropped |= 2;
+                    }
                 }
                 if let Some(skin) = &p.skin {
-                    push_distinct(&mut r.skins, skin, cfg.max_strings);
+                    if !push_distinct(&mut r.skins, skin, cfg.max_strings, &mut self.ops) {
+                        dropped |= 4;
+                    }
                 }
             }
+            if dropped & !r.strings_dropped != 0 {
+                r.strings_dropped |= dropped;
+                warnings.push(PlayerWarning {
+                    kind: PlayerWarningKind::TooManyStrings,
+                    key: u32::from(p.client_id),
+                });
+            }
             if let Some(team) = p.team {
-                if r.teams.last().is_none_or(|t| t.team != team) {
+                let changed = match r.teams.last() {
+                    None => true,
+                    Some(t) => t.team != team,
+                };
+                if changed && r.team_changes_dropped > 0 {
+                    r.team_changes_dropped += 1;
+                } else if changed && r.teams.len() >= cfg.max_team_changes {
+                    r.team_changes_dropped = 1;
+                    warnings.push(PlayerWarning {
+                        kind: PlayerWarningKind::TooManyTeamChanges,
+                        key: u32::from(p.client_id),
+                    });
+                } else if changed {
                     r.teams.push(TeamChange { tick, team });
                 }
             }
@@ -687,7 +755,7 @@ impl PlayerTracker {
     /// clients join and leave with.
     pub fn feed_message(&mut self, tick: i32, msg: &Message) {
         match &msg.body {
-            Body::Chat(c) => {
+            Body::Chat(c) if self.config.keep_chat => {
                 let name = u16::try_from(c.client_id)
                     .ok()
                     .and_then(|id| self.current.get(&id))
@@ -768,9 +836,24 @@ impl PlayerTracker {
         self.current.get(&client_id).map(String::as_str)
     }
 
-    /// Every chat line fed so far.
+    /// Every chat line fed so far (and not drained), with
+    /// [`TrackerConfig::keep_chat`].
     pub fn chat(&self) -> &[ChatLine] {
         &self.chat
+    }
+
+    /// Takes the chat lines fed since the previous call (with
+    /// [`TrackerConfig::keep_chat`]): drained after every message, the
+    /// tracker holds at most one.
+    pub fn drain_chat(&mut self) -> std::vec::Drain<'_, ChatLine> {
+        self.chat.drain(..)
+    }
+
+    /// Records, views and strings looked up so far (see
+    /// [`crate::demo::analysis::Probe`]).
+    #[doc(hidden)]
+    pub fn ops(&self) -> u64 {
+        self.ops + self.view.ops
     }
 }
 
