@@ -16,3 +16,4 @@ mod fuzz_regressions;
 mod fuzz_smoke;
 mod hostile;
 mod maps;
+mod scaling;

@@ -323,7 +323,7 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
             analysis_warnings
                 .chain(&analysis.player_warnings)
                 .map(|w| WarningRecord {
-                    stage: w.kind.stage(),
+                    stage: w.stage.name(),
                     kind: w.kind_name(),
                     section: w.section(),
                     offset: w.offset as u64,

@@ -51,12 +51,20 @@ pub enum AnalysisWarningKind {
     TooManyWarnings,
 }
 
-impl AnalysisWarningKind {
+/// Which part of the analysis a warning comes from (each keeps its own
+/// list, capped separately).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AnalysisStage {
+    Message,
+    Players,
+}
+
+impl AnalysisStage {
     /// The stage of a report record: `message` or `players`.
-    pub fn stage(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
-            AnalysisWarningKind::Player(_) => "players",
-            _ => "message",
+            AnalysisStage::Message => "message",
+            AnalysisStage::Players => "players",
         }
     }
 }
@@ -68,6 +76,7 @@ impl AnalysisWarningKind {
 /// client id for [`PlayerWarningKind::TooManyPlayers`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AnalysisWarning {
+    pub stage: AnalysisStage,
     pub kind: AnalysisWarningKind,
     pub chunk: usize,
     pub offset: usize,
@@ -145,11 +154,11 @@ pub struct Analysis {
 impl AnalysisVisitor {
     /// An analysis with the default limits that keeps no chat lines.
     pub fn new(protocol: Protocol) -> Self {
-        AnalysisVisitor::with_config(
-            protocol,
-            TrackerConfig::default(),
-            Limits::DEFAULT_MAX_WARNINGS,
-        )
+        let config = TrackerConfig {
+            keep_chat: false,
+            ..TrackerConfig::default()
+        };
+        AnalysisVisitor::with_config(protocol, config, Limits::DEFAULT_MAX_WARNINGS)
     }
 
     /// An analysis with these tracker limits (chat lines are kept for
@@ -233,6 +242,7 @@ impl Visitor for AnalysisVisitor {
                         .feed_snapshot(t.tick, s, &mut self.scratch_players);
                     for w in &self.scratch_players {
                         let w = AnalysisWarning {
+                            stage: AnalysisStage::Players,
                             kind: AnalysisWarningKind::Player(w.kind),
                             chunk: t.pos.index,
                             offset: t.pos.offset,
@@ -248,6 +258,7 @@ impl Visitor for AnalysisVisitor {
                 self.scratch_message.clear();
                 let decoded = message::decode(m.bytes, self.protocol, &mut self.scratch_message);
                 let at = |kind, inner_offset| AnalysisWarning {
+                    stage: AnalysisStage::Message,
                     kind,
                     chunk: m.pos.index,
                     offset: m.pos.offset,

@@ -527,6 +527,8 @@ pub struct PlayerRecord {
     pub positions_dropped: u64,
     /// Team changes not kept because `teams` was full.
     pub team_changes_dropped: u64,
+    /// The latest team seen.
+    team: Option<i32>,
     /// Lists that dropped a string (names, clans, skins: bits 0, 1, 2),
     /// warned about once each.
     strings_dropped: u8,
@@ -666,6 +668,7 @@ impl PlayerTracker {
                         positions: Vec::new(),
                         positions_dropped: 0,
                         team_changes_dropped: 0,
+                        team: None,
                         strings_dropped: 0,
                         last_sample: None,
                     },
@@ -715,10 +718,8 @@ impl PlayerTracker {
                 });
             }
             if let Some(team) = p.team {
-                let changed = match r.teams.last() {
-                    None => true,
-                    Some(t) => t.team != team,
-                };
+                let changed = r.team != Some(team);
+                r.team = Some(team);
                 if changed && r.team_changes_dropped > 0 {
                     r.team_changes_dropped += 1;
                 } else if changed && r.teams.len() >= cfg.max_team_changes {
