@@ -179,6 +179,7 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> DemoRe
             }
             Err(e) => rec.error = Some(ErrorRecord::io(&e)),
         }
+        crate::limits::shrink_buffer(&mut w.read_buf);
     }
     w.stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
     rec

@@ -186,6 +186,11 @@ impl AnalysisVisitor {
         self.tracker.drain_chat()
     }
 
+    /// Most warnings kept per stage.
+    pub fn max_warnings(&self) -> usize {
+        self.max_warnings
+    }
+
     /// Operation counts so far (see [`Probe`]).
     #[doc(hidden)]
     pub fn probe(&self) -> Probe {

@@ -476,13 +476,20 @@ pub struct TrackerConfig {
     pub keep_chat: bool,
 }
 
+/// Default [`TrackerConfig::max_players`].
+pub const DEFAULT_MAX_PLAYERS: usize = 256;
+/// Default [`TrackerConfig::max_strings`].
+pub const DEFAULT_MAX_STRINGS: usize = 32;
+/// Default [`TrackerConfig::max_team_changes`].
+pub const DEFAULT_MAX_TEAM_CHANGES: usize = 1024;
+
 impl Default for TrackerConfig {
     fn default() -> Self {
         TrackerConfig {
-            max_players: 256,
-            max_strings: 32,
+            max_players: DEFAULT_MAX_PLAYERS,
+            max_strings: DEFAULT_MAX_STRINGS,
             positions: None,
-            max_team_changes: 1024,
+            max_team_changes: DEFAULT_MAX_TEAM_CHANGES,
             keep_chat: true,
         }
     }
