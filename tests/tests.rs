@@ -15,5 +15,6 @@ mod demos_cli;
 mod fuzz_regressions;
 mod fuzz_smoke;
 mod hostile;
+mod map_bounds;
 mod maps;
 mod scaling;
