@@ -180,6 +180,17 @@ const CACHED_IDS: usize = 256;
 /// `obj_client_info` (from int 0) and 0.7 `obj_de_client_info` (from int 2).
 const RAW_INFO_INTS: usize = 14;
 
+/// A table by client id (every `u16`: indexing needs no bounds check).
+#[derive(Clone, Debug)]
+struct IdIndex(Box<[u32; 1 << 16]>);
+
+impl IdIndex {
+    fn new() -> IdIndex {
+        let table: Box<[u32]> = vec![0; 1 << 16].into_boxed_slice();
+        IdIndex(table.try_into().expect("1 << 16 entries"))
+    }
+}
+
 /// The players of the latest snapshot given to [`PlayerViews::update`],
 /// kept from one call to the next: a view's string buffers are reused, and
 /// a client whose client-info ints did not change since the previous call
@@ -203,9 +214,9 @@ pub struct PlayerViews {
     /// Decode every string anew (tests compare this with the reuse).
     always_decode: bool,
     /// By client id: position + 1 of its view during an update (0: none);
-    /// grows to the largest id seen (at most 65 536 entries) and is reset
-    /// entry by entry, so an update costs O(items).
-    index: Vec<u32>,
+    /// allocated at the first update and reset entry by entry, so an
+    /// update costs O(items).
+    index: Option<IdIndex>,
     /// Views looked up (see [`crate::demo::analysis::Probe`]).
     ops: u64,
 }
@@ -241,10 +252,7 @@ impl PlayerViews {
         if self.raw.len() < CACHED_IDS {
             self.raw.resize(CACHED_IDS, None);
         }
-        let mut index = std::mem::take(&mut self.index);
-        if index.len() < CACHED_IDS {
-            index.resize(CACHED_IDS, 0);
-        }
+        let mut index = self.index.take().unwrap_or_else(IdIndex::new);
         self.seen.clear();
         for (i, v) in self.views.iter_mut().enumerate() {
             v.country = None;
@@ -254,7 +262,7 @@ impl PlayerViews {
             v.local = false;
             v.position = None;
             self.seen.push((false, false));
-            index[usize::from(v.client_id)] = i as u32 + 1;
+            index.0[usize::from(v.client_id)] = i as u32 + 1;
         }
         for (key, data) in snap.iter() {
             let (ty, id) = (item_type(key), item_id(key));
@@ -320,9 +328,9 @@ impl PlayerViews {
             }
         }
         for v in &self.views {
-            index[usize::from(v.client_id)] = 0;
+            index.0[usize::from(v.client_id)] = 0;
         }
-        self.index = index;
+        self.index = Some(index);
         // Drop the clients without items, and the strings of clients
         // without client info, into the pool.
         let mut kept = 0;
@@ -362,19 +370,17 @@ impl PlayerViews {
     }
 
     /// The view of client `id`, added if it has none yet.
-    fn entry(&mut self, index: &mut Vec<u32>, id: u16) -> usize {
+    #[inline]
+    fn entry(&mut self, index: &mut IdIndex, id: u16) -> usize {
         self.ops += 1;
         let slot = usize::from(id);
-        if index.len() <= slot {
-            index.resize(slot + 1, 0);
-        }
-        let at = match index[slot] {
+        let at = match index.0[slot] {
             0 => {
                 self.views.push(PlayerView::default());
                 self.seen.push((false, false));
                 let at = self.views.len() - 1;
                 self.views[at].client_id = id;
-                index[slot] = at as u32 + 1;
+                index.0[slot] = at as u32 + 1;
                 at
             }
             i => i as usize - 1,

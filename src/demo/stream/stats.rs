@@ -131,16 +131,20 @@ struct TypeCounter {
 }
 
 impl TypeCounter {
-    /// Counts `count` items of `size` ints; `ops` counts the sizes
-    /// compared or looked up.
-    #[inline]
-    fn add(&mut self, size: usize, count: u64, ops: &mut u64) {
-        self.occurrences += count;
-        if let Some(at) = self.sizes.iter().position(|&s| s == size) {
-            *ops += at as u64 + 1;
-            return;
+    /// Counts an item of `size` ints; `ops` counts the set lookups past
+    /// the short list (the caller counts one per item).
+    #[inline(always)]
+    fn add(&mut self, size: usize, ops: &mut u64) {
+        self.occurrences += 1;
+        if !self.sizes.contains(&size) {
+            self.add_size(size, ops);
         }
-        *ops += self.sizes.len() as u64;
+    }
+
+    /// A size not among the first [`SMALL_SIZES`] (the scan of those, at
+    /// most that many comparisons, counts as the item's one operation).
+    #[cold]
+    fn add_size(&mut self, size: usize, ops: &mut u64) {
         if self.sizes.len() < SMALL_SIZES {
             self.sizes.push(size);
         } else {
@@ -155,6 +159,16 @@ impl TypeCounter {
             sizes_ints: self.sizes.iter().chain(&self.more_sizes).copied().collect(),
         }
     }
+}
+
+/// Counts an item of the ordinal type number `t` with `size` ints.
+#[inline(always)]
+fn ordinal_add(ordinal: &mut Vec<TypeCounter>, t: u16, size: usize, ops: &mut u64) {
+    let t = usize::from(t);
+    if t >= ordinal.len() {
+        ordinal.resize(t + 1, TypeCounter::default());
+    }
+    ordinal[t].add(size, ops);
 }
 
 /// Operation counts of the analysis tables, for the scaling tests: each
@@ -219,13 +233,16 @@ impl StatsVisitor {
         self.snapshots += 1;
         let stamp = self.snapshots;
         self.pending.clear();
+        // Operation counts in locals (registers), added to the probe once.
+        let mut size_ops = snap.len() as u64;
+        let mut uuid_ops = 0;
         for (key, data) in snap.iter() {
             let t = item_type(key);
             if t >= OFFSET_UUID_TYPE {
-                self.probe.uuid_items += 1;
+                uuid_ops += 1;
                 let size = data.len();
                 match self.declared(t) {
-                    Some(at) => self.uuid[at].1.add(size, 1, &mut self.probe.item_sizes),
+                    Some(at) => self.uuid[at].1.add(size, &mut size_ops),
                     None => self.pending.push((t, size)),
                 }
                 continue;
@@ -235,16 +252,18 @@ impl StatsVisitor {
                     self.declare(item_id(key), u, stamp);
                 }
             }
-            self.ordinal_add(t, data.len());
+            ordinal_add(&mut self.ordinal, t, data.len(), &mut size_ops);
         }
         for i in 0..self.pending.len() {
             let (t, size) = self.pending[i];
-            self.probe.uuid_items += 1;
+            uuid_ops += 1;
             match self.declared(t) {
-                Some(at) => self.uuid[at].1.add(size, 1, &mut self.probe.item_sizes),
-                None => self.ordinal_add(t, size),
+                Some(at) => self.uuid[at].1.add(size, &mut size_ops),
+                None => ordinal_add(&mut self.ordinal, t, size, &mut size_ops),
             }
         }
+        self.probe.item_sizes += size_ops;
+        self.probe.uuid_items += uuid_ops;
     }
 
     /// Position in `uuid` of what this snapshot declares for the UUID
@@ -295,16 +314,6 @@ impl StatsVisitor {
     /// ended with an error.
     pub fn stream_failed(&mut self) {
         self.open_snapshots = 0;
-    }
-
-    /// Counts an item of the ordinal type number `t` with `size` ints.
-    #[inline]
-    fn ordinal_add(&mut self, t: u16, size: usize) {
-        let t = usize::from(t);
-        if t >= self.ordinal.len() {
-            self.ordinal.resize(t + 1, TypeCounter::default());
-        }
-        self.ordinal[t].add(size, 1, &mut self.probe.item_sizes);
     }
 
     /// The statistics gathered so far.
