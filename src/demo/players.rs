@@ -36,8 +36,14 @@
 //! - A client id can be reused by a different player after a leave; the
 //!   tracker keys records by client id and lists every distinct name seen.
 //! - Memory is bounded: at most [`TrackerConfig::max_players`] records,
-//!   [`TrackerConfig::max_strings`] distinct names/clans/skins per player,
-//!   and position tracks are sampled and capped ([`PositionConfig`]).
+//!   [`TrackerConfig::max_strings`] distinct names/clans/skins and
+//!   [`TrackerConfig::max_team_changes`] team changes per player (each cap
+//!   reported once per player by a warning), position tracks are sampled
+//!   and capped ([`PositionConfig`]), and chat lines are kept only with
+//!   [`TrackerConfig::keep_chat`] (drained as they come by a streaming
+//!   reader, [`PlayerTracker::drain_chat`]).
+//! - Time is linear: views and records are found through tables by client
+//!   id, never by a search through the players.
 
 use std::collections::BTreeMap;
 
