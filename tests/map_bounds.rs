@@ -210,3 +210,69 @@ fn worker_buffers_shrink_after_a_huge_map() {
     assert!(worker.data_buf.capacity() <= Limits::KEEP_WORKER_BUFFER_BYTES);
     assert!(worker.read_buf.capacity() <= Limits::KEEP_WORKER_BUFFER_BYTES);
 }
+
+/// A 2100 × 2100 game layer (17.6 MB of tiles, past
+/// `map::STREAM_TILES_BYTES`) is counted piece by piece: the same counts as
+/// a histogram of the whole data, and the caller's buffer stays small.
+#[test]
+fn huge_tile_layers_are_counted_without_their_buffer() {
+    let (w, h) = (2100usize, 2100usize);
+    let mut tiles = vec![0u8; w * h * 4];
+    for k in (0..w * h).step_by(997) {
+        tiles[4 * k] = (k % 7) as u8 + 1;
+    }
+    tiles[4 * (w * h - 1) + 2] = 5; // padding of the very last tile
+    assert!(tiles.len() > map::STREAM_TILES_BYTES);
+    let mut dw = DatafileWriter::new();
+    dw.add_item(map::ITEM_VERSION, 0, &[1]);
+    let data = dw.add_data(&tiles) as i32;
+    let mut layer = vec![
+        0,
+        map::LAYER_TILEMAP,
+        0,
+        3,
+        w as i32,
+        h as i32,
+        1,
+        255,
+        255,
+        255,
+        255,
+    ];
+    layer.extend([-1, 0, -1, data, -2139062144, -2139062144, -2139062272]);
+    dw.add_item(map::ITEM_LAYER, 0, &layer);
+    dw.add_item(
+        map::ITEM_GROUP,
+        0,
+        &[3, 0, 0, 100, 100, 0, 1, 0, 0, 0, 0, 0],
+    );
+    let bytes = dw.write();
+    let df = Datafile::parse(&bytes).unwrap();
+    let mut inflater = Inflater::default();
+    let mut scratch = Vec::new();
+    let s = map::summarize(&df, &mut inflater, &mut scratch).unwrap();
+    assert!(scratch.capacity() < map::STREAM_TILES_BYTES);
+    assert_eq!(inflater.used(), tiles.len() as u64);
+    let expect = map::tiles::histogram(&tiles, map::PhysicsKind::Game.format());
+    let stats = s.stats.clone().unwrap();
+    assert_eq!(stats.non_empty_tiles.game, Some(expect.non_empty()));
+    assert_eq!(expect.non_empty(), (w * h).div_ceil(997) as u64);
+    assert_eq!(
+        stats.game_entities,
+        map::EntityCounts::from_histogram(&expect)
+    );
+    assert!(expect.padding_nonzero);
+    assert_eq!(
+        warnings_of(&s, &[MapWarningKind::NonZeroTilePadding]),
+        [(
+            MapWarningKind::NonZeroTilePadding,
+            MapSection::Layer(0),
+            df.find_item(map::ITEM_LAYER, 0).unwrap().offset as u64
+        )]
+    );
+    // The same counts as the whole-buffer path of a smaller budget layer.
+    let mut whole = Vec::new();
+    df.decompress(0, &mut Inflater::default(), &mut whole)
+        .unwrap();
+    assert_eq!(whole, tiles);
+}

@@ -99,6 +99,62 @@ impl Inflater {
         Ok(())
     }
 
+    /// Inflates the zlib stream `raw` that must produce exactly `expected`
+    /// bytes piece by piece through a buffer of `piece` bytes, handing each
+    /// full piece (and the last, shorter one) to `f`; charged to the budget
+    /// like [`Inflater::inflate_exact`], but nothing the size of the block is
+    /// allocated.
+    #[allow(clippy::too_many_arguments)]
+    pub fn inflate_pieces(
+        &mut self,
+        raw: &[u8],
+        expected: usize,
+        piece: usize,
+        section: Section,
+        offset: usize,
+        mut f: impl FnMut(&[u8]),
+    ) -> Result<(), Error> {
+        if expected as u64 > max_inflated_len(raw.len()) {
+            return Err(Error::new(ErrorKind::BadDataSize, section, offset));
+        }
+        self.charge(expected as u64, section, offset)?;
+        let mut z = flate2::Decompress::new(true);
+        let mut buf = vec![0u8; piece.max(1)];
+        let mut filled = 0;
+        let mismatch = || Error::new(ErrorKind::DataSizeMismatch, section, offset);
+        loop {
+            let before_in = z.total_in() as usize;
+            let before_out = z.total_out();
+            let status = z
+                .decompress(
+                    &raw[before_in..],
+                    &mut buf[filled..],
+                    flate2::FlushDecompress::None,
+                )
+                .map_err(|_| Error::new(ErrorKind::Inflate, section, offset))?;
+            filled += (z.total_out() - before_out) as usize;
+            if z.total_out() > expected as u64 {
+                return Err(mismatch());
+            }
+            let end = status == flate2::Status::StreamEnd;
+            if filled == buf.len() || (end && filled > 0) {
+                f(&buf[..filled]);
+                filled = 0;
+            }
+            if end {
+                break;
+            }
+            if z.total_out() == before_out && z.total_in() as usize == before_in {
+                // No progress: the stream is cut short.
+                return Err(mismatch());
+            }
+        }
+        if z.total_out() != expected as u64 {
+            return Err(mismatch());
+        }
+        Ok(())
+    }
+
     /// Inflates at most the first `max` bytes of the zlib stream `raw`
     /// (whose block claims `expected` bytes) into `out`, charging only
     /// those: for strings, which need a bounded prefix, not a whole block a
@@ -172,6 +228,16 @@ impl Inflater {
                 Err(Error::new(ErrorKind::Inflate, section, offset))
             }
         }
+    }
+
+    /// Charges a raw (version 3) block read in place to the budget.
+    pub fn charge_stored(
+        &mut self,
+        n: usize,
+        section: Section,
+        offset: usize,
+    ) -> Result<(), Error> {
+        self.charge(n as u64, section, offset)
     }
 
     /// Copies a raw (version 3) block, charging it to the budget.

@@ -506,6 +506,37 @@ impl<'a> Datafile<'a> {
         }
     }
 
+    /// Decompresses data block `index` piece by piece (pieces of `piece`
+    /// bytes, the last one shorter) into `f`, allocating only one piece:
+    /// for statistics that read a large block once. Checked and charged as
+    /// by [`Datafile::decompress`].
+    pub fn decompress_pieces(
+        &self,
+        index: usize,
+        piece: usize,
+        inflater: &mut Inflater,
+        mut f: impl FnMut(&[u8]),
+    ) -> Result<(), Error> {
+        let section = Section::Data(index as u32);
+        let range = self
+            .data_range(index)
+            .ok_or_else(|| Error::new(ErrorKind::NoSuchData, section, self.data_start))?;
+        let raw = &self.bytes[range.clone()];
+        match self.version {
+            Version::V3 => {
+                inflater.charge_stored(raw.len(), section, range.start)?;
+                for p in raw.chunks(piece.max(1)) {
+                    f(p);
+                }
+                Ok(())
+            }
+            Version::V4 | Version::V4Crude => {
+                let expected = self.data_size(index).unwrap_or(0);
+                inflater.inflate_pieces(raw, expected, piece, section, range.start, f)
+            }
+        }
+    }
+
     /// Decompresses data block `index` into a new buffer.
     pub fn data(&self, index: usize, inflater: &mut Inflater) -> Result<Vec<u8>, Error> {
         let mut v = Vec::new();

@@ -809,15 +809,37 @@ impl Map {
         scratch: &mut Vec<u8>,
         warnings: &mut Vec<MapWarning>,
     ) -> Result<Option<TileHistogram>, MapError> {
-        let Some((l, tm, src)) = self.stored_tiles(df, layer, inflater, scratch)? else {
+        let Some(l) = self.layers.get(layer) else {
             return Ok(None);
         };
+        let LayerKind::Tilemap(tm) = &l.kind else {
+            return Ok(None);
+        };
+        let src = locate_tiles(df, layer, l, tm, inflater)?;
         let section = MapSection::Layer(layer as u32);
-        let h = if src.skip {
-            tiles::histogram_skip(scratch, (src.width * src.height) as u64)
-                .map_err(|e| skip_error(e.kind, section, src.data_offset))?
+        let stored = df.data_size(src.data).unwrap_or(0);
+        let h = if !src.skip && stored > STREAM_TILES_BYTES {
+            // Counted piece by piece (whole groups of 4 tiles per piece, as
+            // `histogram` reads them): the worker's buffer does not grow to
+            // the size of a huge layer.
+            let piece = 4 * src.format.size * (1 << 14);
+            let mut h = TileHistogram::default();
+            df.decompress_pieces(src.data, piece, inflater, |p| {
+                let part = tiles::histogram(p, src.format);
+                for (c, n) in h.counts.iter_mut().zip(part.counts) {
+                    *c += n;
+                }
+                h.padding_nonzero |= part.padding_nonzero;
+            })?;
+            h
         } else {
-            tiles::histogram(scratch, src.format)
+            df.decompress(src.data, inflater, scratch)?;
+            if src.skip {
+                tiles::histogram_skip(scratch, (src.width * src.height) as u64)
+                    .map_err(|e| skip_error(e.kind, section, src.data_offset))?
+            } else {
+                tiles::histogram(scratch, src.format)
+            }
         };
         if src.format != tm.kind.format() {
             MapWarning::new(W::LegacyTileFormat, section, l.item_offset).push_to(warnings);
@@ -901,6 +923,11 @@ fn locate_tiles(
         skip,
     })
 }
+
+/// Vanilla tile data larger than this is counted by
+/// [`Map::tile_histogram`] as it is inflated, piece by piece, instead of
+/// inflated whole into the caller's buffer.
+pub const STREAM_TILES_BYTES: usize = 16 << 20;
 
 /// Bytes per quad: 5 points, 4 colors, 4 texture coordinates (2, 4, 2 ints
 /// each), then position envelope, offset, color envelope, offset.
