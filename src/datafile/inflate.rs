@@ -104,7 +104,6 @@ impl Inflater {
     /// full piece (and the last, shorter one) to `f`; charged to the budget
     /// like [`Inflater::inflate_exact`], but nothing the size of the block is
     /// allocated.
-    #[allow(clippy::too_many_arguments)]
     pub fn inflate_pieces(
         &mut self,
         raw: &[u8],
