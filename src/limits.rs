@@ -14,6 +14,14 @@
 //! | [`Limits::max_map_file_bytes`] | 1 GiB | `maps index` (not read at all) | io `too_large` |
 //! | [`Limits::max_demo_file_bytes`] | 4 GiB | `demos index` (not read at all) | io `too_large` |
 //! | [`Limits::MAX_JOBS`] | 256 worker threads (fixed) | [`Limits::cap_jobs`]: `--jobs` of every command, [`crate::batch::run_ordered`] | none: `--jobs` is capped at 256 and at the number of inputs |
+//! | analysis warnings ([`Limits::max_warnings`]) | 1024 per demo and stage (`message`, `players`) | [`crate::demo::analysis::AnalysisVisitor`] | none: one `too_many_warnings` warning, the rest dropped |
+//! | [`Limits::MAX_TRACKED_PLAYERS`] | 256 client ids per demo (fixed) | [`crate::demo::players::PlayerTracker`] | players `too_many_players` (once per id) |
+//! | [`Limits::MAX_NAMES_PER_PLAYER`] | 32 names, clans, skins each (fixed) | [`crate::demo::players::PlayerTracker`] | players `too_many_strings` (once per player) |
+//! | [`Limits::MAX_TEAM_CHANGES_PER_PLAYER`] | 1024 (fixed) | [`crate::demo::players::PlayerTracker`] | players `too_many_team_changes` (once per player; counted) |
+//! | chat lines | none kept by `demos index` (counted); `demos dump --chat` writes each as decoded | [`crate::demo::players::TrackerConfig::keep_chat`] | – |
+//! | [`Limits::KEEP_WORKER_BUFFER_BYTES`] | 64 MiB per reusable worker buffer (fixed) | `maps index`, `demos index` (shrunk after a larger file) | none |
+//! | [`crate::map::STREAM_TILES_BYTES`] | 16 MiB (fixed) | `maps index` tile statistics: larger vanilla tile data is counted piece by piece as it inflates, never held whole | none |
+//! | map string blocks | 4097 bytes inflated per C string (fixed, [`crate::map::strings::MAX_STRING_LEN`] + 1) | [`crate::datafile::Datafile::decompress_prefix`] | none: a longer string is cut with `string_truncated` |
 //! | [`Limits::MAX_SNAPSHOT_ITEMS`] | 1024 (fixed) | snapshot parsing and delta application | stream `snapshot.too_many_items` |
 //! | [`Limits::MAX_SNAPSHOT_BYTES`] | 64 KiB (fixed) | snapshot parsing and delta application | stream `snapshot.too_large` |
 //! | [`Limits::MAX_CHUNK_PAYLOAD`] | 64 KiB decoded (fixed) | Huffman and varint stages of the demo stream | stream `payload_too_large` |
@@ -37,7 +45,7 @@
 
 use crate::codec::snapshot;
 use crate::datafile;
-use crate::demo::stream;
+use crate::demo::{players, stream};
 
 /// The resource limits of one run; see the module docs for the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -97,6 +105,21 @@ impl Limits {
         jobs.min(Self::MAX_JOBS).min(work.max(1))
     }
 
+    /// Bytes of capacity a worker's reusable buffer (file bytes, inflated
+    /// blocks) keeps after a file; a larger one is shrunk to this once the
+    /// file is done ([`shrink_buffer`]), so one huge file does not hold its
+    /// memory for the rest of the batch (not configurable).
+    pub const KEEP_WORKER_BUFFER_BYTES: usize = 64 << 20;
+    /// Players a demo's analysis tracks; more client ids get one
+    /// `too_many_players` warning each (not configurable).
+    pub const MAX_TRACKED_PLAYERS: usize = players::DEFAULT_MAX_PLAYERS;
+    /// Distinct names (and clans, skins) kept per player; the next one
+    /// gives one `too_many_strings` warning (not configurable).
+    pub const MAX_NAMES_PER_PLAYER: usize = players::DEFAULT_MAX_STRINGS;
+    /// Team changes kept per player; later ones are counted, with one
+    /// `too_many_team_changes` warning (not configurable).
+    pub const MAX_TEAM_CHANGES_PER_PLAYER: usize = players::DEFAULT_MAX_TEAM_CHANGES;
+
     /// The datafile part of these limits.
     pub fn datafile(&self) -> datafile::Limits {
         datafile::Limits {
@@ -114,6 +137,16 @@ impl Default for Limits {
             max_demo_file_bytes: Self::DEFAULT_MAX_DEMO_FILE_BYTES,
             max_warnings: Self::DEFAULT_MAX_WARNINGS,
         }
+    }
+}
+
+/// Shrinks a worker's reusable buffer to
+/// [`Limits::KEEP_WORKER_BUFFER_BYTES`] of capacity if it grew beyond (its
+/// contents are dropped: call between files).
+pub(crate) fn shrink_buffer(buf: &mut Vec<u8>) {
+    if buf.capacity() > Limits::KEEP_WORKER_BUFFER_BYTES {
+        buf.clear();
+        buf.shrink_to(Limits::KEEP_WORKER_BUFFER_BYTES);
     }
 }
 
@@ -139,6 +172,16 @@ pub(crate) fn push_capped<W>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_buffers_shrink_small_ones_stay() {
+        let mut big = vec![0u8; Limits::KEEP_WORKER_BUFFER_BYTES + 1];
+        shrink_buffer(&mut big);
+        assert!(big.capacity() <= Limits::KEEP_WORKER_BUFFER_BYTES);
+        let mut small = vec![7u8; 1000];
+        shrink_buffer(&mut small);
+        assert_eq!(small, vec![7u8; 1000]);
+    }
 
     #[test]
     fn push_capped_keeps_max_then_one_marker() {
@@ -189,6 +232,19 @@ mod tests {
             Limits::DEFAULT_MAX_WARNINGS
         );
         assert_eq!(Limits::MAX_SNAPSHOT_ITEMS, 1024);
+        let t = players::TrackerConfig::default();
+        assert_eq!(
+            (t.max_players, t.max_strings, t.max_team_changes),
+            (
+                Limits::MAX_TRACKED_PLAYERS,
+                Limits::MAX_NAMES_PER_PLAYER,
+                Limits::MAX_TEAM_CHANGES_PER_PLAYER
+            )
+        );
+        assert_eq!(
+            crate::demo::analysis::AnalysisVisitor::new(snapshot::Protocol::V06).max_warnings(),
+            Limits::DEFAULT_MAX_WARNINGS
+        );
         assert_eq!(Limits::MAX_SNAPSHOT_BYTES, 65536);
         assert_eq!(Limits::MAX_CHUNK_PAYLOAD, 65536);
     }

@@ -641,6 +641,7 @@ proptest! {
                 max_players: 8,
                 max_strings: 2,
                 positions: Some(PositionConfig { every_ticks: 0, max_points: 2 }),
+                ..TrackerConfig::default()
             });
             t.feed_snapshot(tick, &snap, &mut w);
             t.feed_snapshot(tick.wrapping_add(1), &snap, &mut w);

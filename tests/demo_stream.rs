@@ -565,8 +565,9 @@ fn stream_errors() {
         err.map(|e| (e.kind, e.chunk)),
         Some((StreamErrorKind::TickNotIncreasing, 2))
     );
-    // The snapshot stays reported; the unfinished tick does not.
-    assert_eq!(events, ["S5 n1 c10"]);
+    // The snapshot and its tick stay reported: the refused marker still
+    // ends the tick (all its chunks were read), and the error follows.
+    assert_eq!(events, ["S5 n1 c10", "T5 k0 s1 n1 c10"]);
 
     let mut d = header(V06);
     tick_abs(&mut d, -1, false);

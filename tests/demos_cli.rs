@@ -384,8 +384,9 @@ fn index_limits_from_the_command_line() {
     let r = &cut[0];
     assert_eq!(r["error"]["stage"], "stream");
     assert_eq!(r["error"]["kind"], "too_many_ticks");
-    // The ticks before the limit are kept: the 100th marker is refused.
-    assert_eq!(r["ticks"], 99);
+    // Exactly the first 100 ticks are kept: the 101st marker is refused
+    // and completes the 100th.
+    assert_eq!(r["ticks"], 100);
     assert_eq!(r["first_tick"], full[0]["first_tick"]);
     assert_eq!(r["players"][0]["names"], full[0]["players"][0]["names"]);
 

@@ -224,6 +224,11 @@ proptest! {
     fn demo_on_mutated_demos(data in mutated(&seeds().demos)) {
         props::demo(&data);
     }
+
+    #[test]
+    fn analysis_on_mutated_demos(data in mutated(&seeds().demos)) {
+        props::analysis(&data);
+    }
 }
 
 proptest! {
@@ -278,6 +283,7 @@ proptest! {
         data.push(version);
         data.extend_from_slice(&rest);
         props::demo(&data);
+        props::analysis(&data);
     }
 }
 
@@ -293,5 +299,6 @@ fn seeds_are_there() {
     }
     for d in &s.demos {
         props::demo(d);
+        props::analysis(d);
     }
 }

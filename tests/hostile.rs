@@ -891,7 +891,8 @@ fn ticks_backwards_and_far_jumps() {
     ] {
         let (d, at) = tick_demo(next);
         let (events, err) = stream(&d, None);
-        assert_eq!(events, ["S100 n0"], "{next}");
+        // The refused marker still completes tick 100.
+        assert_eq!(events, ["S100 n0", "T100"], "{next}");
         assert_eq!(err_of(err), (kind, 2, at, 0), "{next}");
     }
     // The last valid tick, then an inline delta of 31 past the range.
@@ -899,7 +900,7 @@ fn ticks_backwards_and_far_jumps() {
     let at = d.len();
     d.push(0xa0 | 31);
     let (events, err) = stream(&d, None);
-    assert!(events.is_empty());
+    assert_eq!(events, ["T1879048176"]);
     assert_eq!(err_of(err), (StreamErrorKind::TickOutOfRange, 1, at, 0));
 }
 
@@ -914,9 +915,10 @@ fn tick_limit() {
         }
     });
     let (events, err) = stream(&d, Some(10));
-    // Nine ticks complete; the tenth would be completed by the 11th marker.
-    assert_eq!(events.len(), 9);
-    assert_eq!(events[8], "T108");
+    // Ten ticks complete: the 11th marker is refused, but it ends the
+    // tenth tick (all of its chunks were read) before the error.
+    assert_eq!(events.len(), 10);
+    assert_eq!(events[9], "T109");
     assert_eq!(
         err_of(err),
         (StreamErrorKind::TooManyTicks, 10, offsets[10], 0)
@@ -1010,11 +1012,18 @@ fn container_warnings_through_demos_index() {
     let out = teebatch(&["demos", "index", "-q", dir.path().to_str().unwrap()]);
     let recs = records(&out);
     let w = &recs[0]["warnings"];
-    assert_eq!(w.as_array().map(Vec::len), Some(1), "{w}");
+    assert_eq!(w.as_array().map(Vec::len), Some(2), "{w}");
     assert_eq!(w[0]["stage"], "demo");
     assert_eq!(w[0]["kind"], "overlong_chunk_size");
     assert_eq!(w[0]["section"], "chunk 2");
     assert_eq!(w[0]["offset"], at as u64);
+    // The message itself (header int 0: an extended message without its
+    // UUID) does not decode: a message warning names the chunk and why.
+    assert_eq!(w[1]["stage"], "message");
+    assert_eq!(w[1]["kind"], "undecodable.unexpected_end");
+    assert_eq!(w[1]["section"], "chunk 2");
+    assert_eq!(w[1]["offset"], at as u64);
+    assert_eq!(recs[0]["messages"]["undecodable"], 1);
 }
 
 #[test]
@@ -1039,11 +1048,14 @@ fn crafted_demos_through_demos_index() {
         assert_eq!(e["section"], section.as_str(), "{name}: {e}");
         assert_eq!(e["offset"], *offset, "{name}: {e}");
         if *stage == "stream" {
-            // Decoded up to the fault: the keyframe's snapshot is counted.
-            assert!(
-                r["snapshots_reconstructed"].as_u64().unwrap() >= 1,
-                "{name}"
-            );
+            // Decoded up to the fault: the keyframe's snapshot chunk is
+            // counted; `snapshots_reconstructed` only counts complete ticks.
+            let c = &r["chunks"];
+            let chunks = c["snapshot"].as_u64().unwrap() + c["snapshot_delta"].as_u64().unwrap();
+            assert!(chunks >= 1, "{name}");
+            let s = r["snapshots_reconstructed"].as_u64().unwrap();
+            assert!(s <= chunks, "{name}");
+            assert_eq!(s == 0, r["ticks"] == 0, "{name}: {r}");
         } else if *name == "map_size_max" {
             // The header survives a map cut off by the end of the file.
             assert_eq!(r["header"]["map_size"], i32::MAX as u32, "{name}");

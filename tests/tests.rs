@@ -16,6 +16,8 @@ mod demos_cli;
 mod fuzz_regressions;
 mod fuzz_smoke;
 mod hostile;
+mod map_bounds;
 mod maps;
 mod parquet_records;
 mod reliability_io;
+mod scaling;

@@ -9,7 +9,7 @@
 //!
 //! Layout of the inputs (the fuzzer learns them; the seeds follow them):
 //!
-//! - `datafile`, `map`, `demo`: the file bytes as they are.
+//! - `datafile`, `map`, `demo`, `analysis`: the file bytes as they are.
 //! - `huffman`: `[limit: u16 LE] payload`; the output buffer has `limit`
 //!   bytes (`0xffff` means "64 KiB", the demo player's buffer).
 //! - `varint`: `[limit: u16 LE] payload`; the output has `limit` ints.
@@ -457,6 +457,48 @@ pub fn demo(data: &[u8]) {
             _ => {}
         }
     }
+}
+
+thread_local! {
+    /// The `demos index` worker's decoder, reused across inputs as a batch
+    /// worker reuses it.
+    static INDEX_DECODER: std::cell::RefCell<teebatch::demo::stream::Decoder> =
+        std::cell::RefCell::new(teebatch::demo::stream::Decoder::new(Backend::Simd));
+}
+
+/// Analysis: what `demos index` does with one file (`index_bytes`: header,
+/// embedded map, stream, statistics, players, messages): every warning list of a stage holds at most the limit plus
+/// one `too_many_warnings`; players and their names stay within the
+/// tracker's caps; `snapshots_reconstructed` never exceeds the snapshot
+/// chunks decoded (it counts those of complete ticks). Run with a per-input
+/// `-timeout=` so that a table searched linearly shows as a timeout.
+pub fn analysis(data: &[u8]) {
+    use teebatch::batch::demos::{index_bytes, DemoRecord};
+    use teebatch::limits::Limits;
+    INDEX_DECODER.with_borrow_mut(|decoder| {
+        decoder.set_max_ticks(1 << 16);
+        let mut rec = DemoRecord::default();
+        let stats = index_bytes(&mut rec, data, decoder);
+        let max = decoder.max_warnings();
+        for stage in ["demo", "stream", "message", "players"] {
+            let n = rec.warnings.iter().filter(|w| w.stage == stage).count();
+            assert!(n <= max + 1, "{stage}: {n} warnings");
+        }
+        assert!(rec.players.len() <= Limits::MAX_TRACKED_PLAYERS);
+        for p in &rec.players {
+            assert!(p.names.len() <= Limits::MAX_NAMES_PER_PLAYER);
+            assert!(p.clans.len() <= Limits::MAX_NAMES_PER_PLAYER);
+        }
+        if let (Some(s), Some(c)) = (rec.snapshots_reconstructed, rec.chunks) {
+            assert!(s <= c.snapshot + c.snapshot_delta);
+            if rec.error.is_none() {
+                assert_eq!(s, c.snapshot + c.snapshot_delta);
+            }
+        }
+        if let Some(stats) = stats {
+            assert_eq!(Some(stats.chunks.tick_markers), rec.ticks);
+        }
+    })
 }
 
 /// One line per stream event: what a dump would show.

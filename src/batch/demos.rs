@@ -5,7 +5,7 @@ use super::{load, Input, MmapMode};
 use crate::backend::Backend;
 use crate::codec::snapshot::Protocol;
 use crate::datafile::Datafile;
-use crate::demo::analysis::{AnalysisVisitor, MessageCounts};
+use crate::demo::analysis::{AnalysisVisitor, MessageCounts, TrackerConfig};
 use crate::demo::stream::{visit, Decoder, DemoStats};
 use crate::demo::Demo;
 use serde::Serialize;
@@ -183,6 +183,7 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> DemoRe
             }
             Err(e) => rec.error = Some(ErrorRecord::io(&e)),
         }
+        crate::limits::shrink_buffer(&mut w.read_buf);
     }
     w.stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
     rec
@@ -286,7 +287,15 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
     // are decoded with (for an unknown net version DDNet's fallback, which
     // the stream reports with a warning).
     let protocol = demo.decode_protocol();
-    let outcome = visit(&demo, decoder, AnalysisVisitor::new(protocol));
+    let tracker = TrackerConfig {
+        keep_chat: false,
+        ..TrackerConfig::default()
+    };
+    let visitor = AnalysisVisitor::with_config(protocol, tracker, decoder.max_warnings());
+    let mut outcome = visit(&demo, decoder, visitor);
+    if outcome.error.is_some() {
+        outcome.visitor.stream_failed();
+    }
     let analysis = outcome.visitor.finish();
     let stats = analysis.stats;
     rec.players = analysis
@@ -314,6 +323,18 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
             offset: w.offset as u64,
         }
     }));
+    let analysis_warnings = analysis.message_warnings.iter();
+    rec.warnings
+        .extend(
+            analysis_warnings
+                .chain(&analysis.player_warnings)
+                .map(|w| WarningRecord {
+                    stage: w.stage.name(),
+                    kind: w.kind_name(),
+                    section: w.section(),
+                    offset: w.offset as u64,
+                }),
+        );
     if let Some(e) = outcome.error {
         rec.error = Some(ErrorRecord {
             stage: "stream",

@@ -112,6 +112,8 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> MapRec
         Ok(bytes) => index_bytes(&mut rec, &bytes, opts, inflater, data_buf),
         Err(e) => rec.error = Some(ErrorRecord::io(&e)),
     }
+    crate::limits::shrink_buffer(data_buf);
+    crate::limits::shrink_buffer(read_buf);
     stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
     rec
 }

@@ -252,32 +252,42 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
     }
 }
 
-/// `demos dump --chat`: one line per chat message.
+/// `demos dump --chat`: one line per chat message, written as it is
+/// decoded (nothing is collected).
 fn dump_chat(
     demo: &Demo<'_>,
     backend: Backend,
     out: &mut impl Write,
 ) -> io::Result<Option<String>> {
     use crate::demo::analysis::AnalysisVisitor;
-    use crate::demo::stream::{visit, Decoder};
-    let outcome = visit(
-        demo,
-        &mut Decoder::new(backend),
-        AnalysisVisitor::new(demo.decode_protocol()),
+    use crate::demo::players::TrackerConfig;
+    use crate::demo::stream::{Decoder, Visitor};
+    let mut decoder = Decoder::new(backend);
+    let mut visitor = AnalysisVisitor::with_config(
+        demo.decode_protocol(),
+        TrackerConfig::default(),
+        decoder.max_warnings(),
     );
+    let mut stream = decoder.stream(demo);
     writeln!(out, "#tick\tclient_id\tname\tmode\ttext")?;
-    for line in outcome.visitor.finish().chat {
-        writeln!(
-            out,
-            "{}\t{}\t{}\t{:?}\t{}",
-            line.tick,
-            line.client_id,
-            line.name.as_deref().unwrap_or(""),
-            line.mode,
-            line.text.replace(['\t', '\n'], " ")
-        )?;
+    loop {
+        match stream.next_event() {
+            None => return Ok(None),
+            Some(Err(e)) => return Ok(Some(e.to_string())),
+            Some(Ok(event)) => visitor.visit(&event),
+        }
+        for line in visitor.drain_chat() {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{:?}\t{}",
+                line.tick,
+                line.client_id,
+                line.name.as_deref().unwrap_or(""),
+                line.mode,
+                line.text.replace(['\t', '\n'], " ")
+            )?;
+        }
     }
-    Ok(outcome.error.map(|e| e.to_string()))
 }
 
 /// Parses a demo named on the command line, printing `path: error` if it

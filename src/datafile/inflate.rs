@@ -35,6 +35,10 @@ pub struct Inflater {
     decompressor: Decompressor,
     limits: Limits,
     used: u64,
+    /// The block charged the most bytes in this file: (bytes, section,
+    /// offset). A budget error names it: the block that used the budget,
+    /// not whichever small block came last.
+    largest: Option<(u64, Section, usize)>,
 }
 
 impl Default for Inflater {
@@ -58,6 +62,7 @@ impl Inflater {
             decompressor: Decompressor::new(),
             limits,
             used: 0,
+            largest: None,
         }
     }
 
@@ -68,6 +73,7 @@ impl Inflater {
     /// Resets the per-file budget.
     pub fn start_file(&mut self) {
         self.used = 0;
+        self.largest = None;
     }
 
     /// Decompressed bytes charged to the current file so far.
@@ -75,13 +81,114 @@ impl Inflater {
         self.used
     }
 
+    /// Charges `n` bytes of block `section` to the file's budget. Over the
+    /// limit, the error names the block that was charged the most so far
+    /// (this one or an earlier one of the same file).
     fn charge(&mut self, n: u64, section: Section, offset: usize) -> Result<(), Error> {
         let total = self.used.saturating_add(n);
+        let this = (n, section, offset);
+        let largest = match self.largest {
+            Some(l) if l.0 >= n => l,
+            _ => this,
+        };
         if total > self.limits.max_decompressed_bytes {
-            return Err(Error::new(ErrorKind::LimitExceeded, section, offset));
+            return Err(Error::new(ErrorKind::LimitExceeded, largest.1, largest.2));
         }
         self.used = total;
+        self.largest = Some(largest);
         Ok(())
+    }
+
+    /// Inflates the zlib stream `raw` that must produce exactly `expected`
+    /// bytes piece by piece through a buffer of `piece` bytes, handing each
+    /// full piece (and the last, shorter one) to `f`; charged to the budget
+    /// like [`Inflater::inflate_exact`], but nothing the size of the block is
+    /// allocated.
+    pub fn inflate_pieces(
+        &mut self,
+        raw: &[u8],
+        expected: usize,
+        piece: usize,
+        section: Section,
+        offset: usize,
+        mut f: impl FnMut(&[u8]),
+    ) -> Result<(), Error> {
+        if expected as u64 > max_inflated_len(raw.len()) {
+            return Err(Error::new(ErrorKind::BadDataSize, section, offset));
+        }
+        self.charge(expected as u64, section, offset)?;
+        let mut z = flate2::Decompress::new(true);
+        let mut buf = vec![0u8; piece.max(1)];
+        let mut filled = 0;
+        let mismatch = || Error::new(ErrorKind::DataSizeMismatch, section, offset);
+        loop {
+            let before_in = z.total_in() as usize;
+            let before_out = z.total_out();
+            let status = z
+                .decompress(
+                    &raw[before_in..],
+                    &mut buf[filled..],
+                    flate2::FlushDecompress::None,
+                )
+                .map_err(|_| Error::new(ErrorKind::Inflate, section, offset))?;
+            filled += (z.total_out() - before_out) as usize;
+            if z.total_out() > expected as u64 {
+                return Err(mismatch());
+            }
+            let end = status == flate2::Status::StreamEnd;
+            if filled == buf.len() || (end && filled > 0) {
+                f(&buf[..filled]);
+                filled = 0;
+            }
+            if end {
+                break;
+            }
+            if z.total_out() == before_out && z.total_in() as usize == before_in {
+                // No progress: the stream is cut short.
+                return Err(mismatch());
+            }
+        }
+        if z.total_out() != expected as u64 {
+            return Err(mismatch());
+        }
+        Ok(())
+    }
+
+    /// Inflates at most the first `max` bytes of the zlib stream `raw`
+    /// (whose block claims `expected` bytes) into `out`, charging only
+    /// those: for strings, which need a bounded prefix, not a whole block a
+    /// crafted file may inflate to the budget. A block of at most `max`
+    /// bytes is inflated and checked whole ([`Inflater::inflate_exact`]).
+    pub fn inflate_prefix(
+        &mut self,
+        raw: &[u8],
+        expected: usize,
+        max: usize,
+        out: &mut Vec<u8>,
+        section: Section,
+        offset: usize,
+    ) -> Result<(), Error> {
+        if expected <= max {
+            return self.inflate_exact(raw, expected, out, section, offset);
+        }
+        if expected as u64 > max_inflated_len(raw.len()) {
+            return Err(Error::new(ErrorKind::BadDataSize, section, offset));
+        }
+        self.charge(max as u64, section, offset)?;
+        out.clear();
+        out.resize(max, 0);
+        let mut z = flate2::Decompress::new(true);
+        match z.decompress(raw, out, flate2::FlushDecompress::None) {
+            Ok(_) if z.total_out() as usize == max => Ok(()),
+            Ok(_) => {
+                out.truncate(z.total_out() as usize);
+                Err(Error::new(ErrorKind::DataSizeMismatch, section, offset))
+            }
+            Err(_) => {
+                out.clear();
+                Err(Error::new(ErrorKind::Inflate, section, offset))
+            }
+        }
     }
 
     /// Inflates the zlib stream `raw` that must produce exactly `expected`
@@ -120,6 +227,16 @@ impl Inflater {
                 Err(Error::new(ErrorKind::Inflate, section, offset))
             }
         }
+    }
+
+    /// Charges a raw (version 3) block read in place to the budget.
+    pub fn charge_stored(
+        &mut self,
+        n: usize,
+        section: Section,
+        offset: usize,
+    ) -> Result<(), Error> {
+        self.charge(n as u64, section, offset)
     }
 
     /// Copies a raw (version 3) block, charging it to the budget.

@@ -479,6 +479,64 @@ impl<'a> Datafile<'a> {
         }
     }
 
+    /// Decompresses at most the first `max` bytes of data block `index`
+    /// into `out` (all of a block of at most `max` bytes, checked as by
+    /// [`Datafile::decompress`]); only those bytes count against the budget.
+    pub fn decompress_prefix(
+        &self,
+        index: usize,
+        max: usize,
+        inflater: &mut Inflater,
+        out: &mut Vec<u8>,
+    ) -> Result<(), Error> {
+        let section = Section::Data(index as u32);
+        let range = self
+            .data_range(index)
+            .ok_or_else(|| Error::new(ErrorKind::NoSuchData, section, self.data_start))?;
+        let raw = &self.bytes[range.clone()];
+        match self.version {
+            Version::V3 => {
+                let raw = &raw[..raw.len().min(max)];
+                inflater.copy_raw(raw, out, section, range.start)
+            }
+            Version::V4 | Version::V4Crude => {
+                let expected = self.data_size(index).unwrap_or(0);
+                inflater.inflate_prefix(raw, expected, max, out, section, range.start)
+            }
+        }
+    }
+
+    /// Decompresses data block `index` piece by piece (pieces of `piece`
+    /// bytes, the last one shorter) into `f`, allocating only one piece:
+    /// for statistics that read a large block once. Checked and charged as
+    /// by [`Datafile::decompress`].
+    pub fn decompress_pieces(
+        &self,
+        index: usize,
+        piece: usize,
+        inflater: &mut Inflater,
+        mut f: impl FnMut(&[u8]),
+    ) -> Result<(), Error> {
+        let section = Section::Data(index as u32);
+        let range = self
+            .data_range(index)
+            .ok_or_else(|| Error::new(ErrorKind::NoSuchData, section, self.data_start))?;
+        let raw = &self.bytes[range.clone()];
+        match self.version {
+            Version::V3 => {
+                inflater.charge_stored(raw.len(), section, range.start)?;
+                for p in raw.chunks(piece.max(1)) {
+                    f(p);
+                }
+                Ok(())
+            }
+            Version::V4 | Version::V4Crude => {
+                let expected = self.data_size(index).unwrap_or(0);
+                inflater.inflate_pieces(raw, expected, piece, section, range.start, f)
+            }
+        }
+    }
+
     /// Decompresses data block `index` into a new buffer.
     pub fn data(&self, index: usize, inflater: &mut Inflater) -> Result<Vec<u8>, Error> {
         let mut v = Vec::new();

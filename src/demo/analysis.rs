@@ -1,12 +1,25 @@
 //! One pass over a demo for reports: snapshot statistics, players, and
 //! message counts (chat lines, kills, race finishes), combined in a single
 //! [`Visitor`] so the stream is decoded once.
+//!
+//! Every table the pass keeps is a hash map or an index by number, so the
+//! work per item, message and declaration is O(1) amortised whatever a
+//! demo holds ([`Probe`] counts it for the scaling tests), and every list
+//! that could grow with the input is capped: warnings by
+//! [`crate::limits::Limits::max_warnings`] (one `too_many_warnings` stands
+//! for the rest), players, names and team changes by [`TrackerConfig`]
+//! (with a warning), chat lines are kept only when asked for and then
+//! handed out as they come ([`AnalysisVisitor::drain_chat`]).
 
-use super::message::{self, Body, MessageWarning};
-use super::players::{PlayerRecord, PlayerTracker, PlayerWarning, TrackerConfig};
+use std::collections::{BTreeMap, HashMap};
+
+use super::message::{self, Body, MessageErrorKind, MessageWarning, MessageWarningKind};
+pub use super::players::TrackerConfig;
+use super::players::{ChatLine, PlayerRecord, PlayerTracker, PlayerWarning, PlayerWarningKind};
 use super::stream::{DemoStats, Event, StatsVisitor, Visitor};
-use crate::codec::snapshot::Protocol;
-use std::collections::BTreeMap;
+use crate::codec::snapshot::{item_id, item_type, Protocol};
+pub use crate::demo::stream::stats::Probe;
+use crate::limits::{push_capped, Limits};
 
 /// Message totals of one demo.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -19,9 +32,93 @@ pub struct MessageCounts {
     pub kills: u64,
     /// `Sv_RaceFinish` (DDNet) messages.
     pub race_finishes: u64,
-    /// Message chunks whose bytes did not decode as a message.
+    /// Message chunks whose bytes did not decode as a message (each also
+    /// a `message` warning `undecodable.<reason>` while warnings are kept).
     pub undecodable: u64,
 }
+
+/// What an [`AnalysisWarning`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AnalysisWarningKind {
+    /// A message decoded with this oddity.
+    Message(MessageWarningKind),
+    /// A message chunk did not decode as a message, for this reason.
+    Undecodable(MessageErrorKind),
+    /// The players of a snapshot showed this oddity.
+    Player(PlayerWarningKind),
+    /// The warning limit was reached here; later warnings of the same
+    /// stage are dropped.
+    TooManyWarnings,
+}
+
+/// Which part of the analysis a warning comes from (each keeps its own
+/// list, capped separately).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AnalysisStage {
+    Message,
+    Players,
+}
+
+impl AnalysisStage {
+    /// The stage of a report record: `message` or `players`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AnalysisStage::Message => "message",
+            AnalysisStage::Players => "players",
+        }
+    }
+}
+
+/// A warning of the analysis: the chunk it comes from (a message chunk, or
+/// for players the tick marker of the tick whose snapshot showed it), the
+/// chunk's byte offset in the file, the byte offset inside the message (0
+/// for players) and, for players, the item key (`type << 16 | id`; the
+/// client id for [`PlayerWarningKind::TooManyPlayers`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AnalysisWarning {
+    pub stage: AnalysisStage,
+    pub kind: AnalysisWarningKind,
+    pub chunk: usize,
+    pub offset: usize,
+    pub inner_offset: usize,
+    pub tick: i32,
+    pub key: Option<u32>,
+}
+
+impl AnalysisWarning {
+    /// The record's `section`: `chunk N` for messages, `chunk N (tick T,
+    /// item TYPE:ID)` for players.
+    pub fn section(&self) -> String {
+        match (self.kind, self.key) {
+            (AnalysisWarningKind::Player(PlayerWarningKind::TooManyPlayers), Some(k)) => {
+                format!("chunk {} (tick {}, client {k})", self.chunk, self.tick)
+            }
+            (_, Some(k)) => format!(
+                "chunk {} (tick {}, item {}:{})",
+                self.chunk,
+                self.tick,
+                item_type(k),
+                item_id(k)
+            ),
+            (_, None) => format!("chunk {}", self.chunk),
+        }
+    }
+
+    /// The record's `kind`, snake_case: `control_characters`,
+    /// `undecodable.string_too_long`, `short_item`, `too_many_warnings`.
+    pub fn kind_name(&self) -> String {
+        use crate::batch::demos::kind_name;
+        match self.kind {
+            AnalysisWarningKind::Message(k) => kind_name(&k),
+            AnalysisWarningKind::Undecodable(k) => format!("undecodable.{}", kind_name(&k)),
+            AnalysisWarningKind::Player(k) => kind_name(&k),
+            AnalysisWarningKind::TooManyWarnings => "too_many_warnings".to_owned(),
+        }
+    }
+}
+
+/// A message kind: (space, id).
+type KindKey = (&'static str, message::MessageId);
 
 /// Statistics, players and messages of one demo.
 pub struct AnalysisVisitor {
@@ -31,52 +128,112 @@ pub struct AnalysisVisitor {
     messages: MessageCounts,
     /// Messages by (space, id), with the id's name: named once, at the
     /// end (a demo has a few dozen kinds and thousands of messages).
-    kinds: Vec<(&'static str, message::MessageId, Option<&'static str>, u64)>,
-    message_warnings: Vec<MessageWarning>,
-    player_warnings: Vec<PlayerWarning>,
+    kinds: HashMap<KindKey, (Option<&'static str>, u64)>,
+    /// Warnings of the message being decoded, and of the snapshot being
+    /// read (emptied after each).
+    scratch_message: Vec<MessageWarning>,
+    scratch_players: Vec<PlayerWarning>,
+    message_warnings: Vec<AnalysisWarning>,
+    player_warnings: Vec<AnalysisWarning>,
+    max_warnings: usize,
+    /// Operation counts of `kinds`.
+    kind_ops: u64,
 }
 
 /// What [`AnalysisVisitor::finish`] returns.
 pub struct Analysis {
     pub stats: DemoStats,
     pub players: Vec<PlayerRecord>,
-    pub chat: Vec<super::players::ChatLine>,
     pub messages: MessageCounts,
-    pub message_warnings: usize,
-    pub player_warnings: usize,
+    /// Message warnings, at most the limit plus one `too_many_warnings`.
+    pub message_warnings: Vec<AnalysisWarning>,
+    /// Player warnings, capped the same way.
+    pub player_warnings: Vec<AnalysisWarning>,
 }
 
 impl AnalysisVisitor {
+    /// An analysis with the default limits that keeps no chat lines.
     pub fn new(protocol: Protocol) -> Self {
+        let config = TrackerConfig {
+            keep_chat: false,
+            ..TrackerConfig::default()
+        };
+        AnalysisVisitor::with_config(protocol, config, Limits::DEFAULT_MAX_WARNINGS)
+    }
+
+    /// An analysis with these tracker limits (chat lines are kept for
+    /// [`AnalysisVisitor::drain_chat`] when `config.keep_chat`), keeping at
+    /// most `max_warnings` warnings per stage.
+    pub fn with_config(protocol: Protocol, config: TrackerConfig, max_warnings: usize) -> Self {
         AnalysisVisitor {
             protocol,
             stats: StatsVisitor::new(),
-            tracker: PlayerTracker::new(protocol, TrackerConfig::default()),
+            tracker: PlayerTracker::new(protocol, config),
             messages: MessageCounts::default(),
-            kinds: Vec::new(),
+            kinds: HashMap::new(),
+            scratch_message: Vec::new(),
+            scratch_players: Vec::new(),
             message_warnings: Vec::new(),
             player_warnings: Vec::new(),
+            max_warnings,
+            kind_ops: 0,
         }
     }
 
-    pub fn finish(mut self) -> Analysis {
-        for (space, id, name, count) in self.kinds {
+    /// The chat lines decoded since the previous call (only with
+    /// [`TrackerConfig::keep_chat`]); call after each event to stream them.
+    pub fn drain_chat(&mut self) -> std::vec::Drain<'_, ChatLine> {
+        self.tracker.drain_chat()
+    }
+
+    /// Most warnings kept per stage.
+    pub fn max_warnings(&self) -> usize {
+        self.max_warnings
+    }
+
+    /// Operation counts so far (see [`Probe`]).
+    #[doc(hidden)]
+    pub fn probe(&self) -> Probe {
+        Probe {
+            message_kinds: self.kind_ops,
+            players: self.tracker.ops(),
+            ..self.stats.probe()
+        }
+    }
+
+    /// Leaves the snapshots of the tick in progress out of the statistics
+    /// (see [`StatsVisitor::stream_failed`]): call when the stream ended
+    /// with an error.
+    pub fn stream_failed(&mut self) {
+        self.stats.stream_failed();
+    }
+
+    pub fn finish(self) -> Analysis {
+        let mut messages = self.messages;
+        for ((space, id), (name, count)) in self.kinds {
             let name = match (name, id) {
                 (Some(n), _) => format!("{space}:{n}"),
                 (None, message::MessageId::Ordinal(id)) => format!("{space}:#{id}"),
                 (None, message::MessageId::Ex(uuid)) => format!("{space}:{uuid}"),
             };
-            *self.messages.by_name.entry(name).or_default() += count;
+            *messages.by_name.entry(name).or_default() += count;
         }
         Analysis {
             stats: self.stats.finish(),
             players: self.tracker.players().cloned().collect(),
-            chat: self.tracker.chat().to_vec(),
-            messages: self.messages,
-            message_warnings: self.message_warnings.len(),
-            player_warnings: self.player_warnings.len(),
+            messages,
+            message_warnings: self.message_warnings,
+            player_warnings: self.player_warnings,
         }
     }
+}
+
+/// Appends `w` to `list` under the cap (see [`push_capped`]).
+fn push_warning(list: &mut Vec<AnalysisWarning>, max: usize, w: AnalysisWarning) {
+    push_capped(list, max, w, |w| AnalysisWarning {
+        kind: AnalysisWarningKind::TooManyWarnings,
+        ..w
+    });
 }
 
 impl Visitor for AnalysisVisitor {
@@ -85,18 +242,46 @@ impl Visitor for AnalysisVisitor {
         match event {
             Event::Tick(t) => {
                 if let Some(s) = t.snapshot {
+                    self.scratch_players.clear();
                     self.tracker
-                        .feed_snapshot(t.tick, s, &mut self.player_warnings);
+                        .feed_snapshot(t.tick, s, &mut self.scratch_players);
+                    for w in &self.scratch_players {
+                        let w = AnalysisWarning {
+                            stage: AnalysisStage::Players,
+                            kind: AnalysisWarningKind::Player(w.kind),
+                            chunk: t.pos.index,
+                            offset: t.pos.offset,
+                            inner_offset: 0,
+                            tick: t.tick,
+                            key: Some(w.key),
+                        };
+                        push_warning(&mut self.player_warnings, self.max_warnings, w);
+                    }
                 }
             }
             Event::Message(m) => {
-                match message::decode(m.bytes, self.protocol, &mut self.message_warnings) {
+                self.scratch_message.clear();
+                let decoded = message::decode(m.bytes, self.protocol, &mut self.scratch_message);
+                let at = |kind, inner_offset| AnalysisWarning {
+                    stage: AnalysisStage::Message,
+                    kind,
+                    chunk: m.pos.index,
+                    offset: m.pos.offset,
+                    inner_offset,
+                    tick: m.tick,
+                    key: None,
+                };
+                for w in &self.scratch_message {
+                    let w = at(AnalysisWarningKind::Message(w.kind), w.offset);
+                    push_warning(&mut self.message_warnings, self.max_warnings, w);
+                }
+                match decoded {
                     Ok(msg) => {
-                        let kind = (msg.space(), msg.id);
-                        match self.kinds.iter_mut().find(|k| (k.0, k.1) == kind) {
-                            Some(k) => k.3 += 1,
-                            None => self.kinds.push((kind.0, kind.1, msg.name, 1)),
-                        }
+                        self.kind_ops += 1;
+                        self.kinds
+                            .entry((msg.space(), msg.id))
+                            .or_insert((msg.name, 0))
+                            .1 += 1;
                         match msg.body {
                             Body::Chat(_) => self.messages.chat_lines += 1,
                             Body::KillMsg(_) | Body::KillMsgTeam { .. } => self.messages.kills += 1,
@@ -105,7 +290,11 @@ impl Visitor for AnalysisVisitor {
                         }
                         self.tracker.feed_message(m.tick, &msg);
                     }
-                    Err(_) => self.messages.undecodable += 1,
+                    Err(e) => {
+                        self.messages.undecodable += 1;
+                        let w = at(AnalysisWarningKind::Undecodable(e.kind), e.offset);
+                        push_warning(&mut self.message_warnings, self.max_warnings, w);
+                    }
                 }
             }
             _ => {}

@@ -36,8 +36,14 @@
 //! - A client id can be reused by a different player after a leave; the
 //!   tracker keys records by client id and lists every distinct name seen.
 //! - Memory is bounded: at most [`TrackerConfig::max_players`] records,
-//!   [`TrackerConfig::max_strings`] distinct names/clans/skins per player,
-//!   and position tracks are sampled and capped ([`PositionConfig`]).
+//!   [`TrackerConfig::max_strings`] distinct names/clans/skins and
+//!   [`TrackerConfig::max_team_changes`] team changes per player (each cap
+//!   reported once per player by a warning), position tracks are sampled
+//!   and capped ([`PositionConfig`]), and chat lines are kept only with
+//!   [`TrackerConfig::keep_chat`] (drained as they come by a streaming
+//!   reader, [`PlayerTracker::drain_chat`]).
+//! - Time is linear: views and records are found through tables by client
+//!   id, never by a search through the players.
 
 use std::collections::BTreeMap;
 
@@ -62,6 +68,12 @@ pub enum PlayerWarningKind {
     InvalidString,
     /// More distinct client ids than the tracker keeps (once per id).
     TooManyPlayers,
+    /// More distinct names, clans or skins for one player than the tracker
+    /// keeps ([`TrackerConfig::max_strings`]; once per player and list).
+    TooManyStrings,
+    /// More team changes for one player than the tracker keeps
+    /// ([`TrackerConfig::max_team_changes`]; once per player).
+    TooManyTeamChanges,
 }
 
 /// A warning with the item key (`type << 16 | id`) it concerns, or the
@@ -166,13 +178,24 @@ fn read_str_into(
     }
 }
 
-/// Client ids below this are found through a table and have their
-/// client-info strings cached; larger ones are searched and decoded anew.
+/// Client ids below this have their client-info strings cached; larger
+/// ones are decoded anew.
 const CACHED_IDS: usize = 256;
 
 /// Name (4), clan (3), country (1), skin (6): the same layout in 0.6
 /// `obj_client_info` (from int 0) and 0.7 `obj_de_client_info` (from int 2).
 const RAW_INFO_INTS: usize = 14;
+
+/// A table by client id (every `u16`: indexing needs no bounds check).
+#[derive(Clone, Debug)]
+struct IdIndex(Box<[u32; 1 << 16]>);
+
+impl IdIndex {
+    fn new() -> IdIndex {
+        let table: Box<[u32]> = vec![0; 1 << 16].into_boxed_slice();
+        IdIndex(table.try_into().expect("1 << 16 entries"))
+    }
+}
 
 /// The players of the latest snapshot given to [`PlayerViews::update`],
 /// kept from one call to the next: a view's string buffers are reused, and
@@ -196,6 +219,12 @@ pub struct PlayerViews {
     calls: u64,
     /// Decode every string anew (tests compare this with the reuse).
     always_decode: bool,
+    /// By client id: position + 1 of its view during an update (0: none);
+    /// allocated at the first update and reset entry by entry, so an
+    /// update costs O(items).
+    index: Option<IdIndex>,
+    /// Views looked up (see [`crate::demo::analysis::Probe`]).
+    ops: u64,
 }
 
 impl PlayerViews {
@@ -229,8 +258,7 @@ impl PlayerViews {
         if self.raw.len() < CACHED_IDS {
             self.raw.resize(CACHED_IDS, None);
         }
-        // Position + 1 of each view of a client id below 256.
-        let mut index = [0u32; CACHED_IDS];
+        let mut index = self.index.take().unwrap_or_else(IdIndex::new);
         self.seen.clear();
         for (i, v) in self.views.iter_mut().enumerate() {
             v.country = None;
@@ -240,9 +268,7 @@ impl PlayerViews {
             v.local = false;
             v.position = None;
             self.seen.push((false, false));
-            if let Some(slot) = index.get_mut(usize::from(v.client_id)) {
-                *slot = i as u32 + 1;
-            }
+            index.0[usize::from(v.client_id)] = i as u32 + 1;
         }
         for (key, data) in snap.iter() {
             let (ty, id) = (item_type(key), item_id(key));
@@ -307,6 +333,10 @@ impl PlayerViews {
                 _ => {}
             }
         }
+        for v in &self.views {
+            index.0[usize::from(v.client_id)] = 0;
+        }
+        self.index = Some(index);
         // Drop the clients without items, and the strings of clients
         // without client info, into the pool.
         let mut kept = 0;
@@ -346,22 +376,21 @@ impl PlayerViews {
     }
 
     /// The view of client `id`, added if it has none yet.
-    fn entry(&mut self, index: &mut [u32; CACHED_IDS], id: u16) -> usize {
-        let found = match index.get(usize::from(id)) {
-            Some(&i) if i != 0 => Some(i as usize - 1),
-            Some(_) => None,
-            None => self.views.iter().position(|p| p.client_id == id),
-        };
-        let at = found.unwrap_or_else(|| {
-            self.views.push(PlayerView::default());
-            self.seen.push((false, false));
-            let at = self.views.len() - 1;
-            self.views[at].client_id = id;
-            if let Some(slot) = index.get_mut(usize::from(id)) {
-                *slot = at as u32 + 1;
+    #[inline]
+    fn entry(&mut self, index: &mut IdIndex, id: u16) -> usize {
+        self.ops += 1;
+        let slot = usize::from(id);
+        let at = match index.0[slot] {
+            0 => {
+                self.views.push(PlayerView::default());
+                self.seen.push((false, false));
+                let at = self.views.len() - 1;
+                self.views[at].client_id = id;
+                index.0[slot] = at as u32 + 1;
+                at
             }
-            at
-        });
+            i => i as usize - 1,
+        };
         self.seen[at].0 = true;
         at
     }
@@ -451,14 +480,29 @@ pub struct TrackerConfig {
     pub max_strings: usize,
     /// Position tracks, or `None` for none.
     pub positions: Option<PositionConfig>,
+    /// Most team changes kept per player (later ones are counted in
+    /// [`PlayerRecord::team_changes_dropped`], with a warning).
+    pub max_team_changes: usize,
+    /// Keep chat lines ([`PlayerTracker::chat`],
+    /// [`PlayerTracker::drain_chat`]); without, they are not stored.
+    pub keep_chat: bool,
 }
+
+/// Default [`TrackerConfig::max_players`].
+pub const DEFAULT_MAX_PLAYERS: usize = 256;
+/// Default [`TrackerConfig::max_strings`].
+pub const DEFAULT_MAX_STRINGS: usize = 32;
+/// Default [`TrackerConfig::max_team_changes`].
+pub const DEFAULT_MAX_TEAM_CHANGES: usize = 1024;
 
 impl Default for TrackerConfig {
     fn default() -> Self {
         TrackerConfig {
-            max_players: 256,
-            max_strings: 32,
+            max_players: DEFAULT_MAX_PLAYERS,
+            max_strings: DEFAULT_MAX_STRINGS,
             positions: None,
+            max_team_changes: DEFAULT_MAX_TEAM_CHANGES,
+            keep_chat: true,
         }
     }
 }
@@ -500,6 +544,13 @@ pub struct PlayerRecord {
     pub positions: Vec<PositionSample>,
     /// Samples not kept because the track was full.
     pub positions_dropped: u64,
+    /// Team changes not kept because `teams` was full.
+    pub team_changes_dropped: u64,
+    /// The latest team seen.
+    team: Option<i32>,
+    /// Lists that dropped a string (names, clans, skins: bits 0, 1, 2),
+    /// warned about once each.
+    strings_dropped: u8,
     /// Tick of the latest sample (kept or dropped).
     last_sample: Option<i32>,
 }
@@ -563,15 +614,25 @@ pub struct PlayerTracker {
     view: PlayerViews,
     /// Client ids refused for lack of room (warned about once each).
     refused: std::collections::BTreeSet<u16>,
+    /// Records and strings looked up (see
+    /// [`crate::demo::analysis::Probe`]).
+    ops: u64,
 }
 
-/// Adds `s` to `list` unless it is there or the list is full. Only strings
-/// that changed since the previous tick's view get here
-/// ([`PlayerViews::strings_reused`]), so the search is rare.
-fn push_distinct(list: &mut Vec<String>, s: &str, cap: usize) {
-    if list.len() < cap && !list.iter().any(|x| x == s) {
-        list.push(s.to_owned());
+/// Adds `s` to `list` unless it is there; returns `false` when it is new
+/// but the list is full (`cap`, so the search is bounded; only strings that
+/// changed since the previous tick's view get here,
+/// [`PlayerViews::strings_reused`]). `ops` counts the strings compared.
+fn push_distinct(list: &mut Vec<String>, s: &str, cap: usize, ops: &mut u64) -> bool {
+    *ops += list.len() as u64;
+    if list.iter().any(|x| x == s) {
+        return true;
     }
+    if list.len() < cap {
+        list.push(s.to_owned());
+        return true;
+    }
+    false
 }
 
 impl PlayerTracker {
@@ -587,6 +648,7 @@ impl PlayerTracker {
             chat: Vec::new(),
             view: PlayerViews::new(),
             refused: std::collections::BTreeSet::new(),
+            ops: 0,
         }
     }
 
@@ -597,6 +659,7 @@ impl PlayerTracker {
         self.view.update(snap, self.protocol, &self.infos, warnings);
         let cfg = self.config;
         for p in self.view.views() {
+            self.ops += 1;
             if record_index(&self.record_at, p.client_id).is_none() {
                 if self.records.len() >= cfg.max_players {
                     if self.refused.insert(p.client_id) {
@@ -623,6 +686,9 @@ impl PlayerTracker {
                         local: false,
                         positions: Vec::new(),
                         positions_dropped: 0,
+                        team_changes_dropped: 0,
+                        team: None,
+                        strings_dropped: 0,
                         last_sample: None,
                     },
                 );
@@ -639,9 +705,10 @@ impl PlayerTracker {
             }
             r.last_tick = tick;
             r.local |= p.local;
+            let mut dropped = 0u8;
             if let Some(name) = &p.name {
-                if !noted {
-                    push_distinct(&mut r.names, name, cfg.max_strings);
+                if !noted && !push_distinct(&mut r.names, name, cfg.max_strings, &mut self.ops) {
+                    dropped |= 1;
                 }
                 // The previous tick set this very name, unless a message
                 // changed it since.
@@ -652,14 +719,35 @@ impl PlayerTracker {
             }
             if !noted {
                 if let Some(clan) = &p.clan {
-                    push_distinct(&mut r.clans, clan, cfg.max_strings);
+                    if !push_distinct(&mut r.clans, clan, cfg.max_strings, &mut self.ops) {
+                        dropped |= 2;
+                    }
                 }
                 if let Some(skin) = &p.skin {
-                    push_distinct(&mut r.skins, skin, cfg.max_strings);
+                    if !push_distinct(&mut r.skins, skin, cfg.max_strings, &mut self.ops) {
+                        dropped |= 4;
+                    }
                 }
             }
+            if dropped & !r.strings_dropped != 0 {
+                r.strings_dropped |= dropped;
+                warnings.push(PlayerWarning {
+                    kind: PlayerWarningKind::TooManyStrings,
+                    key: u32::from(p.client_id),
+                });
+            }
             if let Some(team) = p.team {
-                if r.teams.last().is_none_or(|t| t.team != team) {
+                let changed = r.team != Some(team);
+                r.team = Some(team);
+                if changed && r.team_changes_dropped > 0 {
+                    r.team_changes_dropped += 1;
+                } else if changed && r.teams.len() >= cfg.max_team_changes {
+                    r.team_changes_dropped = 1;
+                    warnings.push(PlayerWarning {
+                        kind: PlayerWarningKind::TooManyTeamChanges,
+                        key: u32::from(p.client_id),
+                    });
+                } else if changed {
                     r.teams.push(TeamChange { tick, team });
                 }
             }
@@ -687,7 +775,7 @@ impl PlayerTracker {
     /// clients join and leave with.
     pub fn feed_message(&mut self, tick: i32, msg: &Message) {
         match &msg.body {
-            Body::Chat(c) => {
+            Body::Chat(c) if self.config.keep_chat => {
                 let name = u16::try_from(c.client_id)
                     .ok()
                     .and_then(|id| self.current.get(&id))
@@ -768,9 +856,24 @@ impl PlayerTracker {
         self.current.get(&client_id).map(String::as_str)
     }
 
-    /// Every chat line fed so far.
+    /// Every chat line fed so far (and not drained), with
+    /// [`TrackerConfig::keep_chat`].
     pub fn chat(&self) -> &[ChatLine] {
         &self.chat
+    }
+
+    /// Takes the chat lines fed since the previous call (with
+    /// [`TrackerConfig::keep_chat`]): drained after every message, the
+    /// tracker holds at most one.
+    pub fn drain_chat(&mut self) -> std::vec::Drain<'_, ChatLine> {
+        self.chat.drain(..)
+    }
+
+    /// Records, views and strings looked up so far (see
+    /// [`crate::demo::analysis::Probe`]).
+    #[doc(hidden)]
+    pub fn ops(&self) -> u64 {
+        self.ops + self.view.ops
     }
 }
 

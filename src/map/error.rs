@@ -190,8 +190,14 @@ pub enum MapWarningKind {
     LegacyTileFormat,
     /// An image or sound without a name.
     MissingName,
-    /// A quads layer's data is not `num_quads` × 152 bytes.
+    /// A quads layer's data is not `num_quads` × 152 bytes (the summary
+    /// then counts the quads the data holds).
     QuadsDataSize,
+    /// A tile layer's tile data index is not a data block.
+    TileDataOutOfRange,
+    /// An item lies outside every range of the item type table: no view
+    /// reads it.
+    ItemNotInTypeTable,
     /// The map already has [`super::MAX_WARNINGS`] warnings: this one stands
     /// for the first left out; later ones are dropped.
     TooManyWarnings,
@@ -201,6 +207,8 @@ impl MapWarningKind {
     pub fn name(self) -> &'static str {
         match self {
             MapWarningKind::DuplicateUuidIndex => "duplicate_uuid_index",
+            MapWarningKind::TileDataOutOfRange => "tile_data_out_of_range",
+            MapWarningKind::ItemNotInTypeTable => "item_not_in_type_table",
             MapWarningKind::BadUuidIndex => "bad_uuid_index",
             MapWarningKind::OddItemSize => "odd_item_size",
             MapWarningKind::RefOutOfRange => "ref_out_of_range",

@@ -29,7 +29,7 @@
 //! see [`absent_reason`].
 
 use super::error::{MapError, MapErrorKind as E, MapSection, MapWarning, MapWarningKind as W};
-use super::strings::{c_string, item_i32_string, settings_lines, CStrEnd};
+use super::strings::{c_string, item_i32_string, settings_lines, CStrEnd, MAX_STRING_LEN};
 use super::tiles::{self, PhysicsKind, SkipErrorKind, TileFormat, TileHistogram};
 use super::uuids;
 use crate::bytes::le_i32;
@@ -415,9 +415,12 @@ impl Reader<'_, '_> {
         }
     }
 
-    /// The CString in data block `index`.
+    /// The CString in data block `index`: only the bytes a string can use
+    /// are inflated ([`MAX_STRING_LEN`] and one more, to see a cut).
     fn data_string(&mut self, index: usize, section: MapSection) -> Result<String, MapError> {
-        self.inflate(index)?;
+        self.df
+            .decompress_prefix(index, MAX_STRING_LEN + 1, self.inflater, self.scratch)
+            .map_err(MapError::from)?;
         let (s, end) = c_string(self.scratch);
         let off = self.data_offset(index);
         self.note_end(end, section, off);
@@ -521,6 +524,7 @@ impl Map {
         }
 
         let uuid_types = read_uuid_types(&mut r);
+        warn_uncovered_items(&mut r);
 
         // Counts first: references are checked against them.
         let num_images = df.items_of_type(ITEM_IMAGE).len();
@@ -805,15 +809,37 @@ impl Map {
         scratch: &mut Vec<u8>,
         warnings: &mut Vec<MapWarning>,
     ) -> Result<Option<TileHistogram>, MapError> {
-        let Some((l, tm, src)) = self.stored_tiles(df, layer, inflater, scratch)? else {
+        let Some(l) = self.layers.get(layer) else {
             return Ok(None);
         };
+        let LayerKind::Tilemap(tm) = &l.kind else {
+            return Ok(None);
+        };
+        let src = locate_tiles(df, layer, l, tm, inflater)?;
         let section = MapSection::Layer(layer as u32);
-        let h = if src.skip {
-            tiles::histogram_skip(scratch, (src.width * src.height) as u64)
-                .map_err(|e| skip_error(e.kind, section, src.data_offset))?
+        let stored = df.data_size(src.data).unwrap_or(0);
+        let h = if !src.skip && stored > STREAM_TILES_BYTES {
+            // Counted piece by piece (whole groups of 4 tiles per piece, as
+            // `histogram` reads them): the worker's buffer does not grow to
+            // the size of a huge layer.
+            let piece = 4 * src.format.size * (1 << 14);
+            let mut h = TileHistogram::default();
+            df.decompress_pieces(src.data, piece, inflater, |p| {
+                let part = tiles::histogram(p, src.format);
+                for (c, n) in h.counts.iter_mut().zip(part.counts) {
+                    *c += n;
+                }
+                h.padding_nonzero |= part.padding_nonzero;
+            })?;
+            h
         } else {
-            tiles::histogram(scratch, src.format)
+            df.decompress(src.data, inflater, scratch)?;
+            if src.skip {
+                tiles::histogram_skip(scratch, (src.width * src.height) as u64)
+                    .map_err(|e| skip_error(e.kind, section, src.data_offset))?
+            } else {
+                tiles::histogram(scratch, src.format)
+            }
         };
         if src.format != tm.kind.format() {
             MapWarning::new(W::LegacyTileFormat, section, l.item_offset).push_to(warnings);
@@ -898,6 +924,11 @@ fn locate_tiles(
     })
 }
 
+/// Vanilla tile data larger than this is counted by
+/// [`Map::tile_histogram`] as it is inflated, piece by piece, instead of
+/// inflated whole into the caller's buffer.
+pub const STREAM_TILES_BYTES: usize = 16 << 20;
+
 /// Bytes per quad: 5 points, 4 colors, 4 texture coordinates (2, 4, 2 ints
 /// each), then position envelope, offset, color envelope, offset.
 pub const QUAD_SIZE: usize = 152;
@@ -941,8 +972,34 @@ fn check_quads(
     Ok(())
 }
 
+/// Warns about every item outside the ranges of the item type table: no
+/// view can see those, so counts would silently leave them out.
+fn warn_uncovered_items(r: &mut Reader<'_, '_>) {
+    let mut covered = vec![false; r.df.num_items()];
+    for t in r.df.item_types() {
+        for c in covered.iter_mut().skip(t.start).take(t.num) {
+            *c = true;
+        }
+    }
+    for (i, c) in covered.iter().enumerate() {
+        if !c {
+            let offset = r.df.item(i).map_or(0, |it| it.offset);
+            r.warn(W::ItemNotInTypeTable, MapSection::Item(i as u32), offset);
+        }
+    }
+}
+
 fn read_uuid_types(r: &mut Reader<'_, '_>) -> Vec<UuidType> {
     let mut out: Vec<UuidType> = Vec::new();
+    // Type ids and UUIDs seen, and the item count of every type: one pass
+    // each, so the UUID index costs O(items) however long it is.
+    let mut seen_ids = std::collections::HashSet::new();
+    let mut seen_uuids = std::collections::HashSet::new();
+    let counts: std::collections::HashMap<u16, usize> =
+        r.df.item_types()
+            .iter()
+            .map(|t| (t.type_id, t.num))
+            .collect();
     for it in r.df.items_of_type(ITEM_UUID_INDEX) {
         let s = MapSection::UuidIndex(it.index as u32);
         let d = it.data;
@@ -954,15 +1011,17 @@ fn read_uuid_types(r: &mut Reader<'_, '_>) -> Vec<UuidType> {
         }
         let uuid = uuids::uuid_from_ints([get(&d, 0), get(&d, 1), get(&d, 2), get(&d, 3)]);
         let uuid_s = uuid.to_string();
-        if out.iter().any(|u| u.type_id == it.id || u.uuid == uuid_s) {
+        if seen_ids.contains(&it.id) || seen_uuids.contains(&uuid) {
             r.warn(W::DuplicateUuidIndex, s, it.offset);
             continue;
         }
+        seen_ids.insert(it.id);
+        seen_uuids.insert(uuid);
         out.push(UuidType {
             type_id: it.id,
             name: uuids::name_of_uuid(&uuid),
             uuid: uuid_s,
-            items: r.df.items_of_type(it.id).len(),
+            items: counts.get(&it.id).copied().unwrap_or(0),
         });
     }
     out
@@ -1186,6 +1245,15 @@ fn read_layer(
             // only its reference is checked.
             if special_data.is_some() {
                 r.opt_data(tm.data, s, field_off(14));
+            }
+            // The tile data itself must exist: a layer pointing past the
+            // data blocks has no tiles (its statistics fail if it is read).
+            let tile_field = match special_slot {
+                Some(k) => field_off(k),
+                None => field_off(14),
+            };
+            if usize::try_from(tm.tile_data()).map_or(true, |i| i >= r.df.num_data()) {
+                r.warn(W::TileDataOutOfRange, s, tile_field);
             }
             (LayerKind::Tilemap(tm), name)
         }

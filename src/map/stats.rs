@@ -8,8 +8,10 @@
 //! counts and special tile names come from the histograms. Tile skip data is
 //! counted run by run without expanding it.
 
-use super::error::{MapError, MapWarning};
-use super::items::{absent_reason, AbsentReason, Info, LayerKind, LoadOptions, Map, UuidType};
+use super::error::{MapError, MapSection, MapWarning, MapWarningKind};
+use super::items::{
+    absent_reason, AbsentReason, Info, LayerKind, LoadOptions, Map, UuidType, QUAD_SIZE,
+};
 use super::names::{self, ENTITY_OFFSET};
 use super::tiles::{PhysicsKind, TileHistogram};
 use crate::datafile::{Datafile, Inflater};
@@ -209,6 +211,37 @@ impl MapCounts {
     }
 }
 
+/// The quads of all quads layers that their data blocks hold (checked
+/// against the size table, nothing inflated): a layer claiming more quads
+/// than its data holds, or data of another size, gets a
+/// [`MapWarningKind::QuadsDataSize`] warning and counts what is there.
+fn held_quads(map: &Map, df: &Datafile<'_>, warnings: &mut Vec<MapWarning>) -> u64 {
+    let mut total = 0;
+    for (i, l) in map.layers.iter().enumerate() {
+        let LayerKind::Quads(q) = &l.kind else {
+            continue;
+        };
+        let claimed = q.num_quads.max(0) as u64;
+        if claimed == 0 {
+            continue;
+        }
+        let stored = usize::try_from(q.data)
+            .ok()
+            .and_then(|d| df.data_size(d))
+            .map_or(0, |b| b as u64);
+        if stored != claimed * QUAD_SIZE as u64 {
+            MapWarning::new(
+                MapWarningKind::QuadsDataSize,
+                MapSection::Layer(i as u32),
+                l.item_offset,
+            )
+            .push_to(warnings);
+        }
+        total += claimed.min(stored / QUAD_SIZE as u64);
+    }
+    total
+}
+
 /// The index record of one map.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MapSummary {
@@ -253,10 +286,12 @@ pub fn summarize(
     };
     let mut warnings = std::mem::take(&mut map.warnings);
     let stats = map_stats(&map, df, inflater, scratch, &mut warnings)?;
+    let mut counts = MapCounts::of(&map);
+    counts.quads = held_quads(&map, df, &mut warnings);
     Ok(MapSummary {
         version_kind: map.kind.name(),
         absent_reason: None,
-        counts: Some(MapCounts::of(&map)),
+        counts: Some(counts),
         info: map.info.take(),
         uuid_types: std::mem::take(&mut map.uuid_types),
         stats: Some(stats),

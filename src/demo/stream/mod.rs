@@ -25,8 +25,10 @@
 //! - The snapshot in effect at a tick marker is the one reconstructed from
 //!   that tick's snapshot chunk, or else the previous one (DDNet's player
 //!   replays the last snapshot for a tick without one). A [`TickEvent`] is
-//!   therefore emitted when its tick is complete: at the next tick marker or
-//!   at the end of the data, after the data chunks of its tick.
+//!   therefore emitted when its tick is complete: at the next tick marker
+//!   (also one the tick checks then refuse, whose error follows the event)
+//!   or at the end of the data, after the data chunks of its tick. A tick
+//!   whose chunks stop at an error is not complete and not emitted.
 //! - Payloads of size 0 decode to nothing (DDNet skips decompression).
 //! - Type-0 ("unknown") chunks are decompressed and unpacked like the others
 //!   (DDNet does so too) and reported with a warning.
@@ -528,6 +530,7 @@ impl Decoder {
             max_ticks: self.max_ticks,
             data_index: seg.data_index,
             pending: None,
+            refused: None,
             have_snapshot: false,
             checksum: 0,
             done: false,
@@ -628,6 +631,8 @@ pub struct Stream<'d, 'a> {
     max_ticks: u64,
     data_index: usize,
     pending: Option<PendingTick>,
+    /// A tick marker's error, returned after the pending tick it completes.
+    refused: Option<StreamError>,
     have_snapshot: bool,
     checksum: i32,
     done: bool,
@@ -743,6 +748,9 @@ impl<'d, 'a> Stream<'d, 'a> {
     }
 
     fn step(&mut self) -> Result<Option<Step<'a>>, StreamError> {
+        if let Some(e) = self.refused.take() {
+            return Err(e);
+        }
         loop {
             if self.done {
                 return Ok(None);
@@ -768,7 +776,10 @@ impl<'d, 'a> Stream<'d, 'a> {
             };
             let (kind, data) = match chunk.kind {
                 ChunkKind::Tick { tick, keyframe } => {
-                    let inline = self.check_tick(tick, pos)?;
+                    let inline = match self.check_tick(tick, pos) {
+                        Ok(inline) => inline,
+                        Err(e) => return self.refuse_tick(e),
+                    };
                     if keyframe && inline {
                         self.warn(StreamWarningKind::KeyframeTickDelta, pos, 0);
                     }
@@ -911,6 +922,19 @@ impl<'d, 'a> Stream<'d, 'a> {
         Ok(inline)
     }
 
+    /// A tick marker failed its checks: the pending tick is complete (all
+    /// its chunks were read), so it is emitted first and the error comes
+    /// next.
+    fn refuse_tick(&mut self, e: StreamError) -> Result<Option<Step<'a>>, StreamError> {
+        match self.pending.take() {
+            Some(prev) => {
+                self.refused = Some(e);
+                Ok(Some(Step::Tick(prev)))
+            }
+            None => Err(e),
+        }
+    }
+
     /// The end of a segment (the next segment's first chunk, a tick
     /// marker). A sequential pass emits the pending tick only once it has
     /// read that marker and found it valid, so do the same here: the next
@@ -925,7 +949,9 @@ impl<'d, 'a> Stream<'d, 'a> {
                         index: c.index,
                         offset: c.offset,
                     };
-                    self.check_tick(tick, pos)?;
+                    if let Err(e) = self.check_tick(tick, pos) {
+                        return self.refuse_tick(e);
+                    }
                 }
             }
             None => {}

@@ -4,7 +4,8 @@
 //! - `chunks`: tick markers (and how many are keyframes), snapshot, delta,
 //!   message and unknown data chunks.
 //! - `first_tick`, `last_tick`: of the first and last tick marker.
-//! - `snapshots_reconstructed`: snapshot and delta chunks decoded.
+//! - `snapshots_reconstructed`: snapshot and delta chunks decoded, in
+//!   complete ticks.
 //! - `ticks_without_snapshot_chunk`: ticks that reuse the previous snapshot.
 //! - `decompressed_snapshot_and_delta_bytes`: Huffman output of snapshot and
 //!   delta chunks.
@@ -16,12 +17,22 @@
 //!   `uuid (Name)` (bare UUID when the name is unknown); an extended type
 //!   without declaration is counted under its number in the ordinal table.
 //!
+//! **Complete ticks.** The stream emits a tick once all of its chunks were
+//! read: at the next tick marker (also one the stream then refuses: over
+//! the tick limit, going backwards, out of range) or at the end of the
+//! data. `chunks.tick_markers` (the `ticks` of `demos index`), `last_tick`
+//! and `snapshots_reconstructed` count complete ticks only: when the stream
+//! stops inside a tick (a chunk that does not decode), the snapshots
+//! reconstructed for that tick are left out like the tick itself
+//! ([`StatsVisitor::stream_failed`]). The other chunk counts and the item
+//! type tables cover every chunk decoded.
+//!
 //! `a += b` appends `b`'s counts to `a`'s as if `b`'s chunks followed
 //! `a`'s: counts add up, `first_tick` keeps `a`'s, `last_tick` takes `b`'s.
 //! Over a batch of demos the sums are totals and the ticks are those of the
 //! first and last demo.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::ops::AddAssign;
 
 use serde::Serialize;
@@ -103,45 +114,109 @@ impl AddAssign for DemoStats {
     }
 }
 
+/// Distinct sizes are kept in a flat list while they are few (real types
+/// have one or two); past [`SMALL_SIZES`] the rest go to a sorted set, so
+/// a type with thousands of sizes costs a logarithmic lookup per item, not
+/// a linear one.
+const SMALL_SIZES: usize = 8;
+
 /// Per-type counters with small flat tables for the hot path.
 #[derive(Clone, Debug, Default)]
 struct TypeCounter {
     occurrences: u64,
-    /// Distinct sizes seen (few per type).
+    /// Distinct sizes seen, the first [`SMALL_SIZES`] of them.
     sizes: Vec<usize>,
+    /// Distinct sizes beyond those.
+    more_sizes: BTreeSet<usize>,
 }
 
 impl TypeCounter {
-    /// Counts `count` items of `size` ints.
-    #[inline]
-    fn add(&mut self, size: usize, count: u64) {
-        self.occurrences += count;
+    /// Counts an item of `size` ints; `ops` counts the set lookups past
+    /// the short list (the caller counts one per item).
+    #[inline(always)]
+    fn add(&mut self, size: usize, ops: &mut u64) {
+        self.occurrences += 1;
         if !self.sizes.contains(&size) {
+            self.add_size(size, ops);
+        }
+    }
+
+    /// A size not among the first [`SMALL_SIZES`] (the scan of those, at
+    /// most that many comparisons, counts as the item's one operation).
+    #[cold]
+    fn add_size(&mut self, size: usize, ops: &mut u64) {
+        if self.sizes.len() < SMALL_SIZES {
             self.sizes.push(size);
+        } else {
+            *ops += 1;
+            self.more_sizes.insert(size);
         }
     }
 
     fn to_stats(&self) -> ItemTypeStats {
         ItemTypeStats {
             occurrences: self.occurrences,
-            sizes_ints: self.sizes.iter().copied().collect(),
+            sizes_ints: self.sizes.iter().chain(&self.more_sizes).copied().collect(),
         }
     }
 }
+
+/// Counts an item of the ordinal type number `t` with `size` ints.
+#[inline(always)]
+fn ordinal_add(ordinal: &mut Vec<TypeCounter>, t: u16, size: usize, ops: &mut u64) {
+    let t = usize::from(t);
+    if t >= ordinal.len() {
+        ordinal.resize(t + 1, TypeCounter::default());
+    }
+    ordinal[t].add(size, ops);
+}
+
+/// Operation counts of the analysis tables, for the scaling tests: each
+/// element compared in a scan and each hash or tree lookup counts one.
+/// Linear time means these grow in proportion to the input.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Probe {
+    /// Snapshot items charged to their type counter (sizes compared).
+    pub item_sizes: u64,
+    /// Type-0 declarations resolved to their UUID.
+    pub uuid_declarations: u64,
+    /// Items of a UUID type number resolved to their declaration.
+    pub uuid_items: u64,
+    /// Message kinds looked up ([`crate::demo::analysis`]).
+    pub message_kinds: u64,
+    /// Player views and records looked up, names compared
+    /// ([`crate::demo::players`]).
+    pub players: u64,
+}
+
+/// Number of UUID type numbers (`0x4000..=0xffff`).
+const UUID_TYPES: usize = 0x1_0000 - OFFSET_UUID_TYPE as usize;
 
 /// A [`Visitor`] computing [`DemoStats`].
 #[derive(Debug, Default)]
 pub struct StatsVisitor {
     stats: DemoStats,
     ordinal: Vec<TypeCounter>,
-    /// UUID item types seen, in first-seen order (a demo has a handful, so
-    /// a linear search beats hashing per item).
+    /// UUID item types seen, in first-seen order.
     uuid: Vec<(Uuid, TypeCounter)>,
-    /// This snapshot's declarations: (type number, index in `uuid`).
-    decls: Vec<(u16, usize)>,
-    /// This snapshot's items of UUID type numbers: (type number, size,
-    /// count).
-    pending: Vec<(u16, usize, u64)>,
+    /// Position in `uuid` of each UUID.
+    uuid_at: HashMap<Uuid, u32>,
+    /// By UUID type number - `0x4000` (allocated at the first
+    /// declaration): the number of the latest snapshot that declared it and
+    /// the position in `uuid` it declared. A snapshot usually declares what
+    /// the previous one did, so a declaration is checked against this
+    /// before the UUID is hashed.
+    decl: Vec<(u64, u32)>,
+    /// Snapshots counted so far (the stamp of `decl`).
+    snapshots: u64,
+    /// This snapshot's items of a UUID type number seen before their
+    /// declaration: (type number, size).
+    pending: Vec<(u16, usize)>,
+    /// Snapshots reconstructed since the latest tick event (they count in
+    /// `snapshots_reconstructed` once their tick is complete).
+    open_snapshots: u64,
+    probe: Probe,
 }
 
 impl StatsVisitor {
@@ -149,59 +224,102 @@ impl StatsVisitor {
         StatsVisitor::default()
     }
 
-    /// Counts the items of `snap` in one pass: items of a UUID type number
-    /// are tallied by (type number, size) in `pending` and charged to their
-    /// UUID once the snapshot's declarations (type-0 items, anywhere in the
-    /// snapshot) are all known.
+    /// Counts the items of `snap` in one pass: an item of a UUID type
+    /// number is charged to the UUID its snapshot declares (type-0 items,
+    /// anywhere in the snapshot: items seen before their declaration wait
+    /// in `pending`), else counted under its number. Every item costs O(1)
+    /// table work (amortised), whatever the number of types.
     fn count_items(&mut self, snap: &Snapshot) {
-        self.decls.clear();
+        self.snapshots += 1;
+        let stamp = self.snapshots;
         self.pending.clear();
+        // Operation counts in locals (registers), added to the probe once.
+        let mut size_ops = snap.len() as u64;
+        let mut uuid_ops = 0;
         for (key, data) in snap.iter() {
             let t = item_type(key);
             if t >= OFFSET_UUID_TYPE {
+                uuid_ops += 1;
                 let size = data.len();
-                match self.pending.iter_mut().find(|p| p.0 == t && p.1 == size) {
-                    Some(p) => p.2 += 1,
-                    None => self.pending.push((t, size, 1)),
+                match self.declared(t) {
+                    Some(at) => self.uuid[at].1.add(size, &mut size_ops),
+                    None => self.pending.push((t, size)),
                 }
                 continue;
             }
             if t == 0 && item_id(key) >= OFFSET_UUID_TYPE {
                 if let Some(u) = uuid_from_ints(data) {
-                    let at = match self.uuid.iter().position(|c| c.0 == u) {
-                        Some(at) => at,
-                        None => {
-                            self.uuid.push((u, TypeCounter::default()));
-                            self.uuid.len() - 1
-                        }
-                    };
-                    self.decls.push((item_id(key), at));
+                    self.declare(item_id(key), u, stamp);
                 }
             }
-            self.ordinal_counter(t).add(data.len(), 1);
+            ordinal_add(&mut self.ordinal, t, data.len(), &mut size_ops);
         }
         for i in 0..self.pending.len() {
-            let (t, size, count) = self.pending[i];
-            match self.decls.iter().find(|d| d.0 == t) {
-                Some(&(_, at)) => self.uuid[at].1.add(size, count),
-                None => self.ordinal_counter(t).add(size, count),
+            let (t, size) = self.pending[i];
+            uuid_ops += 1;
+            match self.declared(t) {
+                Some(at) => self.uuid[at].1.add(size, &mut size_ops),
+                None => ordinal_add(&mut self.ordinal, t, size, &mut size_ops),
             }
         }
+        self.probe.item_sizes += size_ops;
+        self.probe.uuid_items += uuid_ops;
     }
 
-    /// The counter of the ordinal type number `t`.
+    /// Position in `uuid` of what this snapshot declares for the UUID
+    /// type number `t`, if it declared it (so far).
     #[inline]
-    fn ordinal_counter(&mut self, t: u16) -> &mut TypeCounter {
-        let t = usize::from(t);
-        if t >= self.ordinal.len() {
-            self.ordinal.resize(t + 1, TypeCounter::default());
+    fn declared(&self, t: u16) -> Option<usize> {
+        let (stamp, at) = *self.decl.get(usize::from(t - OFFSET_UUID_TYPE))?;
+        (stamp == self.snapshots).then_some(at as usize)
+    }
+
+    /// Notes that this snapshot (`stamp`) declares UUID type number `t` as
+    /// `u`.
+    fn declare(&mut self, t: u16, u: Uuid, stamp: u64) {
+        if self.decl.is_empty() {
+            self.decl = vec![(0, 0); UUID_TYPES];
         }
-        &mut self.ordinal[t]
+        let slot = usize::from(t - OFFSET_UUID_TYPE);
+        let (declared, prev) = self.decl[slot];
+        if declared == stamp {
+            // Declared twice in one snapshot: the first declaration holds.
+            return;
+        }
+        self.probe.uuid_declarations += 1;
+        let at = match self.uuid.get(prev as usize) {
+            Some(c) if c.0 == u => prev,
+            _ => {
+                self.probe.uuid_declarations += 1;
+                let next = self.uuid.len() as u32;
+                let at = *self.uuid_at.entry(u).or_insert(next);
+                if at == next {
+                    self.uuid.push((u, TypeCounter::default()));
+                }
+                at
+            }
+        };
+        self.decl[slot] = (stamp, at);
+    }
+
+    /// Operation counts so far (see [`Probe`]).
+    #[doc(hidden)]
+    pub fn probe(&self) -> Probe {
+        self.probe
+    }
+
+    /// Drops the snapshots of the tick in progress from
+    /// `snapshots_reconstructed`: the stream stopped inside it (see the
+    /// module docs). Call before [`StatsVisitor::finish`] when the stream
+    /// ended with an error.
+    pub fn stream_failed(&mut self) {
+        self.open_snapshots = 0;
     }
 
     /// The statistics gathered so far.
     pub fn finish(self) -> DemoStats {
         let mut stats = self.stats;
+        stats.snapshots_reconstructed += self.open_snapshots;
         for (t, c) in self.ordinal.iter().enumerate() {
             if c.occurrences > 0 {
                 stats.item_types_ordinal.insert(t as u16, c.to_stats());
@@ -232,13 +350,14 @@ impl Visitor for StatsVisitor {
                 s.first_tick.get_or_insert(t.tick);
                 s.last_tick = Some(t.tick);
                 s.ticks_without_snapshot_chunk += u64::from(!t.had_snapshot_chunk);
+                s.snapshots_reconstructed += std::mem::take(&mut self.open_snapshots);
             }
             Event::Snapshot(e) => {
                 match e.kind {
                     super::SnapshotKind::Full => s.chunks.snapshot += 1,
                     super::SnapshotKind::Delta => s.chunks.snapshot_delta += 1,
                 }
-                s.snapshots_reconstructed += 1;
+                self.open_snapshots += 1;
                 s.decompressed_snapshot_and_delta_bytes += e.payload.decompressed.len() as u64;
                 self.count_items(e.snapshot);
             }
@@ -256,7 +375,10 @@ impl Visitor for StatsVisitor {
 /// what was decoded before it).
 pub fn demo_stats(backend: Backend, demo: &Demo<'_>) -> Outcome<DemoStats> {
     let mut decoder = Decoder::new(backend);
-    let r = visit(demo, &mut decoder, StatsVisitor::new());
+    let mut r = visit(demo, &mut decoder, StatsVisitor::new());
+    if r.error.is_some() {
+        r.visitor.stream_failed();
+    }
     Outcome {
         visitor: r.visitor.finish(),
         warnings: r.warnings,
