@@ -120,7 +120,12 @@ fn libtw2_positions_06(bytes: &[u8]) -> (Vec<Expected>, usize) {
                         .map(int)
                         .collect()
                     });
-                    out.push((tick, i32::from(id), v, d.unwrap_or_else(|| vec![Value::Null; 11])));
+                    out.push((
+                        tick,
+                        i32::from(id),
+                        v,
+                        d.unwrap_or_else(|| vec![Value::Null; 11]),
+                    ));
                 }
             }
             _ => {}
@@ -212,7 +217,11 @@ fn positions_match_libtw2() {
             Protocol::V06 => libtw2_positions_06(&bytes),
             Protocol::V07 => libtw2_positions_07(&bytes),
         };
-        assert_eq!(rows.len(), theirs.len(), "{name}: {warnings} libtw2 warnings");
+        assert_eq!(
+            rows.len(),
+            theirs.len(),
+            "{name}: {warnings} libtw2 warnings"
+        );
         for (i, (row, (tick, id, fields, dd))) in rows.iter().zip(&theirs).enumerate() {
             let at = format!("{name} row {i}");
             assert_eq!((&row[1], &row[2]), (&int(*tick), &int(*id)), "{at}");
@@ -225,7 +234,10 @@ fn positions_match_libtw2() {
                 continue;
             }
             for (j, (a, b)) in row[ddnet..ddnet + 11].iter().zip(dd).enumerate() {
-                assert!(a == b || *a == Value::Null, "{at} ddnet field {j}: {a:?} {b:?}");
+                assert!(
+                    a == b || *a == Value::Null,
+                    "{at} ddnet field {j}: {a:?} {b:?}"
+                );
             }
             if row[ddnet] != Value::Null {
                 with_ddnet += 1;
@@ -242,4 +254,281 @@ fn positions_match_libtw2() {
     );
     assert_eq!(rows_total, 119_612);
     assert!(v07 > 0 && with_ddnet > 0);
+}
+
+/// (tick, client id, raw mode, target id, text) of every chat message and
+/// (tick, killer, victim, weapon, mode special) of every kill, as libtw2's
+/// demo reader decodes them.
+type Chat = (i32, i32, i32, Option<i32>, Vec<u8>);
+type Kill = (i32, i32, i32, i32, i32);
+
+fn libtw2_messages(bytes: &[u8], protocol: Protocol) -> (Vec<Chat>, Vec<Kill>) {
+    use libtw2_demo::ddnet::{Chunk, DemoReader};
+    let (mut chat, mut kills) = (Vec::new(), Vec::new());
+    let mut warn = Vec::new();
+    let mut tick = -1;
+    match protocol {
+        Protocol::V06 => {
+            use libtw2_gamenet_ddnet::msg::Game;
+            let mut r = DemoReader::<libtw2_gamenet_ddnet::Protocol>::new(
+                std::io::Cursor::new(bytes),
+                &mut warn,
+            )
+            .unwrap();
+            while let Some(chunk) = r.next_chunk(&mut warn).unwrap() {
+                match chunk {
+                    Chunk::Tick { tick: t, .. } => tick = t,
+                    Chunk::Message(Game::SvChat(c)) => {
+                        chat.push((tick, c.client_id, c.team, None, c.message.to_vec()))
+                    }
+                    Chunk::Message(Game::SvKillMsg(k)) => {
+                        kills.push((tick, k.killer, k.victim, k.weapon, k.mode_special))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Protocol::V07 => {
+            use libtw2_gamenet_teeworlds_0_7::msg::Game;
+            let mut r = DemoReader::<libtw2_gamenet_teeworlds_0_7::Protocol>::new(
+                std::io::Cursor::new(bytes),
+                &mut warn,
+            )
+            .unwrap();
+            while let Some(chunk) = r.next_chunk(&mut warn).unwrap() {
+                match chunk {
+                    Chunk::Tick { tick: t, .. } => tick = t,
+                    Chunk::Message(Game::SvChat(c)) => chat.push((
+                        tick,
+                        c.client_id,
+                        c.mode as i32,
+                        Some(c.target_id),
+                        c.message.to_vec(),
+                    )),
+                    Chunk::Message(Game::SvKillMsg(k)) => {
+                        kills.push((tick, k.killer, k.victim, k.weapon, k.mode_special))
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    (chat, kills)
+}
+
+fn i(v: &Value) -> i32 {
+    match v {
+        Value::I32(x) => *x,
+        v => panic!("not an int: {v:?}"),
+    }
+}
+
+fn s(v: &Value) -> &str {
+    match v {
+        Value::Str(x) => x,
+        Value::Null => "",
+        v => panic!("not text: {v:?}"),
+    }
+}
+
+/// Chat and kill rows equal libtw2's decoding of the same messages, and
+/// the chat rows (with names) equal `demos dump --chat`.
+#[test]
+fn chat_and_kills_match_libtw2_and_dump() {
+    let Some(demos) = demos() else { return };
+    let (mut chats, mut kills) = (0, 0);
+    for path in &demos {
+        let name = path.file_name().unwrap().to_string_lossy();
+        let bytes = std::fs::read(path).unwrap();
+        let (protocol, chat_rows) = ours(path, Table::Chat);
+        let (_, kill_rows) = ours(path, Table::Kills);
+        let (their_chat, their_kills) = libtw2_messages(&bytes, protocol);
+        let our_chat: Vec<Chat> = chat_rows
+            .iter()
+            .map(|r| {
+                let target = match r[6] {
+                    Value::I32(t) => Some(t),
+                    _ => None,
+                };
+                (
+                    i(&r[1]),
+                    i(&r[2]),
+                    i(&r[5]),
+                    target,
+                    s(&r[7]).as_bytes().to_vec(),
+                )
+            })
+            .collect();
+        assert_eq!(our_chat, their_chat, "{name}");
+        let our_kills: Vec<Kill> = kill_rows
+            .iter()
+            .filter(|r| s(&r[2]) == "kill")
+            .map(|r| (i(&r[1]), i(&r[3]), i(&r[5]), i(&r[7]), i(&r[8])))
+            .collect();
+        assert_eq!(our_kills, their_kills, "{name}");
+        // Names: killer and victim names are the ones the players table
+        // has at that tick (spot check: every named kill has a name).
+        for r in &kill_rows {
+            if i(&r[3]) >= 0 {
+                assert_ne!(r[4], Value::Null, "{name}: {r:?}");
+            }
+        }
+        // The chat log `demos dump --chat` prints: same lines.
+        let out = teebatch(&["demos", "dump", "--chat", path.to_str().unwrap()]);
+        assert!(out.status.success());
+        let dumped: Vec<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(str::to_owned)
+            .collect();
+        let mine: Vec<String> = chat_rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{}\t{}\t{}\t{}",
+                    i(&r[1]),
+                    i(&r[2]),
+                    s(&r[3]),
+                    s(&r[7]).replace(['\t', '\n'], " ")
+                )
+            })
+            .collect();
+        let dumped_no_mode: Vec<String> = dumped
+            .iter()
+            .map(|l| {
+                let f: Vec<&str> = l.splitn(5, '\t').collect();
+                format!("{}\t{}\t{}\t{}", f[0], f[1], f[2], f[4])
+            })
+            .collect();
+        assert_eq!(mine, dumped_no_mode, "{name}");
+        chats += chat_rows.len();
+        kills += our_kills.len();
+    }
+    assert_eq!((chats, kills), (52, 45));
+}
+
+/// Runs `demos export` and returns (exit code, stdout, stderr).
+fn export(args: &[&str]) -> (i32, Vec<u8>, String) {
+    let mut all = vec!["demos", "export", "-q"];
+    all.extend_from_slice(args);
+    let out = teebatch(&all);
+    (
+        out.status.code().unwrap(),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `--jobs 1` and `--jobs 2` write the same bytes; csv and jsonl hold the
+/// same rows; every value fits its column.
+#[test]
+fn jobs_and_formats_agree() {
+    let Some(root) = datasets() else { return };
+    let dir = root.join("demos");
+    let dir = dir.to_str().unwrap();
+    for table in Table::ALL {
+        let name = table.name();
+        let (c1, csv1, e1) = export(&[dir, "--table", name, "--jobs", "1"]);
+        let (c2, csv2, _) = export(&[dir, "--table", name, "--jobs", "2"]);
+        let (c3, jsonl, _) = export(&[dir, "--table", name, "--jobs", "2", "--format", "jsonl"]);
+        assert_eq!((c1, c2, c3), (0, 0, 0), "{name}: {e1}");
+        assert!(csv1 == csv2, "{name}: --jobs 1 and 2 differ");
+        let schema = table.schema();
+        let a = read_csv(&schema, &csv1).unwrap();
+        let b = read_jsonl(&schema, &jsonl).unwrap();
+        assert_eq!(a.len(), b.len(), "{name}");
+        for (ra, rb) in a.iter().zip(&b) {
+            // CSV cannot tell an empty text from null.
+            let norm = |r: &[Value]| -> Vec<Value> {
+                r.iter()
+                    .map(|v| match v {
+                        Value::Str(s) if s.is_empty() => Value::Null,
+                        v => v.clone(),
+                    })
+                    .collect()
+            };
+            assert_eq!(norm(ra), norm(rb), "{name}");
+            for (k, v) in rb.iter().enumerate() {
+                assert!(schema.accepts(k, v), "{name} column {k}: {v:?}");
+            }
+        }
+        // Rows by demo path, then tick.
+        let key = |r: &Vec<Value>| (s(&r[0]).to_owned(), i(&r[1]));
+        assert!(b.windows(2).all(|w| key(&w[0]) <= key(&w[1])), "{name}");
+        if table == Table::Positions {
+            assert_eq!(b.len(), 119_612);
+        }
+    }
+}
+
+/// `--from/--to` keep exactly the rows of those ticks.
+#[test]
+fn tick_range() {
+    let Some(root) = datasets() else { return };
+    let path = root.join("demos/ddnet__Multeasymap_bench.demo");
+    let p = path.to_str().unwrap();
+    for table in [Table::Positions, Table::Events, Table::Chat] {
+        let schema = table.schema();
+        let (c, all, _) = export(&[p, "--table", table.name(), "--format", "jsonl"]);
+        assert_eq!(c, 0);
+        let all = read_jsonl(&schema, &all).unwrap();
+        let (lo, hi) = (i(&all[all.len() / 3][1]), i(&all[all.len() / 2][1]));
+        let (c, cut, _) = export(&[
+            p,
+            "--table",
+            table.name(),
+            "--format",
+            "jsonl",
+            "--from",
+            &lo.to_string(),
+            "--to",
+            &hi.to_string(),
+        ]);
+        assert_eq!(c, 0);
+        let cut = read_jsonl(&schema, &cut).unwrap();
+        let want: Vec<_> = all
+            .iter()
+            .filter(|r| (lo..=hi).contains(&i(&r[1])))
+            .cloned()
+            .collect();
+        assert!(!want.is_empty() && want.len() < all.len());
+        assert_eq!(cut, want, "{}", table.name());
+    }
+}
+
+/// A truncated real demo keeps its rows up to the fault, says where the
+/// fault is on stderr and exits 1; the next demo is exported whole.
+#[test]
+fn truncated_demo_keeps_rows_before_the_fault() {
+    let Some(root) = datasets() else { return };
+    let real = root.join("demos/ddnet__Multeasymap_bench.demo");
+    let bytes = std::fs::read(&real).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let cut = tmp.path().join("a_cut.demo");
+    std::fs::write(&cut, &bytes[..bytes.len() * 3 / 5]).unwrap();
+    let schema = Table::Positions.schema();
+    let (c, full, _) = export(&[real.to_str().unwrap(), "--table", "positions"]);
+    assert_eq!(c, 0);
+    let full = read_csv(&schema, &full).unwrap();
+    let (c, out, err) = export(&[
+        cut.to_str().unwrap(),
+        real.to_str().unwrap(),
+        "--table",
+        "positions",
+    ]);
+    assert_eq!(c, 1, "{err}");
+    assert!(
+        err.contains(cut.to_str().unwrap()) && err.contains("at byte"),
+        "{err}"
+    );
+    let out = read_csv(&schema, &out).unwrap();
+    let (from_cut, from_real): (Vec<_>, Vec<_>) = out
+        .into_iter()
+        .partition(|r| s(&r[0]) == cut.to_str().unwrap());
+    assert_eq!(from_real, full);
+    assert!(!from_cut.is_empty() && from_cut.len() < full.len());
+    for (a, b) in from_cut.iter().zip(&full) {
+        assert_eq!(a[1..], b[1..]);
+    }
 }
