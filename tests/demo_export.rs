@@ -27,10 +27,11 @@ fn ours(path: &Path, table: Table) -> (Protocol, Vec<Vec<Value>>) {
     let mut dec = Decoder::new(Backend::Simd);
     let mut b = TableBuilder::new(table, protocol, "d", i32::MIN, i32::MAX);
     let mut rows = Vec::new();
-    let r = export_demo(&demo, &mut dec, &mut b, i32::MAX, 100, |batch| {
+    let mut sink = |batch: teebatch::demo::export::RowBatch| {
         rows.extend(batch.rows().map(<[Value]>::to_vec));
         true
-    });
+    };
+    let r = export_demo(&demo, &mut dec, &mut b, i32::MAX, 100, &mut sink);
     assert!(r.error.is_none(), "{}: {:?}", path.display(), r.error);
     assert_eq!(r.rows as usize, rows.len());
     (protocol, rows)

@@ -16,7 +16,7 @@ use super::record::{BatchStats, ErrorRecord};
 use super::{load, Input, MmapMode};
 use crate::backend::Backend;
 use crate::batch::demos::kind_name;
-use crate::demo::export::{export_demo, RowBatch, Table, TableBuilder, TableWriter};
+use crate::demo::export::{export_demo, RowBatch, RowSink, Table, TableBuilder, TableWriter};
 use crate::demo::stream::Decoder;
 use crate::demo::Demo;
 use std::io;
@@ -102,11 +102,15 @@ pub fn run_export(
     let posted = Condvar::new();
     let next = AtomicUsize::new(0);
     let cancel = AtomicBool::new(false);
+    // Batches the writer is done with, for the workers to fill again
+    // (fresh ones would cost page faults batch after batch).
+    let spares: Mutex<Vec<RowBatch>> = Mutex::new(Vec::new());
+    let max_spares = jobs.max(1) * (opts.queue_batches.max(1) + 1);
     let mut totals = ExportTotals::default();
     let mut result = Ok(());
     std::thread::scope(|scope| {
         for w in 0..jobs.clamp(1, n.max(1)) {
-            let (slots, posted, next, cancel) = (&slots, &posted, &next, &cancel);
+            let (slots, posted, next, cancel, spares) = (&slots, &posted, &next, &cancel, &spares);
             std::thread::Builder::new()
                 .name(format!("teebatch-export-{w}"))
                 .spawn_scoped(scope, move || {
@@ -130,10 +134,9 @@ pub fn run_export(
                             continue;
                         }
                         let input = &inputs[i];
+                        let mut sink = ChannelSink { tx: &tx, spares };
                         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            export_input(&mut decoder, &mut buf, input, opts, &mut |b| {
-                                tx.send(Msg::Rows(b)).is_ok()
-                            })
+                            export_input(&mut decoder, &mut buf, input, opts, &mut sink)
                         }))
                         .unwrap_or_else(|_| {
                             decoder = new_decoder();
@@ -177,6 +180,10 @@ pub fn run_export(
                             cancel.store(true, Ordering::Relaxed);
                             break;
                         }
+                        let mut pool = spares.lock().expect("spares");
+                        if pool.len() < max_spares {
+                            pool.push(b);
+                        }
                     }
                     Msg::Done(d) => {
                         totals.stats.record(d.size, d.error.as_ref(), &[]);
@@ -192,13 +199,30 @@ pub fn run_export(
     result.map(|()| totals)
 }
 
-/// Exports one input, handing row batches to `emit`.
+/// Sends batches down a worker's channel and takes spare batches from the
+/// writer's pool.
+struct ChannelSink<'a> {
+    tx: &'a std::sync::mpsc::SyncSender<Msg>,
+    spares: &'a Mutex<Vec<RowBatch>>,
+}
+
+impl RowSink for ChannelSink<'_> {
+    fn emit(&mut self, batch: RowBatch) -> bool {
+        self.tx.send(Msg::Rows(batch)).is_ok()
+    }
+
+    fn spare(&mut self) -> Option<RowBatch> {
+        self.spares.lock().expect("spares").pop()
+    }
+}
+
+/// Exports one input, handing row batches to `sink`.
 pub fn export_input(
     decoder: &mut Decoder,
     buf: &mut Vec<u8>,
     input: &Input,
     opts: &ExportOptions,
-    emit: &mut dyn FnMut(RowBatch) -> bool,
+    sink: &mut dyn RowSink,
 ) -> DemoDone {
     let mut done = DemoDone {
         path: input.display_path(),
@@ -237,7 +261,7 @@ pub fn export_input(
         opts.from,
         opts.to,
     );
-    let r = export_demo(&demo, decoder, &mut builder, opts.to, opts.batch_rows, emit);
+    let r = export_demo(&demo, decoder, &mut builder, opts.to, opts.batch_rows, sink);
     done.rows = r.rows;
     done.chunk_bytes = r.chunk_bytes;
     done.items_seen = r.items_seen;

@@ -10,6 +10,29 @@ pub use tables::{Table, TableBuilder};
 use crate::demo::stream::{Decoder, Event, StreamError};
 use crate::demo::Demo;
 
+/// Where [`export_demo`] hands its rows.
+pub trait RowSink {
+    /// Takes a batch of rows; `false` stops the export.
+    fn emit(&mut self, batch: RowBatch) -> bool;
+    /// An emptied batch whose memory the next rows can reuse, if any.
+    fn spare(&mut self) -> Option<RowBatch> {
+        None
+    }
+}
+
+impl<F: FnMut(RowBatch) -> bool> RowSink for F {
+    fn emit(&mut self, batch: RowBatch) -> bool {
+        self(batch)
+    }
+}
+
+fn take(builder: &mut TableBuilder, sink: &mut dyn RowSink) -> RowBatch {
+    match sink.spare() {
+        Some(spare) => builder.swap_rows(spare),
+        None => builder.take_rows(),
+    }
+}
+
 /// What [`export_demo`] did.
 #[derive(Debug, Default)]
 pub struct DemoExport {
@@ -20,12 +43,12 @@ pub struct DemoExport {
     pub chunk_bytes: u64,
     /// The error that ended the demo early; the rows before it were emitted.
     pub error: Option<StreamError>,
-    /// Whether `emit` asked to stop.
+    /// Whether the sink asked to stop.
     pub stopped: bool,
 }
 
 /// Decodes `demo` and hands its rows of `table`, `batch_rows` or so at a
-/// time, to `emit` (which returns `false` to stop). Ticks in `from..=to`
+/// time, to `sink` (which returns `false` to stop). Ticks in `from..=to`
 /// give rows; decoding stops at the first tick after `to`.
 pub fn export_demo(
     demo: &Demo<'_>,
@@ -33,7 +56,7 @@ pub fn export_demo(
     builder: &mut TableBuilder,
     to: i32,
     batch_rows: usize,
-    mut emit: impl FnMut(RowBatch) -> bool,
+    sink: &mut dyn RowSink,
 ) -> DemoExport {
     let mut out = DemoExport::default();
     let mut stream = decoder.stream(demo);
@@ -60,13 +83,17 @@ pub fn export_demo(
                 break;
             }
         }
-        if builder.rows().len() >= batch_rows && !emit(builder.take_rows()) {
-            out.stopped = true;
-            break;
+        if builder.rows().len() >= batch_rows {
+            let rows = take(builder, sink);
+            if !sink.emit(rows) {
+                out.stopped = true;
+                break;
+            }
         }
     }
-    if !out.stopped && !builder.rows().is_empty() && !emit(builder.take_rows()) {
-        out.stopped = true;
+    if !out.stopped && !builder.rows().is_empty() {
+        let rows = take(builder, sink);
+        out.stopped = !sink.emit(rows);
     }
     out.rows = builder.rows_made;
     out.items_seen = builder.items_seen;

@@ -140,15 +140,11 @@ impl RowBatch {
         self.values.chunks_exact(self.width.max(1))
     }
 
-    /// Removes the rows from `from` on and returns them, in order.
-    pub fn split_off(&mut self, from: usize) -> Vec<Value> {
-        self.values.split_off(from * self.width)
-    }
-
-    /// Appends rows given as row-major values.
-    pub fn extend_rows(&mut self, values: impl IntoIterator<Item = Value>) {
-        self.values.extend(values);
-        debug_assert_eq!(self.values.len() % self.width.max(1), 0);
+    /// Removes every row, keeping the memory; rows are `width` wide from
+    /// now on.
+    pub fn clear(&mut self, width: usize) {
+        self.values.clear();
+        self.width = width;
     }
 }
 

@@ -691,7 +691,14 @@ impl TableBuilder {
 
     /// Takes the rows made so far.
     pub fn take_rows(&mut self) -> RowBatch {
-        std::mem::replace(&mut self.rows, RowBatch::new(self.width))
+        self.swap_rows(RowBatch::new(self.width))
+    }
+
+    /// Takes the rows made so far; the next rows go to `spare` (cleared),
+    /// whose memory is reused.
+    pub fn swap_rows(&mut self, mut spare: RowBatch) -> RowBatch {
+        spare.clear(self.width);
+        std::mem::replace(&mut self.rows, spare)
     }
 
     fn in_range(&self, tick: i32) -> bool {
