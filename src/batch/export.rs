@@ -16,6 +16,7 @@ use super::record::{BatchStats, ErrorRecord};
 use super::{load, Input, MmapMode};
 use crate::backend::Backend;
 use crate::batch::demos::kind_name;
+use crate::demo::export::table::BatchEncoder;
 use crate::demo::export::{export_demo, RowBatch, RowSink, Table, TableBuilder, TableWriter};
 use crate::demo::stream::Decoder;
 use crate::demo::Demo;
@@ -84,6 +85,8 @@ pub struct ExportTotals {
 
 enum Msg {
     Rows(RowBatch),
+    /// A batch already encoded by the writer's encoder.
+    Bytes(Vec<u8>),
     Done(DemoDone),
 }
 
@@ -106,11 +109,15 @@ pub fn run_export(
     // (fresh ones would cost page faults batch after batch).
     let spares: Mutex<Vec<RowBatch>> = Mutex::new(Vec::new());
     let max_spares = jobs.max(1) * (opts.queue_batches.max(1) + 1);
+    let byte_spares: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
     let mut totals = ExportTotals::default();
     let mut result = Ok(());
     std::thread::scope(|scope| {
         for w in 0..jobs.clamp(1, n.max(1)) {
             let (slots, posted, next, cancel, spares) = (&slots, &posted, &next, &cancel, &spares);
+            let byte_spares = &byte_spares;
+            // Row formats are encoded on the workers, in parallel.
+            let mut encoder = writer.encoder();
             std::thread::Builder::new()
                 .name(format!("teebatch-export-{w}"))
                 .spawn_scoped(scope, move || {
@@ -134,7 +141,13 @@ pub fn run_export(
                             continue;
                         }
                         let input = &inputs[i];
-                        let mut sink = ChannelSink { tx: &tx, spares };
+                        let mut sink = ChannelSink {
+                            tx: &tx,
+                            spares,
+                            byte_spares,
+                            encoder: encoder.as_mut(),
+                            own_spare: None,
+                        };
                         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                             export_input(&mut decoder, &mut buf, input, opts, &mut sink)
                         }))
@@ -185,6 +198,17 @@ pub fn run_export(
                             pool.push(b);
                         }
                     }
+                    Msg::Bytes(b) => {
+                        if let Err(e) = writer.write_encoded(&b) {
+                            result = Err(e);
+                            cancel.store(true, Ordering::Relaxed);
+                            break;
+                        }
+                        let mut pool = byte_spares.lock().expect("spares");
+                        if pool.len() < max_spares {
+                            pool.push(b);
+                        }
+                    }
                     Msg::Done(d) => {
                         totals.stats.record(d.size, d.error.as_ref(), &[]);
                         totals.rows += d.rows;
@@ -204,15 +228,37 @@ pub fn run_export(
 struct ChannelSink<'a> {
     tx: &'a std::sync::mpsc::SyncSender<Msg>,
     spares: &'a Mutex<Vec<RowBatch>>,
+    byte_spares: &'a Mutex<Vec<Vec<u8>>>,
+    /// With an encoder, batches go down the channel as bytes and the
+    /// worker keeps the batch for its next rows.
+    encoder: Option<&'a mut Box<dyn BatchEncoder + Send>>,
+    own_spare: Option<RowBatch>,
 }
 
 impl RowSink for ChannelSink<'_> {
     fn emit(&mut self, batch: RowBatch) -> bool {
+        if let Some(enc) = self.encoder.as_deref_mut() {
+            let mut buf = self
+                .byte_spares
+                .lock()
+                .expect("spares")
+                .pop()
+                .unwrap_or_default();
+            buf.clear();
+            // Encoding into memory only fails on a value the format cannot
+            // hold: the writer then meets it in the batch and reports it.
+            if enc.encode(&batch, &mut buf).is_ok() {
+                self.own_spare = Some(batch);
+                return self.tx.send(Msg::Bytes(buf)).is_ok();
+            }
+        }
         self.tx.send(Msg::Rows(batch)).is_ok()
     }
 
     fn spare(&mut self) -> Option<RowBatch> {
-        self.spares.lock().expect("spares").pop()
+        self.own_spare
+            .take()
+            .or_else(|| self.spares.lock().expect("spares").pop())
     }
 }
 

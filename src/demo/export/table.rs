@@ -161,8 +161,22 @@ pub enum Format {
 /// Takes batches of one table's rows, in order.
 pub trait TableWriter {
     fn write_batch(&mut self, batch: &RowBatch) -> io::Result<()>;
+    /// An encoder that turns batches into this writer's bytes on another
+    /// thread (row formats); `None` when the writer needs the typed rows
+    /// itself (columnar formats).
+    fn encoder(&self) -> Option<Box<dyn BatchEncoder + Send>> {
+        None
+    }
+    /// Writes bytes made by one of [`TableWriter::encoder`]'s encoders, in
+    /// place of the batch they encode.
+    fn write_encoded(&mut self, bytes: &[u8]) -> io::Result<()>;
     /// Writes what is buffered (the writer stays usable).
     fn finish(&mut self) -> io::Result<()>;
+}
+
+/// Encodes batches into the bytes a row-format writer would write.
+pub trait BatchEncoder {
+    fn encode(&mut self, batch: &RowBatch, out: &mut Vec<u8>) -> io::Result<()>;
 }
 
 /// A writer of `format` for `schema` on `out`.
@@ -177,24 +191,6 @@ pub fn writer<'w>(
     })
 }
 
-/// CSV: a header line of column names, then one record per row. Integers
-/// in decimal, booleans as `true`/`false`, null as an empty field, text
-/// quoted by the `csv` crate where needed.
-pub struct CsvWriter<W: Write> {
-    out: csv::Writer<W>,
-}
-
-impl<W: Write> CsvWriter<W> {
-    pub fn new(schema: &Schema, out: W) -> io::Result<CsvWriter<W>> {
-        let mut out = csv::WriterBuilder::new()
-            .buffer_capacity(1 << 16)
-            .from_writer(out);
-        out.write_record(schema.columns.iter().map(|c| c.name))
-            .map_err(csv_io)?;
-        Ok(CsvWriter { out })
-    }
-}
-
 fn csv_io(e: csv::Error) -> io::Error {
     match e.into_kind() {
         csv::ErrorKind::Io(e) => e,
@@ -202,8 +198,37 @@ fn csv_io(e: csv::Error) -> io::Error {
     }
 }
 
-impl<W: Write> TableWriter for CsvWriter<W> {
-    fn write_batch(&mut self, batch: &RowBatch) -> io::Result<()> {
+/// CSV: a header line of column names, then one record per row. Integers
+/// in decimal, booleans as `true`/`false`, null as an empty field, text
+/// quoted by the `csv` crate where needed.
+pub struct CsvWriter<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> CsvWriter<W> {
+    pub fn new(schema: &Schema, mut out: W) -> io::Result<CsvWriter<W>> {
+        let mut header = csv::Writer::from_writer(Vec::new());
+        header
+            .write_record(schema.columns.iter().map(|c| c.name))
+            .map_err(csv_io)?;
+        out.write_all(&header.into_inner().map_err(|e| e.into_error())?)?;
+        Ok(CsvWriter {
+            out,
+            buf: Vec::new(),
+        })
+    }
+}
+
+/// Encodes CSV records (no header).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CsvEncoder;
+
+impl BatchEncoder for CsvEncoder {
+    fn encode(&mut self, batch: &RowBatch, out: &mut Vec<u8>) -> io::Result<()> {
+        let mut w = csv::WriterBuilder::new()
+            .has_headers(false)
+            .from_writer(out);
         let mut ints = itoa::Buffer::new();
         for row in batch.rows() {
             for v in row {
@@ -215,11 +240,27 @@ impl<W: Write> TableWriter for CsvWriter<W> {
                     Value::Bool(false) => b"false",
                     Value::Str(s) => s.as_bytes(),
                 };
-                self.out.write_field(field).map_err(csv_io)?;
+                w.write_field(field).map_err(csv_io)?;
             }
-            self.out.write_record(None::<&[u8]>).map_err(csv_io)?;
+            w.write_record(None::<&[u8]>).map_err(csv_io)?;
         }
-        Ok(())
+        w.flush()
+    }
+}
+
+impl<W: Write> TableWriter for CsvWriter<W> {
+    fn write_batch(&mut self, batch: &RowBatch) -> io::Result<()> {
+        self.buf.clear();
+        CsvEncoder.encode(batch, &mut self.buf)?;
+        self.out.write_all(&self.buf)
+    }
+
+    fn encoder(&self) -> Option<Box<dyn BatchEncoder + Send>> {
+        Some(Box::new(CsvEncoder))
+    }
+
+    fn write_encoded(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)
     }
 
     fn finish(&mut self) -> io::Result<()> {
@@ -229,17 +270,27 @@ impl<W: Write> TableWriter for CsvWriter<W> {
 
 /// JSON lines: one object per row with every column, in schema order.
 pub struct JsonlWriter<W: Write> {
-    names: Vec<&'static str>,
+    encoder: JsonlEncoder,
     out: W,
+    buf: Vec<u8>,
 }
 
 impl<W: Write> JsonlWriter<W> {
     pub fn new(schema: &Schema, out: W) -> JsonlWriter<W> {
         JsonlWriter {
-            names: schema.columns.iter().map(|c| c.name).collect(),
+            encoder: JsonlEncoder {
+                names: schema.columns.iter().map(|c| c.name).collect(),
+            },
             out,
+            buf: Vec::new(),
         }
     }
+}
+
+/// Encodes JSON lines.
+#[derive(Clone, Debug)]
+pub struct JsonlEncoder {
+    names: Vec<&'static str>,
 }
 
 /// One row as a JSON object.
@@ -258,17 +309,33 @@ impl Serialize for JsonRow<'_> {
     }
 }
 
-impl<W: Write> TableWriter for JsonlWriter<W> {
-    fn write_batch(&mut self, batch: &RowBatch) -> io::Result<()> {
+impl BatchEncoder for JsonlEncoder {
+    fn encode(&mut self, batch: &RowBatch, out: &mut Vec<u8>) -> io::Result<()> {
         for values in batch.rows() {
             let row = JsonRow {
                 names: &self.names,
                 values,
             };
-            serde_json::to_writer(&mut self.out, &row).map_err(io::Error::other)?;
-            self.out.write_all(b"\n")?;
+            serde_json::to_writer(&mut *out, &row).map_err(io::Error::other)?;
+            out.push(b'\n');
         }
         Ok(())
+    }
+}
+
+impl<W: Write> TableWriter for JsonlWriter<W> {
+    fn write_batch(&mut self, batch: &RowBatch) -> io::Result<()> {
+        self.buf.clear();
+        self.encoder.encode(batch, &mut self.buf)?;
+        self.out.write_all(&self.buf)
+    }
+
+    fn encoder(&self) -> Option<Box<dyn BatchEncoder + Send>> {
+        Some(Box::new(self.encoder.clone()))
+    }
+
+    fn write_encoded(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.out.write_all(bytes)
     }
 
     fn finish(&mut self) -> io::Result<()> {
