@@ -28,6 +28,9 @@ fn ours(path: &Path, table: Table) -> (Protocol, Vec<Vec<Value>>) {
     let mut b = TableBuilder::new(table, protocol, "d", i32::MIN, i32::MAX);
     let mut rows = Vec::new();
     let mut sink = |batch: teebatch::demo::export::RowBatch| {
+        // Batches are bounded: 100 rows asked, plus at most one
+        // snapshot's items.
+        assert!(batch.len() < 100 + teebatch::codec::snapshot::MAX_ITEMS);
         rows.extend(batch.rows().map(<[Value]>::to_vec));
         true
     };
