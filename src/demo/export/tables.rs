@@ -1070,6 +1070,65 @@ mod tests {
         assert_eq!(p.columns.len(), 3 + 23 + 2 + 11);
     }
 
+    /// Lasers and flags (none in the real demos): ordinal and DDNet
+    /// extended items in one table, by id, then type; the extended type
+    /// found through its declaration; ints a short item lacks are null.
+    #[test]
+    fn lasers_and_flags_from_a_snapshot() {
+        use crate::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
+        let mut s = Snapshot::new();
+        s.push(item_key(3, 7), &[1, 2, 3, 4, 5]).unwrap();
+        s.push(
+            item_key(0, 0x7ffe),
+            &uuid_to_ints(&uuid_from_name("laser@netobj.ddnet.tw")),
+        )
+        .unwrap();
+        s.push(item_key(0x7ffe, 2), &[10, 20, 30, 40, 50, 1, 0, 0, 0, 0])
+            .unwrap();
+        s.push(item_key(3, 2), &[6, 7]).unwrap();
+        s.push(item_key(5, 1), &[100, 200, 1]).unwrap();
+        let mut b = TableBuilder::new(Table::Lasers, V06, "d", i32::MIN, i32::MAX);
+        b.snapshot(9, &s);
+        let rows = b.take_rows();
+        let schema = Table::Lasers.schema();
+        let got: Vec<(String, i32, Value, Value)> = rows
+            .rows()
+            .map(|r| {
+                let Value::Str(k) = &r[2] else { panic!() };
+                let Value::I32(id) = r[3] else { panic!() };
+                (
+                    k.to_string(),
+                    id,
+                    r[schema.index_of("x").unwrap()].clone(),
+                    r[schema.index_of("owner").unwrap()].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("laser".into(), 2, Value::I32(6), Value::Null),
+                ("ddnet_laser".into(), 2, Value::I32(10), Value::I32(1)),
+                ("laser".into(), 7, Value::I32(1), Value::Null),
+            ]
+        );
+        assert_eq!(rows.row(0)[schema.index_of("from_x").unwrap()], Value::Null);
+        let mut b = TableBuilder::new(Table::Flags, V06, "d", i32::MIN, i32::MAX);
+        b.snapshot(9, &s);
+        let rows = b.take_rows();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            rows.row(0)[2..],
+            [
+                Value::Str("flag".into()),
+                Value::I32(1),
+                Value::I32(100),
+                Value::I32(200),
+                Value::I32(1)
+            ]
+        );
+    }
+
     #[test]
     fn positions_rows_from_a_snapshot() {
         let mut s = Snapshot::new();
