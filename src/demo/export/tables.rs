@@ -1129,6 +1129,43 @@ mod tests {
         );
     }
 
+    /// Message tables: a 0.6 broadcast and kill, each in its table only,
+    /// and only in the tick range.
+    #[test]
+    fn message_rows() {
+        let broadcast = [0x04, b'h', b'i', 0];
+        let kill = [0x08, 1, 2, 3, 0];
+        let mut rows = Vec::new();
+        for table in [Table::Broadcasts, Table::Kills, Table::Chat] {
+            let mut b = TableBuilder::new(table, V06, "d", 10, 20);
+            for tick in [5, 10, 21] {
+                b.message(tick, &broadcast);
+                b.message(tick, &kill);
+            }
+            rows.push(b.take_rows());
+        }
+        assert_eq!(rows[0].len(), 1);
+        assert_eq!(
+            rows[0].row(0)[1..],
+            [Value::I32(10), Value::Str("hi".into())]
+        );
+        assert_eq!(rows[1].len(), 1);
+        assert_eq!(
+            rows[1].row(0)[1..9],
+            [
+                Value::I32(10),
+                Value::Str("kill".into()),
+                Value::I32(1),
+                Value::Null,
+                Value::I32(2),
+                Value::Null,
+                Value::I32(3),
+                Value::I32(0),
+            ]
+        );
+        assert!(rows[2].is_empty());
+    }
+
     #[test]
     fn positions_rows_from_a_snapshot() {
         let mut s = Snapshot::new();
