@@ -9,6 +9,7 @@ mod codec_snapshot;
 mod codec_varint;
 mod datafile;
 mod demo_chunks;
+mod demo_export;
 mod demo_messages;
 mod demo_stream;
 mod demo_write;

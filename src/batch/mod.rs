@@ -14,6 +14,7 @@
 
 pub mod demos;
 pub mod embedded;
+pub mod export;
 pub mod maps;
 pub mod parquet;
 pub mod record;

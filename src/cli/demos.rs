@@ -30,6 +30,45 @@ pub enum DemosCommand {
     /// file as the input (exit 2, checked before anything is written), no
     /// tick in the range (exit 1, naming the demo's first and last tick).
     Slice(SliceArgs),
+    /// Write one table (positions, players, chat, ...) of every demo as
+    /// typed rows: CSV or JSON lines, by demo path, then tick, then id.
+    ///
+    /// PATHs are files or directory trees (searched recursively for *.demo).
+    /// With no PATH the embedded default dataset is exported. A demo that
+    /// fails keeps the rows before the fault; the error goes to stderr and
+    /// the exit code is 1.
+    Export(ExportArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ExportArgs {
+    pub paths: Vec<PathBuf>,
+    /// The table to write (columns in the README).
+    #[arg(long, value_enum)]
+    pub table: crate::demo::export::Table,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = crate::demo::export::Format::Csv)]
+    pub format: crate::demo::export::Format,
+    /// Write rows here instead of stdout.
+    #[arg(long, short = 'o')]
+    pub output: Option<PathBuf>,
+    /// Only ticks from this one on.
+    #[arg(long, allow_negative_numbers = true)]
+    pub from: Option<i32>,
+    /// Only ticks up to this one (decoding stops after it).
+    #[arg(long, allow_negative_numbers = true)]
+    pub to: Option<i32>,
+    /// Kernel tier: simd (default), scalar or oracle.
+    #[arg(long, default_value_t = Backend::Simd)]
+    pub backend: Backend,
+    /// Most tick markers decoded per demo (as `demos index`).
+    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_TICKS)]
+    pub max_ticks: u64,
+    /// Demo files larger than this are not read (error `too_large`).
+    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_DEMO_FILE_BYTES)]
+    pub max_file_bytes: u64,
+    #[command(flatten)]
+    pub batch: BatchArgs,
 }
 
 #[derive(clap::Args, Debug)]
@@ -123,7 +162,70 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
         DemosCommand::Index(a) => index(a),
         DemosCommand::Dump(a) => dump(a),
         DemosCommand::Slice(a) => slice(a),
+        DemosCommand::Export(a) => export(a),
     }
+}
+
+fn export(args: ExportArgs) -> io::Result<ExitCode> {
+    use crate::batch::export::{run_export, ExportOptions};
+    use crate::demo::export::table;
+    let inputs: Vec<Input> = if args.paths.is_empty() {
+        embedded::demo_inputs()
+    } else {
+        collect_inputs(&args.paths, "demo")
+    };
+    let mut opts = ExportOptions::new(args.table);
+    opts.from = args.from.unwrap_or(i32::MIN);
+    opts.to = args.to.unwrap_or(i32::MAX);
+    opts.mmap = args.batch.mmap;
+    opts.backend = args.backend;
+    opts.max_ticks = args.max_ticks;
+    opts.max_file_bytes = args.max_file_bytes;
+    let schema = args.table.schema();
+    let mut writer = table::writer(args.format, &schema, open_output(args.output.as_ref())?)?;
+    let jobs = args.batch.jobs();
+    let total: u64 = inputs.iter().map(Input::listed_size).sum();
+    let bar = args.batch.progress(total, inputs.len());
+    let n = inputs.len();
+    let mut finished = 0;
+    let start = std::time::Instant::now();
+    let totals = run_export(&inputs, jobs, &opts, &mut *writer, |d| {
+        finished += 1;
+        bar.inc(d.size);
+        bar.set_message(format!("{finished}/{n} files"));
+        if let Some(e) = &d.error {
+            bar.suspend(|| eprintln!("{}: {}", d.path, e.message));
+        }
+    })?;
+    writer.finish()?;
+    bar.finish_and_clear();
+    let elapsed = start.elapsed().as_secs_f64();
+    let code = if totals.stats.failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    };
+    if !args.batch.quiet {
+        let rate = |x: f64| if elapsed > 0.0 { x / elapsed } else { 0.0 };
+        super::Summary {
+            command: "demos export",
+            jobs,
+            elapsed_s: elapsed,
+            files_per_s: rate(totals.stats.files as f64),
+            mb_per_s: super::mb_per_s(totals.stats.bytes, elapsed),
+            stats: totals.stats.clone(),
+        }
+        .print();
+        eprintln!(
+            "  {} rows of {}: {:.0} rows/s, {:.1} MB of chunk data at {:.1} MB/s",
+            totals.rows,
+            args.table.name(),
+            rate(totals.rows as f64),
+            totals.chunk_bytes as f64 / 1e6,
+            super::mb_per_s(totals.chunk_bytes, elapsed)
+        );
+    }
+    Ok(code)
 }
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {

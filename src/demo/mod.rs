@@ -53,6 +53,7 @@
 pub mod analysis;
 mod chunk;
 pub mod dump;
+pub mod export;
 mod header;
 pub mod message;
 pub mod players;

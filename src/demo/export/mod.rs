@@ -1,0 +1,101 @@
+//! `demos export`: a demo's snapshot items and game messages as typed
+//! tables (see [`tables::Table`] and the README for the columns).
+
+pub mod table;
+pub mod tables;
+
+pub use table::{Column, ColumnType, Format, RowBatch, Schema, TableWriter, Value};
+pub use tables::{Table, TableBuilder};
+
+use crate::demo::stream::{Decoder, Event, StreamError};
+use crate::demo::Demo;
+
+/// Where [`export_demo`] hands its rows.
+pub trait RowSink {
+    /// Takes a batch of rows; `false` stops the export.
+    fn emit(&mut self, batch: RowBatch) -> bool;
+    /// An emptied batch whose memory the next rows can reuse, if any.
+    fn spare(&mut self) -> Option<RowBatch> {
+        None
+    }
+}
+
+impl<F: FnMut(RowBatch) -> bool> RowSink for F {
+    fn emit(&mut self, batch: RowBatch) -> bool {
+        self(batch)
+    }
+}
+
+fn take(builder: &mut TableBuilder, sink: &mut dyn RowSink) -> RowBatch {
+    match sink.spare() {
+        Some(spare) => builder.swap_rows(spare),
+        None => builder.take_rows(),
+    }
+}
+
+/// What [`export_demo`] did.
+#[derive(Debug, Default)]
+pub struct DemoExport {
+    pub rows: u64,
+    /// Snapshot items the item tables looked at.
+    pub items_seen: u64,
+    /// Bytes of snapshot and message chunk data decoded (Huffman output).
+    pub chunk_bytes: u64,
+    /// The error that ended the demo early; the rows before it were emitted.
+    pub error: Option<StreamError>,
+    /// Whether the sink asked to stop.
+    pub stopped: bool,
+}
+
+/// Decodes `demo` and hands its rows of `table`, `batch_rows` or so at a
+/// time, to `sink` (which returns `false` to stop). Ticks in `from..=to`
+/// give rows; decoding stops at the first tick after `to`.
+pub fn export_demo(
+    demo: &Demo<'_>,
+    decoder: &mut Decoder,
+    builder: &mut TableBuilder,
+    to: i32,
+    batch_rows: usize,
+    sink: &mut dyn RowSink,
+) -> DemoExport {
+    let mut out = DemoExport::default();
+    let mut stream = decoder.stream(demo);
+    while let Some(ev) = stream.next_event() {
+        match ev {
+            Ok(Event::Snapshot(s)) => {
+                if s.tick > to {
+                    break;
+                }
+                out.chunk_bytes += s.payload.decompressed.len() as u64;
+                builder.snapshot(s.tick, s.snapshot);
+            }
+            Ok(Event::Message(m)) => {
+                if m.tick > to {
+                    break;
+                }
+                out.chunk_bytes += m.payload.decompressed.len() as u64;
+                builder.message(m.tick, m.bytes);
+            }
+            Ok(Event::Tick(t)) if t.tick > to => break,
+            Ok(_) => {}
+            Err(e) => {
+                out.error = Some(e);
+                break;
+            }
+        }
+        if builder.rows().len() >= batch_rows {
+            let rows = take(builder, sink);
+            if !sink.emit(rows) {
+                out.stopped = true;
+                break;
+            }
+        }
+    }
+    if !out.stopped && !builder.rows().is_empty() {
+        let rows = take(builder, sink);
+        out.stopped = !sink.emit(rows);
+    }
+    out.rows = builder.rows_made;
+    out.items_seen = builder.items_seen;
+    out
+}
