@@ -169,11 +169,12 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 fn export(args: ExportArgs) -> io::Result<ExitCode> {
     use crate::batch::export::{run_export, ExportOptions};
     use crate::demo::export::table;
-    let inputs: Vec<Input> = if args.paths.is_empty() {
-        embedded::demo_inputs()
-    } else {
-        collect_inputs(&args.paths, "demo")
-    };
+    let schema = args.table.schema();
+    let mut writer = table::writer(args.format, &schema, open_output(args.output.as_ref())?)?;
+    let (inputs, _) = args
+        .batch
+        .select
+        .inputs(&args.paths, "demo", embedded::demo_inputs)?;
     let mut opts = ExportOptions::new(args.table);
     opts.from = args.from.unwrap_or(i32::MIN);
     opts.to = args.to.unwrap_or(i32::MAX);
@@ -181,10 +182,8 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     opts.backend = args.backend;
     opts.max_ticks = args.max_ticks;
     opts.max_file_bytes = args.max_file_bytes;
-    let schema = args.table.schema();
-    let mut writer = table::writer(args.format, &schema, open_output(args.output.as_ref())?)?;
-    let jobs = args.batch.jobs();
-    let total: u64 = inputs.iter().map(Input::listed_size).sum();
+    let jobs = args.batch.jobs(inputs.len());
+    let total: u64 = inputs.iter().map(crate::batch::Input::listed_size).sum();
     let bar = args.batch.progress(total, inputs.len());
     let n = inputs.len();
     let mut finished = 0;
@@ -194,7 +193,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
         bar.inc(d.size);
         bar.set_message(format!("{finished}/{n} files"));
         if let Some(e) = &d.error {
-            bar.suspend(|| eprintln!("{}: {}", d.path, e.message));
+            bar.suspend(|| super::note!("{}: {}", d.path, e.message));
         }
     })?;
     writer.finish()?;
@@ -216,7 +215,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
             stats: totals.stats.clone(),
         }
         .print();
-        eprintln!(
+        super::note!(
             "  {} rows of {}: {:.0} rows/s, {:.1} MB of chunk data at {:.1} MB/s",
             totals.rows,
             args.table.name(),
