@@ -439,6 +439,21 @@ fn jobs_and_formats_agree() {
         assert_eq!((c1, c2, c3), (0, 0, 0), "{name}: {e1}");
         assert!(csv1 == csv2, "{name}: --jobs 1 and 2 differ");
         let schema = table.schema();
+        // Parquet on 1 and 2 jobs: the same bytes, and the jsonl rows.
+        let pq = |jobs: &str| {
+            let tmp = tempfile::NamedTempFile::new().unwrap();
+            let path = tmp.path().to_str().unwrap();
+            let (c, out, e) = export(&[
+                dir, "--table", name, "--jobs", jobs, "--format", "parquet", "-o", path,
+            ]);
+            assert_eq!(c, 0, "{name}: {e}");
+            assert!(out.is_empty());
+            std::fs::read(tmp.path()).unwrap()
+        };
+        let (pq1, pq2) = (pq("1"), pq("2"));
+        assert!(pq1 == pq2, "{name}: parquet --jobs 1 and 2 differ");
+        let from_parquet = teebatch::batch::parquet::read_table(&schema, pq1).unwrap();
+        assert_eq!(from_parquet, read_jsonl(&schema, &jsonl).unwrap(), "{name}");
         let a = read_csv(&schema, &csv1).unwrap();
         let b = read_jsonl(&schema, &jsonl).unwrap();
         assert_eq!(a.len(), b.len(), "{name}");

@@ -163,11 +163,17 @@ fn embedded_maps_as_parquet() {
 
 #[test]
 fn parquet_needs_a_file() {
-    for cmd in ["maps", "demos"] {
-        let out = teebatch(&[cmd, "index", "-q", "--format", "parquet"]);
-        assert_eq!(out.status.code(), Some(2), "{cmd}");
+    for cmd in [
+        &["maps", "index"][..],
+        &["demos", "index"],
+        &["demos", "export", "--table", "positions"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["-q", "--format", "parquet"]);
+        let out = teebatch(&args);
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("-o FILE"), "{cmd}: {err}");
+        assert!(err.contains("-o FILE"), "{cmd:?}: {err}");
         assert!(out.stdout.is_empty());
     }
 }

@@ -21,6 +21,9 @@
 //! every Parquet reader (DuckDB, pandas/pyarrow, polars, Spark) maps to its
 //! plain integer type; the values never come near `i64::MAX`.
 
+use crate::demo::export::table::{self, ColumnType, TableWriter, Value};
+use arrow_array::builder::{BooleanBuilder, Int32Builder, Int64Builder, StringBuilder};
+use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
@@ -40,6 +43,16 @@ pub struct ParquetSink<W: Write + Send> {
     writer: ArrowWriter<W>,
 }
 
+/// Snappy pages, [`ROW_GROUP_ROWS`] rows per group, `created_by` naming
+/// teebatch (the same bytes on every run).
+fn writer_properties() -> WriterProperties {
+    WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_created_by(format!("teebatch {}", env!("CARGO_PKG_VERSION")))
+        .build()
+}
+
 fn arrow_io(e: ArrowError) -> io::Error {
     io::Error::other(format!("parquet: {e}"))
 }
@@ -55,12 +68,8 @@ impl<W: Write + Send> ParquetSink<W> {
             .with_strict_mode(true)
             .build_decoder()
             .map_err(arrow_io)?;
-        let props = WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
-            .set_created_by(format!("teebatch {}", env!("CARGO_PKG_VERSION")))
-            .build();
-        let writer = ArrowWriter::try_new(out, schema, Some(props)).map_err(parquet_io)?;
+        let writer =
+            ArrowWriter::try_new(out, schema, Some(writer_properties())).map_err(parquet_io)?;
         Ok(ParquetSink { decoder, writer })
     }
 
@@ -366,6 +375,178 @@ pub fn demos_schema() -> SchemaRef {
     ]))
 }
 
+/// The Arrow schema of a `demos export` table: one column per table column,
+/// `i32`/`i64`/`bool`/UTF-8 as typed, nullable as declared.
+pub fn table_schema(schema: &table::Schema) -> SchemaRef {
+    Arc::new(Schema::new(
+        schema
+            .columns
+            .iter()
+            .map(|c| {
+                let ty = match c.ty {
+                    ColumnType::I32 => DataType::Int32,
+                    ColumnType::I64 => DataType::Int64,
+                    ColumnType::Bool => DataType::Boolean,
+                    ColumnType::Str => DataType::Utf8,
+                };
+                Field::new(c.name, ty, c.nullable)
+            })
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// A `demos export` table as a Parquet file: each batch of typed rows
+/// becomes one Arrow record batch (column by column), row groups close
+/// every [`ROW_GROUP_ROWS`] rows.
+pub struct ParquetTableWriter<W: Write + Send> {
+    schema: table::Schema,
+    arrow: SchemaRef,
+    writer: Option<ArrowWriter<W>>,
+}
+
+impl<W: Write + Send> ParquetTableWriter<W> {
+    pub fn new(out: W, schema: &table::Schema) -> io::Result<Self> {
+        let arrow = table_schema(schema);
+        let writer = ArrowWriter::try_new(out, arrow.clone(), Some(writer_properties()))
+            .map_err(parquet_io)?;
+        Ok(ParquetTableWriter {
+            schema: schema.clone(),
+            arrow,
+            writer: Some(writer),
+        })
+    }
+
+    /// Column `i` of `batch` as an Arrow array of its declared type.
+    fn column(&self, batch: &table::RowBatch, i: usize) -> io::Result<ArrayRef> {
+        let c = &self.schema.columns[i];
+        let bad = |v: &Value| {
+            io::Error::other(format!(
+                "table {} column {}: {v:?} is not a {:?}",
+                self.schema.table, c.name, c.ty
+            ))
+        };
+        let values = batch.rows().map(|r| &r[i]);
+        Ok(match c.ty {
+            ColumnType::I32 => {
+                let mut b = Int32Builder::with_capacity(batch.len());
+                for v in values {
+                    match v {
+                        Value::I32(x) => b.append_value(*x),
+                        Value::Null => b.append_null(),
+                        v => return Err(bad(v)),
+                    }
+                }
+                Arc::new(b.finish())
+            }
+            ColumnType::I64 => {
+                let mut b = Int64Builder::with_capacity(batch.len());
+                for v in values {
+                    match v {
+                        Value::I64(x) => b.append_value(*x),
+                        Value::I32(x) => b.append_value(i64::from(*x)),
+                        Value::Null => b.append_null(),
+                        v => return Err(bad(v)),
+                    }
+                }
+                Arc::new(b.finish())
+            }
+            ColumnType::Bool => {
+                let mut b = BooleanBuilder::with_capacity(batch.len());
+                for v in values {
+                    match v {
+                        Value::Bool(x) => b.append_value(*x),
+                        Value::Null => b.append_null(),
+                        v => return Err(bad(v)),
+                    }
+                }
+                Arc::new(b.finish())
+            }
+            ColumnType::Str => {
+                let mut b = StringBuilder::with_capacity(batch.len(), batch.len() * 8);
+                for v in values {
+                    match v {
+                        Value::Str(x) => b.append_value(x),
+                        Value::Null => b.append_null(),
+                        v => return Err(bad(v)),
+                    }
+                }
+                Arc::new(b.finish())
+            }
+        })
+    }
+}
+
+impl<W: Write + Send> TableWriter for ParquetTableWriter<W> {
+    fn write_batch(&mut self, batch: &table::RowBatch) -> io::Result<()> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let columns = (0..self.schema.columns.len())
+            .map(|i| self.column(batch, i))
+            .collect::<io::Result<Vec<_>>>()?;
+        let rb = RecordBatch::try_new(self.arrow.clone(), columns).map_err(arrow_io)?;
+        match &mut self.writer {
+            Some(w) => w.write(&rb).map_err(parquet_io),
+            None => Err(io::Error::other("parquet: the table was already finished")),
+        }
+    }
+
+    fn write_encoded(&mut self, _bytes: &[u8]) -> io::Result<()> {
+        // `encoder()` is `None`: a columnar writer takes the typed rows.
+        Err(io::Error::other(
+            "parquet: a columnar writer takes typed batches, not encoded bytes",
+        ))
+    }
+
+    /// Writes the last row group and the footer (the file is complete; a
+    /// second call does nothing).
+    fn finish(&mut self) -> io::Result<()> {
+        if let Some(w) = self.writer.take() {
+            let mut out = w.into_inner().map_err(parquet_io)?;
+            out.flush()?;
+        }
+        Ok(())
+    }
+}
+
+/// The rows of a `demos export` Parquet file as typed values (for tests
+/// and tools that compare formats).
+pub fn read_table(schema: &table::Schema, bytes: Vec<u8>) -> io::Result<Vec<Vec<Value>>> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type};
+    use arrow_array::Array;
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(
+        ::bytes::Bytes::from(bytes),
+    )
+    .and_then(|b| b.build())
+    .map_err(parquet_io)?;
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(arrow_io)?;
+        let start = rows.len();
+        rows.resize(start + batch.num_rows(), Vec::new());
+        for (i, c) in schema.columns.iter().enumerate() {
+            let col = batch
+                .column_by_name(c.name)
+                .ok_or_else(|| io::Error::other(format!("parquet: no column {}", c.name)))?;
+            for (r, row) in rows[start..].iter_mut().enumerate() {
+                debug_assert_eq!(row.len(), i);
+                row.push(if col.is_null(r) {
+                    Value::Null
+                } else {
+                    match c.ty {
+                        ColumnType::I32 => Value::I32(col.as_primitive::<Int32Type>().value(r)),
+                        ColumnType::I64 => Value::I64(col.as_primitive::<Int64Type>().value(r)),
+                        ColumnType::Bool => Value::Bool(col.as_boolean().value(r)),
+                        ColumnType::Str => Value::Str(col.as_string::<i32>().value(r).into()),
+                    }
+                });
+            }
+        }
+    }
+    Ok(rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,6 +571,7 @@ mod tests {
             surprise: u8,
         }
         let mut sink = ParquetSink::new(Vec::new(), maps_schema()).unwrap();
+        // Strict mode refuses the row when the buffered rows are decoded.
         let e = sink
             .write(&Extra {
                 path: "a",
@@ -397,6 +579,7 @@ mod tests {
                 size: 1,
                 surprise: 2,
             })
+            .and_then(|()| sink.finish().map(drop))
             .unwrap_err();
         assert!(e.to_string().contains("surprise"), "{e}");
     }

@@ -170,7 +170,13 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     use crate::batch::export::{run_export, ExportOptions};
     use crate::demo::export::table;
     let schema = args.table.schema();
-    let mut writer = table::writer(args.format, &schema, open_output(args.output.as_ref())?)?;
+    let mut writer: Box<dyn table::TableWriter> = match args.format {
+        table::Format::Parquet => Box::new(crate::batch::parquet::ParquetTableWriter::new(
+            super::open_parquet_file(args.output.as_ref())?,
+            &schema,
+        )?),
+        format => table::writer(format, &schema, open_output(args.output.as_ref())?)?,
+    };
     let (inputs, _) = args
         .batch
         .select

@@ -182,12 +182,18 @@ pub fn is_closed_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
 }
 
-/// A Parquet writer of `schema` records to `-o FILE` (required: Parquet is
-/// a binary file format, never written to stdout or a terminal).
+/// A Parquet writer of `schema` records to `-o FILE` (see
+/// [`open_parquet_file`]).
 pub fn create_parquet(
     path: Option<&PathBuf>,
     schema: arrow_schema::SchemaRef,
 ) -> io::Result<crate::batch::parquet::ParquetSink<io::BufWriter<std::fs::File>>> {
+    crate::batch::parquet::ParquetSink::new(open_parquet_file(path)?, schema)
+}
+
+/// The `-o FILE` of a Parquet output, created before the run. Required:
+/// Parquet is a binary file format, never written to stdout or a terminal.
+pub fn open_parquet_file(path: Option<&PathBuf>) -> io::Result<io::BufWriter<std::fs::File>> {
     let usage = |msg: String| io::Error::new(io::ErrorKind::InvalidInput, msg);
     let Some(path) = path else {
         return Err(usage(
@@ -201,7 +207,7 @@ pub fn create_parquet(
             path.display()
         )));
     }
-    crate::batch::parquet::ParquetSink::new(io::BufWriter::with_capacity(1 << 16, file), schema)
+    Ok(io::BufWriter::with_capacity(1 << 16, file))
 }
 
 /// Formats a byte rate.

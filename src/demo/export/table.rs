@@ -156,6 +156,8 @@ pub enum Format {
     Csv,
     /// One JSON object per row, keys in column order; null is `null`.
     Jsonl,
+    /// Apache Parquet, one typed column per table column (needs `-o FILE`).
+    Parquet,
 }
 
 /// Takes batches of one table's rows, in order.
@@ -188,6 +190,14 @@ pub fn writer<'w>(
     Ok(match format {
         Format::Csv => Box::new(CsvWriter::new(schema, out)?),
         Format::Jsonl => Box::new(JsonlWriter::new(schema, out)),
+        // Parquet needs a file it can own and send between threads:
+        // `crate::batch::parquet::ParquetTableWriter`.
+        Format::Parquet => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "parquet tables are written by batch::parquet::ParquetTableWriter",
+            ))
+        }
     })
 }
 
