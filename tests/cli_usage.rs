@@ -141,6 +141,31 @@ fn byte_sizes_are_binary() {
     for bad in ["", "G", "1X", "-1", "1 G B"] {
         assert!(p(bad).is_err(), "{bad:?} accepted");
     }
+    // The defaults shown by --help are the library's limits.
+    use teebatch::limits::Limits;
+    for (name, id, want) in [
+        (
+            "teebatch maps index",
+            "max_decompressed_bytes",
+            Limits::DEFAULT_MAX_DECOMPRESSED_BYTES,
+        ),
+        (
+            "teebatch demos index",
+            "max_file_bytes",
+            Limits::DEFAULT_MAX_DEMO_FILE_BYTES,
+        ),
+        (
+            "teebatch demos export",
+            "max_file_bytes",
+            Limits::DEFAULT_MAX_DEMO_FILE_BYTES,
+        ),
+    ] {
+        let cmds = all_commands();
+        let cmd = &cmds.iter().find(|(n, _)| n == name).unwrap().1;
+        let arg = cmd.get_arguments().find(|a| a.get_id() == id).unwrap();
+        let default = arg.get_default_values()[0].to_str().unwrap();
+        assert_eq!(p(default), Ok(want), "{name} --{id}");
+    }
 }
 
 #[test]
