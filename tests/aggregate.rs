@@ -505,12 +505,13 @@ fn files_from_lists_with_odd_names() {
     let o = teebatch(&["maps", "index", "--files-from", "/nonexistent/list"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("/nonexistent/list"));
-    // An empty list indexes nothing (not the embedded dataset).
+    // An empty list indexes nothing (not the embedded dataset): nothing
+    // found, exit code 1.
     let empty = d.join("empty");
     std::fs::write(&empty, b"").unwrap();
     let (s, recs) = summary_of(
         &["maps", "index", "--files-from", empty.to_str().unwrap()],
-        0,
+        1,
     );
     assert!(recs.is_empty());
     assert_eq!(s["files"], 0);

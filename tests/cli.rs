@@ -221,7 +221,7 @@ fn embedded_dataset_is_reproducible_and_indexed_by_default() {
     for (i, r) in recs.iter().enumerate() {
         let params = SynthParams::collection(teebatch::batch::embedded::MAPS_SEED, i as u32);
         let map = build(&params);
-        assert_eq!(r["path"], embedded[i].0);
+        assert_eq!(r["path"], format!("embedded:{}", embedded[i].0));
         assert_eq!(
             r["map"]["stats"],
             serde_json::to_value(&map.stats).unwrap(),

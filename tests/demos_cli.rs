@@ -230,7 +230,7 @@ fn embedded_demos_are_reproducible_and_indexed_by_default() {
     assert_eq!(recs.len(), 6);
     for (i, r) in recs.iter().enumerate() {
         let p = SynthParams::collection(DEMOS_SEED, i as u32);
-        assert_eq!(r["path"], DEMOS[i].0);
+        assert_eq!(r["path"], format!("embedded:{}", DEMOS[i].0));
         assert!(
             r["players"].as_array().unwrap().len() >= p.players,
             "{}",

@@ -4,6 +4,7 @@ mod common;
 
 mod aggregate;
 mod cli;
+mod cli_usage;
 mod codec_huffman;
 mod codec_snapshot;
 mod codec_varint;

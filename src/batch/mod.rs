@@ -44,6 +44,9 @@ pub fn shared_datasets_dir(manifest_dir: &str) -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// What the record path of an embedded input starts with.
+pub const EMBEDDED_PREFIX: &str = "embedded:";
+
 /// One thing to process.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Input {
@@ -61,11 +64,13 @@ pub enum Input {
 
 impl Input {
     /// The path as shown in reports: [`encode_path`], which gives
-    /// different strings for different paths.
+    /// different strings for different paths; an embedded file is
+    /// `embedded:` and its path in the crate (`embedded:datasets/maps/...`),
+    /// which names no file where teebatch runs.
     pub fn display_path(&self) -> String {
         match self {
             Input::File { path, .. } | Input::Unlistable { path, .. } => encode_path(path),
-            Input::Embedded { name, .. } => (*name).to_string(),
+            Input::Embedded { name, .. } => format!("{EMBEDDED_PREFIX}{name}"),
         }
     }
 
@@ -200,14 +205,17 @@ pub enum MmapMode {
     /// Map files of at least [`MMAP_AUTO_THRESHOLD`] bytes whose size is as
     /// listed; read the others. Unsafe for files that can change: see
     /// [`MmapMode::Always`].
+    #[value(help = "Map files of 16 MiB or more (unsafe if files can change), read the others")]
     Auto,
     /// Map every non-empty file. Unsafe for files that can change: a file
     /// truncated by another process while mapped raises SIGBUS on access
     /// (the process dies), and a file modified while mapped changes under
     /// the parser.
+    #[value(help = "Map every file (unsafe if files can change)")]
     Always,
     /// Read every file (the default; safe when files may change under us).
     #[default]
+    #[value(help = "Read every file (the default; safe when files may change)")]
     Never,
 }
 

@@ -30,6 +30,21 @@ pub struct SelectArgs {
     pub shard: Option<Shard>,
 }
 
+/// The inputs of one batch and what is known about how they were chosen.
+#[derive(Debug)]
+pub struct Selection {
+    /// The inputs to process, sorted, in shard.
+    pub inputs: Vec<Input>,
+    /// What the summary records about them.
+    pub part: InputPart,
+    /// No PATH and no `--files-from`: the embedded dataset.
+    pub embedded: bool,
+    /// Nothing was found to process at all (before `--shard`). A batch
+    /// over nothing exits with code 1, as ripgrep does when it finds
+    /// nothing; an empty shard of a non-empty collection is not an error.
+    pub nothing_found: bool,
+}
+
 impl SelectArgs {
     /// The inputs of a batch over `paths` (files and directory trees searched
     /// for `*.ext`) and the `--files-from` lists, in shard; `embedded` when
@@ -40,6 +55,20 @@ impl SelectArgs {
         ext: &str,
         embedded: impl FnOnce() -> Vec<Input>,
     ) -> io::Result<(Vec<Input>, InputPart)> {
+        let s = self.select(paths, ext, embedded)?;
+        Ok((s.inputs, s.part))
+    }
+
+    /// As [`SelectArgs::inputs`], and says on stderr what a user would
+    /// otherwise only find in the records or not at all: a PATH named on
+    /// the command line that cannot be read (`teebatch: PATH: No such file
+    /// or directory (os error 2)`), and that no `*.ext` file was found.
+    pub fn select(
+        &self,
+        paths: &[PathBuf],
+        ext: &str,
+        embedded: impl FnOnce() -> Vec<Input>,
+    ) -> io::Result<Selection> {
         let mut all = paths.to_vec();
         for f in &self.files_from {
             let listed = if f.as_os_str() == "-" {
@@ -51,15 +80,42 @@ impl SelectArgs {
                 io::Error::new(e.kind(), format!("--files-from {}: {e}", f.display()))
             })?);
         }
-        let mut inputs = if all.is_empty() && self.files_from.is_empty() {
+        let is_embedded = all.is_empty() && self.files_from.is_empty();
+        let mut inputs = if is_embedded {
             embedded()
         } else {
             collect_inputs(&all, ext)
         };
+        let named: std::collections::HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
+        for i in &inputs {
+            if let Input::Unlistable { path, message } = i {
+                if named.contains(path.as_path()) {
+                    super::note!("teebatch: {}: {message}", path.display());
+                }
+            }
+        }
+        let nothing_found = inputs.is_empty();
+        if nothing_found {
+            let mut searched: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            searched.extend(
+                self.files_from
+                    .iter()
+                    .map(|f| format!("--files-from {}", f.display())),
+            );
+            super::note!(
+                "teebatch: no *.{ext} files found in {}",
+                searched.join(", ")
+            );
+        }
         if let Some(s) = &self.shard {
             inputs.retain(|i| s.contains(i));
         }
-        Ok((inputs, InputPart::new(paths, &self.files_from, self.shard)))
+        Ok(Selection {
+            inputs,
+            part: InputPart::new(paths, &self.files_from, self.shard),
+            embedded: is_embedded,
+            nothing_found,
+        })
     }
 }
 

@@ -17,7 +17,12 @@ pub enum DemosCommand {
     /// Decode every snapshot of every demo: one JSON record per demo.
     ///
     /// PATHs are files or directory trees (searched recursively for *.demo).
-    /// With no PATH the embedded default dataset is indexed.
+    /// With no PATH the embedded default dataset is indexed (record paths
+    /// `embedded:datasets/demos/...`).
+    ///
+    /// Exit code: 0 all demos good, 1 some demo failed or no *.demo file
+    /// was found (a warning on stderr names the paths searched), 2 usage
+    /// error.
     Index(IndexArgs),
     /// Print one demo's snapshots, ticks or chunks in the golden TSV formats,
     /// or its chat log.
@@ -36,12 +41,13 @@ pub enum DemosCommand {
     /// PATHs are files or directory trees (searched recursively for *.demo).
     /// With no PATH the embedded default dataset is exported. A demo that
     /// fails keeps the rows before the fault; the error goes to stderr and
-    /// the exit code is 1.
+    /// the exit code is 1, as when no *.demo file was found.
     Export(ExportArgs),
 }
 
 #[derive(clap::Args, Debug)]
 pub struct ExportArgs {
+    /// Demo files or directories (default: the embedded dataset).
     pub paths: Vec<PathBuf>,
     /// The table to write (columns in the README).
     #[arg(long, value_enum)]
@@ -52,20 +58,23 @@ pub struct ExportArgs {
     /// Write rows here instead of stdout.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
-    /// Only ticks from this one on.
+    /// Only ticks from this one on: an absolute server tick, as `demos dump
+    /// --ticks` lists them.
     #[arg(long, allow_negative_numbers = true)]
     pub from: Option<i32>,
-    /// Only ticks up to this one (decoding stops after it).
+    /// Only ticks up to this one (decoding stops after it): an absolute
+    /// server tick, as `demos dump --ticks` lists them.
     #[arg(long, allow_negative_numbers = true)]
     pub to: Option<i32>,
-    /// Kernel tier: simd (default), scalar or oracle.
-    #[arg(long, default_value_t = Backend::Simd)]
+    /// Kernel tier (the output is the same for all).
+    #[arg(long, value_enum, default_value_t = Backend::Simd)]
     pub backend: Backend,
     /// Most tick markers decoded per demo (as `demos index`).
     #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_TICKS)]
     pub max_ticks: u64,
-    /// Demo files larger than this are not read (error `too_large`).
-    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_DEMO_FILE_BYTES)]
+    /// Demo files larger than this are not read (error `too_large`): bytes,
+    /// or with a binary unit (K, M, G, T: 1K = 1024, 1G = 2^30), e.g. 512M.
+    #[arg(long, default_value = "4G", value_name = "SIZE", value_parser = super::parse_byte_size)]
     pub max_file_bytes: u64,
     #[command(flatten)]
     pub batch: BatchArgs,
@@ -73,6 +82,7 @@ pub struct ExportArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct SliceArgs {
+    /// The demo to cut.
     pub file: PathBuf,
     /// First tick kept: an absolute server tick, as `demos dump --ticks`
     /// lists them (not a time from the start of the demo).
@@ -101,6 +111,7 @@ pub enum IndexFormat {
 
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
+    /// Demo files or directories (default: the embedded dataset).
     pub paths: Vec<PathBuf>,
     /// Write records here instead of stdout.
     #[arg(long, short = 'o')]
@@ -112,8 +123,8 @@ pub struct IndexArgs {
     /// `teebatch merge` combines; see the README) to this file.
     #[arg(long)]
     pub summary: Option<PathBuf>,
-    /// Kernel tier: simd (default), scalar or oracle.
-    #[arg(long, default_value_t = Backend::Simd)]
+    /// Kernel tier (the output is the same for all).
+    #[arg(long, value_enum, default_value_t = Backend::Simd)]
     pub backend: Backend,
     /// Most tick markers decoded per demo; a demo with more ends with a
     /// `too_many_ticks` error after them (default: one week at 50 ticks/s).
@@ -123,8 +134,9 @@ pub struct IndexArgs {
     /// warning stands for the rest.
     #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_WARNINGS)]
     pub max_warnings: usize,
-    /// Demo files larger than this are not read (error `too_large`).
-    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_DEMO_FILE_BYTES)]
+    /// Demo files larger than this are not read (error `too_large`): bytes,
+    /// or with a binary unit (K, M, G, T: 1K = 1024, 1G = 2^30), e.g. 512M.
+    #[arg(long, default_value = "4G", value_name = "SIZE", value_parser = super::parse_byte_size)]
     pub max_file_bytes: u64,
     #[command(flatten)]
     pub batch: BatchArgs,
@@ -133,6 +145,7 @@ pub struct IndexArgs {
 #[derive(clap::Args, Debug)]
 #[command(group(clap::ArgGroup::new("what").required(true).multiple(false)))]
 pub struct DumpArgs {
+    /// The demo to print.
     pub file: PathBuf,
     /// Per snapshot or delta chunk: tick, items, checksum.
     #[arg(long, group = "what")]
@@ -153,7 +166,8 @@ pub struct DumpArgs {
     /// Capped at 256.
     #[arg(long, short = 'j', default_value_t = 1)]
     pub jobs: usize,
-    #[arg(long, default_value_t = Backend::Simd)]
+    /// Kernel tier (the output is the same for all).
+    #[arg(long, value_enum, default_value_t = Backend::Simd)]
     pub backend: Backend,
 }
 
@@ -169,6 +183,13 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 fn export(args: ExportArgs) -> io::Result<ExitCode> {
     use crate::batch::export::{run_export, ExportOptions};
     use crate::demo::export::table;
+    if args.batch.list {
+        let sel = args
+            .batch
+            .select
+            .select(&args.paths, "demo", embedded::demo_inputs)?;
+        return super::list_inputs(&sel.inputs);
+    }
     let schema = args.table.schema();
     let mut writer: Box<dyn table::TableWriter> = match args.format {
         table::Format::Parquet => Box::new(crate::batch::parquet::ParquetTableWriter::new(
@@ -177,10 +198,11 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
         )?),
         format => table::writer(format, &schema, open_output(args.output.as_ref())?)?,
     };
-    let (inputs, _) = args
+    let sel = args
         .batch
         .select
-        .inputs(&args.paths, "demo", embedded::demo_inputs)?;
+        .select(&args.paths, "demo", embedded::demo_inputs)?;
+    let inputs = sel.inputs;
     let mut opts = ExportOptions::new(args.table);
     opts.from = args.from.unwrap_or(i32::MIN);
     opts.to = args.to.unwrap_or(i32::MAX);
@@ -205,7 +227,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     writer.finish()?;
     bar.finish_and_clear();
     let elapsed = start.elapsed().as_secs_f64();
-    let code = if totals.stats.failed > 0 {
+    let code = if totals.stats.failed > 0 || sel.nothing_found {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -219,6 +241,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
             files_per_s: rate(totals.stats.files as f64),
             mb_per_s: super::mb_per_s(totals.stats.bytes, elapsed),
             stats: totals.stats.clone(),
+            embedded: sel.embedded,
         }
         .print();
         super::note!(
@@ -234,6 +257,13 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
 }
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {
+    if args.batch.list {
+        let sel = args
+            .batch
+            .select
+            .select(&args.paths, "demo", embedded::demo_inputs)?;
+        return super::list_inputs(&sel.inputs);
+    }
     let mut out = match args.format {
         IndexFormat::Json => IndexSink::Json(open_output(args.output.as_ref())?),
         IndexFormat::Parquet => IndexSink::Parquet(Box::new(super::create_parquet(
@@ -241,10 +271,10 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
             crate::batch::parquet::demos_schema(),
         )?)),
     };
-    let (inputs, part) = args
+    let sel = args
         .batch
         .select
-        .inputs(&args.paths, "demo", embedded::demo_inputs)?;
+        .select(&args.paths, "demo", embedded::demo_inputs)?;
     let opts = IndexOptions {
         mmap: args.batch.mmap,
         backend: args.backend,
@@ -256,10 +286,12 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         command: "demos index",
         args: &args.batch,
         summary_path: args.summary.as_ref(),
-        part,
+        part: sel.part,
+        embedded: sel.embedded,
+        nothing_found: sel.nothing_found,
     };
     let (code, _) = batch.run(
-        &inputs,
+        &sel.inputs,
         || (Worker::new(&opts), DemosAggregate::default()),
         |w, input| index_input(&mut w.0, input, &opts),
         |rec: &DemoRecord| rec.size,

@@ -14,13 +14,17 @@ pub enum MapsCommand {
     /// Parse, verify and index maps: one record per map.
     ///
     /// PATHs are files or directory trees (searched recursively for *.map).
-    /// With no PATH the embedded default dataset is indexed.
+    /// With no PATH the embedded default dataset is indexed (record paths
+    /// `embedded:datasets/maps/...`).
+    ///
+    /// Exit code: 0 all maps good, 1 some map failed or no *.map file was
+    /// found (a warning on stderr names the paths searched), 2 usage error.
     Index(IndexArgs),
 }
 
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
-    /// Map files or directories.
+    /// Map files or directories (default: the embedded dataset).
     pub paths: Vec<PathBuf>,
     /// Write records here instead of stdout.
     #[arg(long, short = 'o')]
@@ -35,8 +39,9 @@ pub struct IndexArgs {
     /// `teebatch merge` combines; see the README) to this file.
     #[arg(long)]
     pub summary: Option<PathBuf>,
-    /// Per-file limit on decompressed bytes.
-    #[arg(long, default_value_t = 1 << 30)]
+    /// Per-file limit on decompressed bytes: bytes, or with a binary unit
+    /// (K, M, G, T: 1K = 1024, 1G = 2^30), e.g. 512M.
+    #[arg(long, default_value = "1G", value_name = "SIZE", value_parser = super::parse_byte_size)]
     pub max_decompressed_bytes: u64,
     #[command(flatten)]
     pub batch: BatchArgs,
@@ -63,10 +68,13 @@ pub enum SynthCommand {
 
 #[derive(clap::Args, Debug)]
 pub struct SynthDemosArgs {
+    /// Directory to write the demos to (created if missing).
     #[arg(long)]
     pub out: PathBuf,
+    /// Number of demos.
     #[arg(long, default_value_t = 6)]
     pub count: u32,
+    /// Seed of the generator: the same seed and count give the same files.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Players in every demo (default: 1 to 64, varying).
@@ -79,10 +87,13 @@ pub struct SynthDemosArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct SynthMapsArgs {
+    /// Directory to write the maps to (created if missing).
     #[arg(long)]
     pub out: PathBuf,
+    /// Number of maps.
     #[arg(long, default_value_t = 8)]
     pub count: u32,
+    /// Seed of the generator: the same seed and count give the same files.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
@@ -94,20 +105,28 @@ pub fn run(cmd: MapsCommand) -> io::Result<ExitCode> {
 }
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {
+    if args.batch.list {
+        let sel = args
+            .batch
+            .select
+            .select(&args.paths, "map", embedded::map_inputs)?;
+        return super::list_inputs(&sel.inputs);
+    }
     let mut sink = match args.format {
         Format::Json => RecordSink::Json(open_output(args.output.as_ref())?),
-        Format::Csv => RecordSink::Csv(Box::new(csv::Writer::from_writer(open_output(
-            args.output.as_ref(),
-        )?))),
+        Format::Csv => RecordSink::Csv(
+            Box::new(csv::Writer::from_writer(open_output(args.output.as_ref())?)),
+            false,
+        ),
         Format::Parquet => RecordSink::Parquet(Box::new(super::create_parquet(
             args.output.as_ref(),
             crate::batch::parquet::maps_schema(),
         )?)),
     };
-    let (inputs, part) = args
+    let sel = args
         .batch
         .select
-        .inputs(&args.paths, "map", embedded::map_inputs)?;
+        .select(&args.paths, "map", embedded::map_inputs)?;
     let opts = IndexOptions {
         verify: args.verify,
         mmap: args.batch.mmap,
@@ -120,10 +139,12 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         command: "maps index",
         args: &args.batch,
         summary_path: args.summary.as_ref(),
-        part,
+        part: sel.part,
+        embedded: sel.embedded,
+        nothing_found: sel.nothing_found,
     };
     let (code, _) = batch.run(
-        &inputs,
+        &sel.inputs,
         || (Worker::new(opts.limits), MapsAggregate::default()),
         |w, input| index_input(&mut w.0, input, &opts),
         |rec: &MapRecord| rec.size,
@@ -136,7 +157,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
 }
 
 /// The flat CSV row of a record.
-#[derive(Serialize)]
+#[derive(Serialize, Default)]
 struct CsvRow<'a> {
     path: &'a str,
     name: &'a str,
@@ -178,7 +199,9 @@ fn csv_io_error(e: csv::Error) -> io::Error {
 /// as it is written.
 enum RecordSink {
     Json(Box<dyn Write>),
-    Csv(Box<csv::Writer<Box<dyn Write>>>),
+    /// The writer, and whether a row was written (the header comes with
+    /// the first row, else at the end).
+    Csv(Box<csv::Writer<Box<dyn Write>>>, bool),
     Parquet(Box<crate::batch::parquet::ParquetSink<io::BufWriter<std::fs::File>>>),
 }
 
@@ -186,8 +209,9 @@ impl RecordSink {
     fn write(&mut self, r: &MapRecord) -> io::Result<()> {
         match self {
             RecordSink::Json(out) => super::write_json_line(out, r),
-            RecordSink::Csv(w) => {
+            RecordSink::Csv(w, wrote) => {
                 w.serialize(CsvRow::from(r)).map_err(csv_io_error)?;
+                *wrote = true;
                 w.flush()
             }
             RecordSink::Parquet(w) => w.write(r),
@@ -197,10 +221,27 @@ impl RecordSink {
     fn finish(self) -> io::Result<()> {
         match self {
             RecordSink::Json(mut out) => out.flush(),
-            RecordSink::Csv(mut w) => w.flush(),
+            RecordSink::Csv(mut w, wrote) => {
+                if !wrote {
+                    w.write_record(&csv_header()?).map_err(csv_io_error)?;
+                }
+                w.flush()
+            }
             RecordSink::Parquet(w) => w.finish()?.flush(),
         }
     }
+}
+
+/// The CSV header row: the field names of [`CsvRow`], as `serialize`
+/// writes them before the first row.
+fn csv_header() -> io::Result<csv::StringRecord> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.serialize(CsvRow::default()).map_err(csv_io_error)?;
+    let bytes = w
+        .into_inner()
+        .map_err(|e| io::Error::other(e.to_string()))?;
+    let mut rd = csv::Reader::from_reader(bytes.as_slice());
+    rd.headers().cloned().map_err(csv_io_error)
 }
 
 impl<'a> From<&'a MapRecord> for CsvRow<'a> {

@@ -3,7 +3,8 @@
 //! A thin layer over the library: parse arguments, list inputs, run the batch,
 //! print records on stdout (or `-o FILE`) and a summary on stderr. A failure
 //! in one file is a record with an `error` object; the batch goes on and the
-//! exit code says something failed (0 all good, 1 some file failed, 2 usage).
+//! exit code says something failed (0 all good, 1 some file failed or no
+//! input file was found, 2 usage).
 
 /// `eprintln!` that ignores a failed write (stderr closed, e.g. `2>&1 |
 /// head`) instead of panicking: a message on stderr is never worth a crash.
@@ -59,6 +60,31 @@ pub enum Command {
     /// Merge `--summary` files of the same command (e.g. of `--shard` runs)
     /// into the summary of one run over all their inputs.
     Merge(collection::MergeArgs),
+    /// Print a shell completion script for teebatch to stdout.
+    ///
+    /// For example `teebatch completions bash > ~/.local/share/bash-completion/completions/teebatch`.
+    Completions(CompletionsArgs),
+    /// Print the teebatch man page (roff) to stdout, e.g. `teebatch man > teebatch.1`.
+    Man,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to write the completion script for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// Parses a byte size: a plain number of bytes, or a number with a unit
+/// `K`, `M`, `G`, `T` (optionally followed by `B` or `iB`, any case), all
+/// binary: `1K` = 1024, `1G` = 2^30. Decimals are allowed (`1.5G`).
+pub fn parse_byte_size(s: &str) -> Result<u64, String> {
+    parse_size::Config::new()
+        .with_binary()
+        .parse_size(s)
+        .map_err(|e| {
+            format!("{e} (expected bytes, e.g. 1048576, 512M or 1G; K/M/G/T are 1024-based)")
+        })
 }
 
 /// Options shared by every batch command.
@@ -84,6 +110,11 @@ pub struct BatchArgs {
     /// No progress bar and no summary on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Print the input files that would be processed, one per line as the
+    /// records' `path` field, and nothing else (no records, no summary;
+    /// `-o` and `--summary` are not written); exit 0.
+    #[arg(long)]
+    pub list: bool,
     #[command(flatten)]
     pub select: collection::SelectArgs,
 }
@@ -139,6 +170,8 @@ pub fn main() -> ExitCode {
         Command::Bench(c) => bench::run(c),
         Command::Synth(c) => maps::run_synth(c),
         Command::Merge(a) => collection::merge(a),
+        Command::Completions(a) => completions(a.shell),
+        Command::Man => man_page(),
     };
     match result {
         Ok(code) => code,
@@ -148,6 +181,39 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `teebatch completions SHELL`: the completion script on stdout.
+fn completions(shell: clap_complete::Shell) -> io::Result<ExitCode> {
+    let mut cmd = Cli::command();
+    let mut out = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "teebatch", &mut out);
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(&out)?;
+    stdout.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `teebatch man`: the man page (roff) on stdout.
+fn man_page() -> io::Result<ExitCode> {
+    let cmd = Cli::command().long_version(long_version());
+    let mut out = Vec::new();
+    clap_mangen::Man::new(cmd).render(&mut out)?;
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(&out)?;
+    stdout.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--list`: the inputs' display paths, one per line, on stdout; exit 0.
+pub fn list_inputs(inputs: &[Input]) -> io::Result<ExitCode> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    for i in inputs {
+        out.write_all(i.display_path().as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Where records go: stdout or `-o FILE` (created at once, see
@@ -229,6 +295,9 @@ pub struct Summary {
     pub mb_per_s: f64,
     #[serde(flatten)]
     pub stats: BatchStats,
+    /// The inputs are the embedded dataset (no PATH given).
+    #[serde(skip)]
+    pub embedded: bool,
 }
 
 impl Summary {
@@ -237,8 +306,9 @@ impl Summary {
         let mut e = io::stderr().lock();
         let _ = writeln!(
             e,
-            "{}: {} files ({} ok, {} failed), {:.1} MB in {:.3} s on {} jobs: {:.1} files/s, {:.1} MB/s",
+            "{}{}: {} files ({} ok, {} failed), {:.1} MB in {:.3} s on {} jobs: {:.1} files/s, {:.1} MB/s",
             self.command,
+            if self.embedded { " (embedded dataset)" } else { "" },
             st.files,
             st.ok,
             st.failed,
@@ -259,6 +329,10 @@ pub struct BatchRun<'a> {
     pub summary_path: Option<&'a PathBuf>,
     /// What the summary records about the inputs.
     pub part: InputPart,
+    /// The inputs are the embedded dataset (said in the summary line).
+    pub embedded: bool,
+    /// No input was found at all: exit code 1 (see [`collection::Selection`]).
+    pub nothing_found: bool,
 }
 
 impl BatchRun<'_> {
@@ -334,6 +408,7 @@ impl BatchRun<'_> {
             },
             mb_per_s: mb_per_s(total.bytes, elapsed),
             stats: total,
+            embedded: self.embedded,
         };
         let run = collection::RunInfo {
             teebatch_version: env!("CARGO_PKG_VERSION"),
@@ -358,7 +433,7 @@ impl BatchRun<'_> {
         if let (Some(p), Some(f)) = (self.summary_path, summary_file) {
             collection::write_summary_file(p, f, &doc)?;
         }
-        let code = if summary.stats.failed > 0 {
+        let code = if summary.stats.failed > 0 || self.nothing_found {
             ExitCode::from(1)
         } else {
             ExitCode::SUCCESS
