@@ -58,6 +58,7 @@ impl SelectArgs {
         };
         if let Some(s) = &self.shard {
             inputs.retain(|i| s.contains(i));
+            crate::batch::archive::mark_selected(&inputs);
         }
         Ok((inputs, InputPart::new(paths, &self.files_from, self.shard)))
     }
