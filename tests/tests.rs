@@ -3,6 +3,7 @@
 mod common;
 
 mod aggregate;
+mod archives;
 mod cli;
 mod codec_huffman;
 mod codec_snapshot;

@@ -417,8 +417,12 @@ fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Limits) {
             })
         };
     }
-    // Overlaps: members' [header, data end) ranges, sorted by start.
-    let mut order: Vec<usize> = (0..listed.len()).collect();
+    // Overlaps: members' [header, data end) ranges, sorted by start
+    // (members already refused, e.g. for a lying size, are not read and
+    // take no part).
+    let mut order: Vec<usize> = (0..listed.len())
+        .filter(|&i| listed[i].problem.is_none())
+        .collect();
     order.sort_by_key(|&i| listed[i].header_offset);
     let mut prev: Option<(usize, u64)> = None;
     for &i in &order {

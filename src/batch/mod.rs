@@ -98,12 +98,21 @@ impl Input {
         }
     }
 
-    /// Size in bytes as listed (0 for unlistable entries).
+    /// Size in bytes as listed (0 for unlistable entries and for archive
+    /// members found bad when listing).
     pub fn listed_size(&self) -> u64 {
         match self {
             Input::File { size, .. } => *size,
             Input::Embedded { bytes, .. } => bytes.len() as u64,
-            Input::Member(m) => m.size,
+            // A member found bad when listing is not read: its error is
+            // reported, not its declared size.
+            Input::Member(m) => {
+                if m.problem.is_some() {
+                    0
+                } else {
+                    m.size
+                }
+            }
             Input::Unlistable { .. } | Input::BadArchive { .. } => 0,
         }
     }
