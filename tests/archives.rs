@@ -507,8 +507,9 @@ fn truncated_archives_are_one_error_and_keep_what_came_before() {
     assert_eq!(recs[0]["error"]["offset"], cut);
 
     // A tar whose second member is cut short: the first is fine, the second
-    // is `lying_size` at its header, and the archive itself is an error
-    // where the next header should have been.
+    // is `lying_size` at its header. Read as a stream, the archive itself is
+    // also an error where the stream ended (a mapped tar seeks over member
+    // bytes and sees no more headers).
     let tar = tar_bytes(&[("a.map".into(), map.clone()), ("b.map".into(), map.clone())]);
     let second = 512 + map.len().div_ceil(512) * 512;
     let cut_tar = &tar[..second + 512 + 100];
@@ -516,18 +517,21 @@ fn truncated_archives_are_one_error_and_keep_what_came_before() {
     std::fs::write(&t, cut_tar).unwrap();
     let tgz = tmp.path().join("cut.tgz");
     write_tar_gz(&tgz, cut_tar);
-    for a in [&t, &tgz] {
-        let recs = run_records(&["maps", "index", "-q", a.to_str().unwrap()], 1);
-        assert_eq!(recs.len(), 3, "{recs:?}");
-        assert_eq!(recs[0]["path"], a.to_str().unwrap());
-        assert_eq!(recs[0]["error"]["kind"], "bad_archive");
-        assert_eq!(recs[0]["error"]["section"], "archive");
-        assert_eq!(recs[0]["error"]["offset"], second + 512 + map.len());
-        assert_eq!(recs[1]["path"], format!("{}!/a.map", a.display()));
-        assert!(recs[1].get("error").is_none());
-        assert_eq!(recs[2]["path"], format!("{}!/b.map", a.display()));
-        assert_eq!(recs[2]["error"]["kind"], "lying_size");
-        assert_eq!(recs[2]["error"]["offset"], second);
+    for (a, streamed) in [(&t, false), (&tgz, true)] {
+        let mut recs = run_records(&["maps", "index", "-q", a.to_str().unwrap()], 1);
+        assert_eq!(recs.len(), 2 + usize::from(streamed), "{recs:?}");
+        if streamed {
+            let r = recs.remove(0);
+            assert_eq!(r["path"], a.to_str().unwrap());
+            assert_eq!(r["error"]["kind"], "bad_archive");
+            assert_eq!(r["error"]["section"], "archive");
+            assert_eq!(r["error"]["offset"], second + 512 + map.len());
+        }
+        assert_eq!(recs[0]["path"], format!("{}!/a.map", a.display()));
+        assert!(recs[0].get("error").is_none());
+        assert_eq!(recs[1]["path"], format!("{}!/b.map", a.display()));
+        assert_eq!(recs[1]["error"]["kind"], "lying_size");
+        assert_eq!(recs[1]["error"]["offset"], second);
     }
 
     // Not an archive at all.

@@ -558,25 +558,28 @@ fn list_zip(bytes: &[u8], ext: &str) -> Result<Vec<Listed>, ArchiveError> {
 /// Lists a tar archive; an error part-way keeps the members before it.
 fn list_tar(bytes: &[u8], ext: &str) -> (Vec<Listed>, Option<ArchiveError>) {
     let mut out = Vec::new();
+    // Seeking over member bytes instead of reading them.
     let mut a = tar::Archive::new(io::Cursor::new(bytes));
-    let err = list_tar_entries(&mut a, ext, &mut out);
+    let err = list_tar_entries(a.entries_with_seek(), ext, &mut out);
     (out, err)
 }
 
+fn tar_error(offset: u64, e: io::Error) -> Option<ArchiveError> {
+    Some(ArchiveError::new(
+        "bad_archive",
+        "archive",
+        offset,
+        format!("not a readable tar archive: {e}"),
+    ))
+}
+
 fn list_tar_entries<R: Read>(
-    a: &mut tar::Archive<R>,
+    entries: io::Result<tar::Entries<'_, R>>,
     ext: &str,
     out: &mut Vec<Listed>,
 ) -> Option<ArchiveError> {
-    let bad = |offset, e: io::Error| {
-        Some(ArchiveError::new(
-            "bad_archive",
-            "archive",
-            offset,
-            format!("not a readable tar archive: {e}"),
-        ))
-    };
-    let entries = match a.entries() {
+    let bad = tar_error;
+    let entries = match entries {
         Ok(e) => e,
         Err(e) => return bad(0, e),
     };
@@ -651,7 +654,7 @@ fn list_tar_gz(
         n: 0,
     });
     let mut listed = Vec::new();
-    let err = list_tar_entries(&mut a, ext, &mut listed);
+    let err = list_tar_entries(a.entries(), ext, &mut listed);
     // Drain what the tar reader left so the length is the stream's.
     let mut c = a.into_inner();
     let drained = io::copy(&mut c, &mut io::sink());
