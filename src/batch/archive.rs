@@ -16,9 +16,10 @@
 //!   where their bytes are in the decompressed stream; processing reads it
 //!   again with one decompressor shared by the workers ([`GzStream`]), which
 //!   hands each member to the worker that asked for it. Members other
-//!   workers are waiting for are kept until taken; others are skipped (and
-//!   the stream restarted if one is asked for later), so memory is bounded
-//!   by the members in flight, not by the archive.
+//!   workers are waiting for are kept until taken, later ones up to
+//!   [`READ_AHEAD_BYTES`]; others are skipped (and the stream restarted if
+//!   one is asked for later), so memory is bounded by the members in flight
+//!   and that read-ahead, not by the archive.
 //!
 //! Hostile archives never end a batch: what cannot be listed at all (not an
 //! archive, truncated central directory) is one error record for the
@@ -692,6 +693,7 @@ fn list_tar_gz(
                 pos: 0,
                 entries,
                 ready: BTreeMap::new(),
+                ready_bytes: 0,
                 restarts: 0,
                 max_member: if ext.eq_ignore_ascii_case("map") {
                     limits.max_map_file_bytes
@@ -727,6 +729,12 @@ pub fn mark_selected(inputs: &[Input]) {
     }
 }
 
+/// Bytes of members asked for later that a `.tar.gz` stream keeps when it
+/// passes them (beyond those other workers are waiting for), so that an
+/// archive not stored in name order is not decompressed again for each
+/// member.
+pub const READ_AHEAD_BYTES: u64 = 64 << 20;
+
 /// A `.tar.gz` read by one decompressor on behalf of every worker.
 pub struct GzStream {
     path: PathBuf,
@@ -756,6 +764,8 @@ struct StreamState {
     entries: Vec<StreamEntry>,
     /// Members read on behalf of a worker that has not taken them yet.
     ready: BTreeMap<usize, Vec<u8>>,
+    /// Bytes held in `ready`.
+    ready_bytes: u64,
     restarts: u64,
     /// Members larger than this are never kept for another worker (the
     /// command refuses them before asking).
@@ -773,8 +783,9 @@ impl GzStream {
     ///
     /// Workers take members in name order. Passing a member on the way to
     /// `m`: one earlier in name order (another worker has it and is waiting
-    /// for this lock) is kept for it; a later one is skipped and, if asked
-    /// for, costs a restart of the stream.
+    /// for this lock) is kept for it; a later one is kept while the kept
+    /// later ones total at most [`READ_AHEAD_BYTES`], else skipped (and, if
+    /// asked for, costs a restart of the stream).
     fn take(&self, m: &Member, buf: &mut Vec<u8>) -> io::Result<()> {
         let err = |kind, e: io::Error| {
             io::Error::other(ArchiveError::new(
@@ -789,6 +800,7 @@ impl GzStream {
         let i = m.stream_index;
         st.entries[i].taken = true;
         if let Some(b) = st.ready.remove(&i) {
+            st.ready_bytes -= b.len() as u64;
             *buf = b;
             return Ok(());
         }
@@ -805,8 +817,11 @@ impl GzStream {
         let mut j = st.entries.partition_point(|e| e.offset < st.pos);
         while j < i {
             let e = &st.entries[j];
-            if !e.taken && e.readable && e.rank < my_rank {
+            let keep =
+                e.rank < my_rank || st.ready_bytes.saturating_add(e.size) <= READ_AHEAD_BYTES;
+            if !e.taken && e.readable && keep {
                 let (off, size) = (e.offset, e.size);
+                st.ready_bytes += size;
                 let r = st.reader.as_mut().expect("reader is open");
                 skip(r, off - st.pos).map_err(|e| err("io", e))?;
                 let mut b = Vec::new();
