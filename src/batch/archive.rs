@@ -861,6 +861,48 @@ fn read_exact_into(r: &mut impl Read, n: u64, buf: &mut Vec<u8>) -> io::Result<(
 mod tests {
     use super::*;
 
+    fn listed(name: &str, header_offset: u64, stored_size: u64, size: u64) -> Listed {
+        Listed {
+            name: name.into(),
+            header_offset,
+            data_offset: header_offset + 30,
+            stored_size,
+            size,
+            method: Method::Deflated,
+            crc32: Some(0),
+            problem: None,
+        }
+    }
+
+    #[test]
+    fn ratio_and_total_limits_refuse_the_members_past_them() {
+        let limits = Limits {
+            max_archive_ratio: 10,
+            max_archive_total_bytes: 250,
+            ..Limits::default()
+        };
+        let mut l = vec![
+            listed("a.map", 0, 10, 100),
+            listed("b.map", 100, 10, 101),
+            listed("c.map", 200, 10, 100),
+            listed("d.map", 300, 10, 100),
+        ];
+        check_members(&mut l, 1000, &limits);
+        let kinds: Vec<_> = l
+            .iter()
+            .map(|l| l.problem.as_ref().map(|p| (p.kind, p.offset)))
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                None,
+                Some(("zip_bomb", 100)),
+                None,
+                Some(("total_limit", 300)),
+            ]
+        );
+    }
+
     #[test]
     fn kinds_and_names() {
         assert_eq!(Kind::of_name(b"a/B.TAR.GZ"), Some(Kind::TarGz));
