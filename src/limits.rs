@@ -13,6 +13,8 @@
 //! | [`crate::map::MAX_WARNINGS`] | 1024 per map view (fixed) | [`crate::map::Map::parse_with`] | none: one `too_many_warnings` warning, the rest dropped |
 //! | [`Limits::max_map_file_bytes`] | 1 GiB | `maps index` (not read at all) | io `too_large` |
 //! | [`Limits::max_demo_file_bytes`] | 4 GiB | `demos index` (not read at all) | io `too_large` |
+//! | [`Limits::max_archive_ratio`] | 1100:1 declared size to stored size per archive member (deflate's most is about 1032:1) | [`crate::batch::archive`] listing | archive `zip_bomb` (that member) |
+//! | [`Limits::max_archive_total_bytes`] | 64 GiB declared per archive | [`crate::batch::archive`] listing | archive `total_limit` (the members past it) |
 //! | [`Limits::MAX_JOBS`] | 256 worker threads (fixed) | [`Limits::cap_jobs`]: `--jobs` of every command, [`crate::batch::run_ordered`] | none: `--jobs` is capped at 256 and at the number of inputs |
 //! | analysis warnings ([`Limits::max_warnings`]) | 1024 per demo and stage (`message`, `players`) | [`crate::demo::analysis::AnalysisVisitor`] | none: one `too_many_warnings` warning, the rest dropped |
 //! | [`Limits::MAX_TRACKED_PLAYERS`] | 256 client ids per demo (fixed) | [`crate::demo::players::PlayerTracker`] | players `too_many_players` (once per id) |
@@ -64,6 +66,13 @@ pub struct Limits {
     /// `too_many_warnings` and the rest are dropped (real demos have none;
     /// a crafted one can have 16 384 per 12 KB chunk).
     pub max_warnings: usize,
+    /// Most bytes an archive member may declare per byte it stores (a
+    /// member over it is a `zip_bomb` error; its declared size is never
+    /// allocated).
+    pub max_archive_ratio: u64,
+    /// Most bytes the members of one archive may declare in total (members
+    /// past it are `total_limit` errors).
+    pub max_archive_total_bytes: u64,
 }
 
 impl Limits {
@@ -74,6 +83,11 @@ impl Limits {
     pub const DEFAULT_MAX_TICKS: u64 = 50 * 3600 * 24 * 7;
     /// Default [`Limits::max_warnings`].
     pub const DEFAULT_MAX_WARNINGS: usize = 1024;
+    /// Default [`Limits::max_archive_ratio`]: above deflate's most (about
+    /// 1032:1), so no honest member is refused.
+    pub const DEFAULT_MAX_ARCHIVE_RATIO: u64 = 1100;
+    /// Default [`Limits::max_archive_total_bytes`]: 64 GiB.
+    pub const DEFAULT_MAX_ARCHIVE_TOTAL_BYTES: u64 = 64 << 30;
     /// Default [`Limits::max_map_file_bytes`]: 1 GiB.
     pub const DEFAULT_MAX_MAP_FILE_BYTES: u64 = 1 << 30;
     /// Default [`Limits::max_demo_file_bytes`]: 4 GiB.
@@ -136,6 +150,8 @@ impl Default for Limits {
             max_map_file_bytes: Self::DEFAULT_MAX_MAP_FILE_BYTES,
             max_demo_file_bytes: Self::DEFAULT_MAX_DEMO_FILE_BYTES,
             max_warnings: Self::DEFAULT_MAX_WARNINGS,
+            max_archive_ratio: Self::DEFAULT_MAX_ARCHIVE_RATIO,
+            max_archive_total_bytes: Self::DEFAULT_MAX_ARCHIVE_TOTAL_BYTES,
         }
     }
 }

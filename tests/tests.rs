@@ -3,6 +3,7 @@
 mod common;
 
 mod aggregate;
+mod archives;
 mod cli;
 mod cli_usage;
 mod codec_huffman;

@@ -12,6 +12,7 @@
 //! Statistics are per-worker values merged by addition at the end (ripgrep's
 //! `Stats` pattern): no lock on the hot path.
 
+pub mod archive;
 pub mod demos;
 pub mod embedded;
 pub mod export;
@@ -60,6 +61,14 @@ pub enum Input {
     /// Something the directory walk could not list (permission denied,
     /// symlink loop, vanished entry): reported, never dropped.
     Unlistable { path: PathBuf, message: String },
+    /// A member of a `.zip`, `.tar` or `.tar.gz` archive (see [`archive`]).
+    Member(Box<archive::Member>),
+    /// An archive that cannot be listed (not an archive, truncated central
+    /// directory, a tar that ends in the middle): one error record for it.
+    BadArchive {
+        path: PathBuf,
+        error: archive::ArchiveError,
+    },
 }
 
 impl Input {
@@ -69,7 +78,10 @@ impl Input {
     /// which names no file where teebatch runs.
     pub fn display_path(&self) -> String {
         match self {
-            Input::File { path, .. } | Input::Unlistable { path, .. } => encode_path(path),
+            Input::File { path, .. }
+            | Input::Unlistable { path, .. }
+            | Input::BadArchive { path, .. } => encode_path(path),
+            Input::Member(m) => encode_path(&m.combined),
             Input::Embedded { name, .. } => format!("{EMBEDDED_PREFIX}{name}"),
         }
     }
@@ -77,7 +89,10 @@ impl Input {
     /// The file name without extension.
     pub fn stem(&self) -> String {
         match self {
-            Input::File { path, .. } | Input::Unlistable { path, .. } => path
+            Input::Member(m) => m.stem(),
+            Input::File { path, .. }
+            | Input::Unlistable { path, .. }
+            | Input::BadArchive { path, .. } => path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default(),
@@ -88,18 +103,32 @@ impl Input {
         }
     }
 
-    /// Size in bytes as listed (0 for unlistable entries).
+    /// Size in bytes as listed (0 for unlistable entries and for archive
+    /// members found bad when listing).
     pub fn listed_size(&self) -> u64 {
         match self {
             Input::File { size, .. } => *size,
             Input::Embedded { bytes, .. } => bytes.len() as u64,
-            Input::Unlistable { .. } => 0,
+            // A member found bad when listing is not read: its error is
+            // reported, not its declared size.
+            Input::Member(m) => {
+                if m.problem.is_some() {
+                    0
+                } else {
+                    m.size
+                }
+            }
+            Input::Unlistable { .. } | Input::BadArchive { .. } => 0,
         }
     }
 
-    fn sort_key(&self) -> &OsStr {
+    /// The path as listed (for a member: archive path, separator, member).
+    pub fn sort_key(&self) -> &OsStr {
         match self {
-            Input::File { path, .. } | Input::Unlistable { path, .. } => path.as_os_str(),
+            Input::File { path, .. }
+            | Input::Unlistable { path, .. }
+            | Input::BadArchive { path, .. } => path.as_os_str(),
+            Input::Member(m) => m.combined.as_os_str(),
             Input::Embedded { name, .. } => OsStr::new(name),
         }
     }
@@ -139,7 +168,10 @@ pub fn encode_path(path: &Path) -> String {
 
 /// Lists the inputs named by `paths`: files as given, directories walked
 /// recursively (following symlinks, with loop detection) for files whose
-/// extension is `ext` (case-insensitive). Sorted by path bytes.
+/// extension is `ext` (case-insensitive). Archives (`.zip`, `.tar`,
+/// `.tar.gz`, `.tgz`), named or found by the walk, are listed for members
+/// named `*.ext` (see [`archive`]). Sorted by path bytes (members by
+/// archive path, separator, member name).
 pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
     let mut out = Vec::new();
     for p in paths {
@@ -155,7 +187,12 @@ pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
                                 .path()
                                 .extension()
                                 .is_some_and(|x| x.eq_ignore_ascii_case(ext));
-                            if matches {
+                            let archive = archive::Kind::of_path(e.path());
+                            if let (false, Some(kind)) = (matches, archive) {
+                                if e.file_type().is_file() {
+                                    archive::list(e.path(), kind, ext, &mut out);
+                                }
+                            } else if matches {
                                 let size = e
                                     .metadata()
                                     .ok()
@@ -178,10 +215,15 @@ pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
                     }
                 }
             }
-            Ok(m) => out.push(Input::File {
-                path: p.clone(),
-                size: if m.is_file() { m.len() } else { 0 },
-            }),
+            Ok(m) => match archive::Kind::of_path(p) {
+                Some(kind) if m.is_file() && !has_ext(p, ext) => {
+                    archive::list(p, kind, ext, &mut out)
+                }
+                _ => out.push(Input::File {
+                    path: p.clone(),
+                    size: if m.is_file() { m.len() } else { 0 },
+                }),
+            },
             Err(err) => out.push(Input::Unlistable {
                 path: p.clone(),
                 message: err.to_string(),
@@ -190,7 +232,12 @@ pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
     }
     out.sort_by(|a, b| a.sort_key().cmp(b.sort_key()));
     out.dedup();
+    archive::mark_selected(&out);
     out
+}
+
+fn has_ext(p: &Path, ext: &str) -> bool {
+    p.extension().is_some_and(|x| x.eq_ignore_ascii_case(ext))
 }
 
 /// How file bytes are obtained.
@@ -307,6 +354,8 @@ pub fn load<'b>(input: &'b Input, mode: MmapMode, buf: &'b mut Vec<u8>) -> io::R
     match input {
         Input::Embedded { bytes, .. } => Ok(Loaded::Borrowed(bytes)),
         Input::Unlistable { message, .. } => Err(io::Error::other(message.clone())),
+        Input::BadArchive { error, .. } => Err(io::Error::other(error.clone())),
+        Input::Member(m) => m.load(buf).map(Loaded::Borrowed),
         Input::File { path, size: listed } => {
             check_regular_file(path)?;
             let mut file = File::open(path)?;

@@ -7,7 +7,7 @@ use std::ops::AddAssign;
 /// A failure, as reported in a record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ErrorRecord {
-    /// Which layer failed: `io`, `datafile` or `map`.
+    /// Which layer failed: `io`, `archive`, `datafile` or `map`.
     pub stage: &'static str,
     /// A stable snake_case kind, e.g. `truncated`, `inflate`.
     pub kind: String,
@@ -32,7 +32,22 @@ impl ErrorRecord {
 
     /// An I/O failure; kind `not_regular_file` for a FIFO, socket or
     /// device (never opened), else `io`.
+    ///
+    /// An [`crate::batch::archive::ArchiveError`] gives stage `archive` with
+    /// its kind, section and offset in the archive.
     pub fn io(err: &std::io::Error) -> Self {
+        if let Some(a) = err
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<crate::batch::archive::ArchiveError>())
+        {
+            return ErrorRecord {
+                stage: "archive",
+                kind: a.kind.into(),
+                section: a.section.into(),
+                offset: a.offset,
+                message: a.to_string(),
+            };
+        }
         let not_regular = err
             .get_ref()
             .is_some_and(|e| e.is::<crate::batch::NotRegularFile>());

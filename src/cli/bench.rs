@@ -96,7 +96,11 @@ fn load_all(paths: &[PathBuf], ext: &str) -> io::Result<Vec<(Input, Vec<u8>)>> {
         let bytes = match &input {
             Input::File { path, .. } => crate::batch::read_named_file(path)?,
             Input::Embedded { bytes, .. } => bytes.to_vec(),
-            Input::Unlistable { .. } => continue,
+            Input::Member(m) => {
+                let mut buf = Vec::new();
+                m.load(&mut buf)?.to_vec()
+            }
+            Input::Unlistable { .. } | Input::BadArchive { .. } => continue,
         };
         out.push((input, bytes));
     }

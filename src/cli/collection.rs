@@ -109,6 +109,7 @@ impl SelectArgs {
         }
         if let Some(s) = &self.shard {
             inputs.retain(|i| s.contains(i));
+            crate::batch::archive::mark_selected(&inputs);
         }
         Ok(Selection {
             inputs,

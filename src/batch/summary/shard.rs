@@ -67,10 +67,8 @@ pub fn path_hash(bytes: &[u8]) -> u64 {
 /// The bytes of an input's path as listed.
 pub fn path_bytes(input: &Input) -> &[u8] {
     match input {
-        Input::File { path, .. } | Input::Unlistable { path, .. } => {
-            path.as_os_str().as_encoded_bytes()
-        }
         Input::Embedded { name, .. } => name.as_bytes(),
+        other => other.sort_key().as_encoded_bytes(),
     }
 }
 
