@@ -454,6 +454,17 @@ impl<'a> Datafile<'a> {
             .sum()
     }
 
+    /// The stored bytes of data block `index`, its section and its file
+    /// offset (`no_such_data` for an index past the table).
+    fn stored_block(&self, index: usize) -> Result<(&'a [u8], Section, usize), Error> {
+        let section = Section::Data(index as u32);
+        let range = self
+            .data_range(index)
+            .ok_or_else(|| Error::new(ErrorKind::NoSuchData, section, self.data_start))?;
+        let at = range.start;
+        Ok((&self.bytes[range], section, at))
+    }
+
     /// Decompresses data block `index` into `out` (cleared first).
     ///
     /// v4 blocks inflate into a buffer sized exactly from the size table
@@ -465,16 +476,12 @@ impl<'a> Datafile<'a> {
         inflater: &mut Inflater,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        let section = Section::Data(index as u32);
-        let range = self
-            .data_range(index)
-            .ok_or_else(|| Error::new(ErrorKind::NoSuchData, section, self.data_start))?;
-        let raw = &self.bytes[range.clone()];
+        let (raw, section, at) = self.stored_block(index)?;
         match self.version {
-            Version::V3 => inflater.copy_raw(raw, out, section, range.start),
+            Version::V3 => inflater.copy_raw(raw, out, section, at),
             Version::V4 | Version::V4Crude => {
                 let expected = self.data_size(index).unwrap_or(0);
-                inflater.inflate_exact(raw, expected, out, section, range.start)
+                inflater.inflate_exact(raw, expected, out, section, at)
             }
         }
     }
@@ -489,19 +496,15 @@ impl<'a> Datafile<'a> {
         inflater: &mut Inflater,
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
-        let section = Section::Data(index as u32);
-        let range = self
-            .data_range(index)
-            .ok_or_else(|| Error::new(ErrorKind::NoSuchData, section, self.data_start))?;
-        let raw = &self.bytes[range.clone()];
+        let (raw, section, at) = self.stored_block(index)?;
         match self.version {
             Version::V3 => {
                 let raw = &raw[..raw.len().min(max)];
-                inflater.copy_raw(raw, out, section, range.start)
+                inflater.copy_raw(raw, out, section, at)
             }
             Version::V4 | Version::V4Crude => {
                 let expected = self.data_size(index).unwrap_or(0);
-                inflater.inflate_prefix(raw, expected, max, out, section, range.start)
+                inflater.inflate_prefix(raw, expected, max, out, section, at)
             }
         }
     }
@@ -517,14 +520,10 @@ impl<'a> Datafile<'a> {
         inflater: &mut Inflater,
         mut f: impl FnMut(&[u8]),
     ) -> Result<(), Error> {
-        let section = Section::Data(index as u32);
-        let range = self
-            .data_range(index)
-            .ok_or_else(|| Error::new(ErrorKind::NoSuchData, section, self.data_start))?;
-        let raw = &self.bytes[range.clone()];
+        let (raw, section, at) = self.stored_block(index)?;
         match self.version {
             Version::V3 => {
-                inflater.charge_stored(raw.len(), section, range.start)?;
+                inflater.charge_stored(raw.len(), section, at)?;
                 for p in raw.chunks(piece.max(1)) {
                     f(p);
                 }
@@ -532,7 +531,7 @@ impl<'a> Datafile<'a> {
             }
             Version::V4 | Version::V4Crude => {
                 let expected = self.data_size(index).unwrap_or(0);
-                inflater.inflate_pieces(raw, expected, piece, section, range.start, f)
+                inflater.inflate_pieces(raw, expected, piece, section, at, f)
             }
         }
     }
