@@ -2,7 +2,7 @@
 //! message and item names, maps, player names); nothing per file.
 
 use super::{
-    add_kind, bump, digest_kinds, list_top, merge_counts, merge_kinds, top, Aggregate, ByKind,
+    add_outcome, bump, digest_kinds, list_top, merge_counts, merge_kinds, top, Aggregate, ByKind,
 };
 use crate::batch::demos::DemoRecord;
 use serde::{Deserialize, Serialize};
@@ -100,19 +100,17 @@ impl Aggregate for DemosAggregate {
     fn add(&mut self, r: &DemoRecord) {
         self.files += 1;
         self.bytes += r.size;
-        match &r.error {
-            Some(e) => {
-                self.failed += 1;
-                add_kind(&mut self.errors, format!("{}.{}", e.stage, e.kind), &r.path);
-            }
-            None => self.ok += 1,
-        }
-        for w in &r.warnings {
-            add_kind(
-                &mut self.warnings,
-                format!("{}.{}", w.stage, w.kind),
-                &r.path,
-            );
+        let failed = add_outcome(
+            &mut self.errors,
+            &mut self.warnings,
+            &r.path,
+            r.error.as_ref(),
+            &r.warnings,
+        );
+        if failed {
+            self.failed += 1;
+        } else {
+            self.ok += 1;
         }
         self.chunk_bytes += r.chunk_bytes.unwrap_or(0);
         let duration = match (r.first_tick, r.last_tick) {

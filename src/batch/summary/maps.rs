@@ -6,7 +6,7 @@
 //! bytes plus the path).
 
 use super::{
-    add_kind, bump, digest_kinds, list_top, merge_counts, merge_kinds, one_line, top, Aggregate,
+    add_outcome, bump, digest_kinds, list_top, merge_counts, merge_kinds, one_line, top, Aggregate,
     ByKind,
 };
 use crate::batch::maps::MapRecord;
@@ -247,19 +247,17 @@ impl Aggregate for MapsAggregate {
     fn add(&mut self, r: &MapRecord) {
         self.files += 1;
         self.bytes += r.size;
-        match &r.error {
-            Some(e) => {
-                self.failed += 1;
-                add_kind(&mut self.errors, format!("{}.{}", e.stage, e.kind), &r.path);
-            }
-            None => self.ok += 1,
-        }
-        for w in &r.warnings {
-            add_kind(
-                &mut self.warnings,
-                format!("{}.{}", w.stage, w.kind),
-                &r.path,
-            );
+        let failed = add_outcome(
+            &mut self.errors,
+            &mut self.warnings,
+            &r.path,
+            r.error.as_ref(),
+            &r.warnings,
+        );
+        if failed {
+            self.failed += 1;
+        } else {
+            self.ok += 1;
         }
         if let Some(sha) = &r.sha256 {
             self.paths_by_sha256.push(sha, &r.path);

@@ -97,6 +97,25 @@ pub struct KindStats {
 pub type ByKind = BTreeMap<String, KindStats>;
 
 /// Counts one occurrence of `kind` in the file at `path`.
+/// Counts one record's outcome: its error (one file under `stage.kind`) and
+/// its warnings (occurrences per `stage.kind`), each with `path` as an
+/// example. Returns whether the file failed.
+pub fn add_outcome(
+    errors: &mut ByKind,
+    warnings: &mut ByKind,
+    path: &str,
+    error: Option<&crate::batch::record::ErrorRecord>,
+    warning_records: &[crate::batch::record::WarningRecord],
+) -> bool {
+    if let Some(e) = error {
+        add_kind(errors, format!("{}.{}", e.stage, e.kind), path);
+    }
+    for w in warning_records {
+        add_kind(warnings, format!("{}.{}", w.stage, w.kind), path);
+    }
+    error.is_some()
+}
+
 pub fn add_kind(map: &mut ByKind, kind: String, path: &str) {
     let k = map.entry(kind).or_default();
     k.count += 1;
