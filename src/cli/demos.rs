@@ -184,11 +184,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     use crate::batch::export::{run_export, ExportOptions};
     use crate::demo::export::table;
     if args.batch.list {
-        let sel = args
-            .batch
-            .select
-            .select(&args.paths, "demo", embedded::demo_inputs)?;
-        return super::list_inputs(&sel.inputs);
+        return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
     let schema = args.table.schema();
     let mut writer: Box<dyn table::TableWriter> = match args.format {
@@ -258,11 +254,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {
     if args.batch.list {
-        let sel = args
-            .batch
-            .select
-            .select(&args.paths, "demo", embedded::demo_inputs)?;
-        return super::list_inputs(&sel.inputs);
+        return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
     let mut out = match args.format {
         IndexFormat::Json => IndexSink::Json(open_output(args.output.as_ref())?),

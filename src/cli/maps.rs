@@ -106,11 +106,7 @@ pub fn run(cmd: MapsCommand) -> io::Result<ExitCode> {
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {
     if args.batch.list {
-        let sel = args
-            .batch
-            .select
-            .select(&args.paths, "map", embedded::map_inputs)?;
-        return super::list_inputs(&sel.inputs);
+        return args.batch.list(&args.paths, "map", embedded::map_inputs);
     }
     let mut sink = match args.format {
         Format::Json => RecordSink::Json(open_output(args.output.as_ref())?),

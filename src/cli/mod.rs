@@ -205,6 +205,19 @@ fn man_page() -> io::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+impl BatchArgs {
+    /// `--list`: selects the inputs of `paths` (as the run would) and
+    /// prints them with [`list_inputs`].
+    pub fn list(
+        &self,
+        paths: &[PathBuf],
+        ext: &str,
+        embedded: impl FnOnce() -> Vec<Input>,
+    ) -> io::Result<ExitCode> {
+        list_inputs(&self.select.select(paths, ext, embedded)?.inputs)
+    }
+}
+
 /// `--list`: the inputs' display paths, one per line, on stdout; exit 0.
 pub fn list_inputs(inputs: &[Input]) -> io::Result<ExitCode> {
     let mut out = io::BufWriter::new(io::stdout().lock());
