@@ -18,6 +18,7 @@ pub mod cli;
 pub mod codec;
 pub mod datafile;
 pub mod demo;
+pub mod kind;
 pub mod limits;
 pub mod map;
 pub mod warn;

@@ -50,6 +50,12 @@ use crate::datafile;
 use crate::demo::{players, stream};
 
 /// The resource limits of one run; see the module docs for the table.
+///
+/// Built once from the command line flags and carried in every options
+/// struct ([`crate::batch::maps::IndexOptions`],
+/// [`crate::batch::demos::IndexOptions`],
+/// [`crate::batch::export::ExportOptions`]); each layer's default lives
+/// with the layer and is referred to here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
     /// Total decompressed bytes of one datafile's data blocks (a map, or a
@@ -76,20 +82,23 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// Default [`Limits::max_decompressed_bytes`]: 1 GiB.
-    pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 1 << 30;
+    /// Default [`Limits::max_decompressed_bytes`]: 1 GiB
+    /// ([`datafile::DEFAULT_MAX_DECOMPRESSED_BYTES`]).
+    pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = datafile::DEFAULT_MAX_DECOMPRESSED_BYTES;
     /// Default [`Limits::max_ticks`]: one week of ticks at 50 ticks per
-    /// second (50 × 3600 × 24 × 7 = 30 240 000).
-    pub const DEFAULT_MAX_TICKS: u64 = 50 * 3600 * 24 * 7;
-    /// Default [`Limits::max_warnings`].
-    pub const DEFAULT_MAX_WARNINGS: usize = 1024;
+    /// second ([`stream::DEFAULT_MAX_TICKS`]).
+    pub const DEFAULT_MAX_TICKS: u64 = stream::DEFAULT_MAX_TICKS;
+    /// Default [`Limits::max_warnings`] ([`crate::warn::DEFAULT_MAX_WARNINGS`]).
+    pub const DEFAULT_MAX_WARNINGS: usize = crate::warn::DEFAULT_MAX_WARNINGS;
     /// Default [`Limits::max_archive_ratio`]: above deflate's most (about
     /// 1032:1), so no honest member is refused.
     pub const DEFAULT_MAX_ARCHIVE_RATIO: u64 = 1100;
     /// Default [`Limits::max_archive_total_bytes`]: 64 GiB.
     pub const DEFAULT_MAX_ARCHIVE_TOTAL_BYTES: u64 = 64 << 30;
-    /// Default [`Limits::max_map_file_bytes`]: 1 GiB.
-    pub const DEFAULT_MAX_MAP_FILE_BYTES: u64 = 1 << 30;
+    /// Default [`Limits::max_map_file_bytes`]: the decompression limit
+    /// (1 GiB), so a map file is not read when its size alone is over what
+    /// it may inflate to.
+    pub const DEFAULT_MAX_MAP_FILE_BYTES: u64 = Self::DEFAULT_MAX_DECOMPRESSED_BYTES;
     /// Default [`Limits::max_demo_file_bytes`]: 4 GiB.
     pub const DEFAULT_MAX_DEMO_FILE_BYTES: u64 = 4 << 30;
 
@@ -135,8 +144,8 @@ impl Limits {
     pub const MAX_TEAM_CHANGES_PER_PLAYER: usize = players::DEFAULT_MAX_TEAM_CHANGES;
 
     /// The datafile part of these limits.
-    pub fn datafile(&self) -> datafile::Limits {
-        datafile::Limits {
+    pub fn datafile(&self) -> datafile::InflateLimits {
+        datafile::InflateLimits {
             max_decompressed_bytes: self.max_decompressed_bytes,
         }
     }
@@ -166,25 +175,6 @@ pub(crate) fn shrink_buffer(buf: &mut Vec<u8>) {
     }
 }
 
-/// The warning cap every layer applies: appends `warning` unless `max`
-/// warnings are kept already; the first one over the cap is kept as
-/// `too_many(warning)` (a `too_many_warnings` marker at its position), later
-/// ones are dropped. A crafted file cannot grow a warning list without
-/// bound, and a report still says that warnings were left out.
-#[inline]
-pub(crate) fn push_capped<W>(
-    warnings: &mut Vec<W>,
-    max: usize,
-    warning: W,
-    too_many: impl FnOnce(W) -> W,
-) {
-    match warnings.len().cmp(&max) {
-        std::cmp::Ordering::Less => warnings.push(warning),
-        std::cmp::Ordering::Equal => warnings.push(too_many(warning)),
-        std::cmp::Ordering::Greater => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,19 +187,6 @@ mod tests {
         let mut small = vec![7u8; 1000];
         shrink_buffer(&mut small);
         assert_eq!(small, vec![7u8; 1000]);
-    }
-
-    #[test]
-    fn push_capped_keeps_max_then_one_marker() {
-        let mut w = Vec::new();
-        for i in 0..10 {
-            push_capped(&mut w, 3, i, |i| -i - 100);
-        }
-        assert_eq!(w, [0, 1, 2, -103]);
-        let mut none = Vec::new();
-        push_capped(&mut none, 0, 7, |_| -1);
-        push_capped(&mut none, 0, 8, |_| -2);
-        assert_eq!(none, [-1]);
     }
 
     #[test]
@@ -229,16 +206,12 @@ mod tests {
     #[test]
     fn defaults_agree_with_the_layers_that_enforce_them() {
         let l = Limits::default();
-        assert_eq!(l.datafile(), datafile::Limits::default());
+        assert_eq!(l.datafile(), datafile::InflateLimits::default());
         assert_eq!(l.max_ticks, 30_240_000);
-        assert_eq!(
-            l.max_map_file_bytes,
-            crate::batch::maps::IndexOptions::default().max_file_bytes
-        );
-        assert_eq!(
-            l.max_demo_file_bytes,
-            crate::batch::demos::IndexOptions::default().max_file_bytes
-        );
+        assert_eq!(l, crate::batch::maps::IndexOptions::default().limits);
+        assert_eq!(l, crate::batch::demos::IndexOptions::default().limits);
+        assert_eq!(l.max_map_file_bytes, 1 << 30);
+        assert_eq!(l.max_demo_file_bytes, 4 << 30);
         assert_eq!(
             stream::Decoder::default().max_ticks(),
             Limits::DEFAULT_MAX_TICKS

@@ -16,6 +16,10 @@
 
 use std::ops::Deref;
 
+/// Warnings a layer's sink keeps by default before its `too_many_warnings`
+/// marker (real demos have no stream warnings, real maps at most 13).
+pub const DEFAULT_MAX_WARNINGS: usize = 1024;
+
 /// A receiver of warnings of type `W`.
 pub trait Warn<W> {
     /// Reports one warning.
@@ -215,7 +219,10 @@ mod tests {
         assert_eq!((none.total(), none.dropped()), (2, 2));
         let mut under = Warnings::new(5);
         under.warn(W(1));
-        assert_eq!((under.total(), under.dropped(), under.overflowed()), (1, 0, false));
+        assert_eq!(
+            (under.total(), under.dropped(), under.overflowed()),
+            (1, 0, false)
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::common;
 use sha2::{Digest, Sha256};
-use teebatch::datafile::{Datafile, DatafileWriter, ErrorKind, Inflater, Limits, Section};
+use teebatch::datafile::{Datafile, DatafileWriter, ErrorKind, InflateLimits, Inflater, Section};
 
 struct Golden {
     path: String,
@@ -219,7 +219,7 @@ fn claimed_huge_data_block_is_rejected() {
     let bytes = w.write();
     assert!(bytes.len() < 100_000, "{}", bytes.len());
     let df = Datafile::parse(&bytes).unwrap();
-    let mut small = Inflater::new(Limits {
+    let mut small = Inflater::new(InflateLimits {
         max_decompressed_bytes: 16 << 20,
     });
     assert_eq!(
@@ -330,7 +330,7 @@ mod flips {
                 let i = at.index(bytes.len());
                 bytes[i] ^= x;
             }
-            let mut inflater = Inflater::new(Limits { max_decompressed_bytes: 256 << 20 });
+            let mut inflater = Inflater::new(InflateLimits { max_decompressed_bytes: 256 << 20 });
             match Datafile::parse(&bytes) {
                 Err(e) => prop_assert!((e.offset as usize) <= bytes.len()),
                 Ok(df) => {
@@ -357,7 +357,7 @@ mod flips {
             let i = at % bytes.len();
             bytes[i] ^= x;
             if let Ok(df) = Datafile::parse(&bytes) {
-                let mut inflater = Inflater::new(Limits { max_decompressed_bytes: 256 << 20 });
+                let mut inflater = Inflater::new(InflateLimits { max_decompressed_bytes: 256 << 20 });
                 let _ = data_crc32(&df, &mut inflater);
             }
         }

@@ -279,6 +279,8 @@ fn libtw2_name(kind: DemoWarningKind) -> &'static str {
         DeltaTickFirst => "error:StartingDeltaSnapshot",
         TickNotIncreasing => "error:NotIncreasingTick",
         TickOverflow => "error:TickOverflow",
+        // Added by a capped sink, never by the reader.
+        TooManyWarnings => "teebatch:TooManyWarnings",
     }
 }
 

@@ -166,7 +166,7 @@ fn parse_err(bytes: &[u8]) -> (ErrorKind, Section, u64) {
 /// buffer reached (0: nothing was allocated).
 fn decompress_err(bytes: &[u8], limit: u64) -> (ErrorKind, Section, u64, usize) {
     let df = Datafile::parse(bytes).expect("tables are valid");
-    let mut inflater = Inflater::new(datafile::Limits {
+    let mut inflater = Inflater::new(datafile::InflateLimits {
         max_decompressed_bytes: limit,
     });
     let mut out = Vec::new();
@@ -265,7 +265,7 @@ fn datafile_zlib_bomb_under_limit() {
     assert!(out.iter().all(|&b| b == 0));
     // The budget is per file and cumulative: a second pass over the same
     // block without `start_file` is refused.
-    let mut inf = Inflater::new(datafile::Limits {
+    let mut inf = Inflater::new(datafile::InflateLimits {
         max_decompressed_bytes: 100 << 20,
     });
     df.data(0, &mut inf).unwrap();
@@ -1376,7 +1376,7 @@ fn file_truncated_between_listing_and_loading() {
             let rec = batch::maps::index_input(&mut w, &inputs[0], &opts);
             let e = rec.error.expect("a short map fails");
             assert_eq!(
-                (e.stage, e.kind.as_str()),
+                (e.stage.name(), e.kind),
                 ("datafile", "truncated"),
                 "{mode:?} {keep}"
             );
@@ -1423,7 +1423,7 @@ fn file_grown_between_listing_and_loading() {
     let mut w = batch::maps::Worker::new(opts.limits);
     let rec = batch::maps::index_input(&mut w, &inputs[0], &opts);
     let e = rec.error.unwrap();
-    assert_eq!((e.stage, e.kind.as_str()), ("io", "io"));
+    assert_eq!((e.stage.name(), e.kind), ("io", "io"));
     assert!(e.message.contains("grew"), "{}", e.message);
 }
 

@@ -42,7 +42,7 @@ fn crafted_map(author: &[u8]) -> Vec<u8> {
 
 fn summary(bytes: &[u8], limit: u64) -> (MapSummary, Inflater) {
     let df = Datafile::parse(bytes).unwrap();
-    let mut inflater = Inflater::new(datafile::Limits {
+    let mut inflater = Inflater::new(datafile::InflateLimits {
         max_decompressed_bytes: limit,
     });
     let mut scratch = Vec::new();
@@ -158,7 +158,7 @@ fn budget_error_names_the_block_that_used_it() {
     w.add_data(&[1; 10]);
     let bytes = w.write();
     let df = Datafile::parse(&bytes).unwrap();
-    let mut inflater = Inflater::new(datafile::Limits {
+    let mut inflater = Inflater::new(datafile::InflateLimits {
         max_decompressed_bytes: 600_005,
     });
     let mut out = Vec::new();
@@ -175,7 +175,7 @@ fn budget_error_names_the_block_that_used_it() {
     // A new file starts afresh; a block larger than the rest names itself.
     inflater.start_file();
     df.decompress(1, &mut inflater, &mut out).unwrap();
-    let mut small = Inflater::new(datafile::Limits {
+    let mut small = Inflater::new(datafile::InflateLimits {
         max_decompressed_bytes: 100,
     });
     let e = df.decompress(0, &mut small, &mut out).unwrap_err();

@@ -274,7 +274,7 @@ fn player_lists_are_capped_with_a_warning() {
     assert_eq!(p.names[0], "n0");
     assert_eq!(p.teams.len(), 8);
     assert_eq!(p.team_changes_dropped, 300 - 8);
-    let kinds: Vec<_> = a.player_warnings.iter().map(|w| w.kind_name()).collect();
+    let kinds: Vec<_> = a.player_warnings.iter().map(|w| w.kind.kind()).collect();
     assert_eq!(kinds, ["too_many_team_changes", "too_many_strings"]);
     let (_, large, _) = analyse_with(&renaming_player(600), config, 1024);
     assert_linear("player names", small.players, large.players);
@@ -301,10 +301,10 @@ fn player_warnings_are_capped() {
         assert_eq!(e, None);
         let w = &a.player_warnings;
         assert_eq!(w.len(), max + 1);
-        assert!(w[..max].iter().all(|w| w.kind_name() == "short_item"));
+        assert!(w[..max].iter().all(|w| w.kind.kind() == "short_item"));
         let last = &w[max];
         assert_eq!(last.kind, AnalysisWarningKind::TooManyWarnings);
-        assert_eq!(last.stage.name(), "players");
+        assert_eq!(last.stage.stage().name(), "players");
         // The first warning left out: tick 100 (chunk 0) while max < 1000.
         assert_eq!(
             (last.chunk, last.tick),
@@ -354,14 +354,14 @@ fn chat_lines_are_counted_not_kept() {
     assert_eq!(a.messages.undecodable, 1);
     let w = &a.message_warnings;
     assert_eq!(w.len(), 1025);
-    assert_eq!(w[0].kind_name(), "undecodable.string_too_long");
+    assert_eq!(w[0].kind.kind(), "undecodable.string_too_long");
     assert_eq!(
         (w[0].section(), w[0].offset),
         ("chunk 2".to_owned(), undecodable_at)
     );
-    assert_eq!(w[1].kind_name(), "control_characters");
+    assert_eq!(w[1].kind.kind(), "control_characters");
     assert_eq!(w[1].section(), "chunk 3");
-    assert_eq!(w[1024].kind_name(), "too_many_warnings");
+    assert_eq!(w[1024].kind.kind(), "too_many_warnings");
 
     // Kept for `dump --chat`: handed out one by one as they are decoded.
     let config = TrackerConfig::default();

@@ -22,7 +22,7 @@ use teebatch::codec::snapshot::{
     Snapshot, MAX_ITEMS, MAX_SIZE,
 };
 use teebatch::codec::{huffman, varint};
-use teebatch::datafile::{Datafile, Inflater, Limits};
+use teebatch::datafile::{Datafile, InflateLimits, Inflater};
 use teebatch::demo::{ChunkKind, Demo};
 use teebatch::map::{self, Map};
 
@@ -33,7 +33,7 @@ pub const MAX_INFLATE: u64 = 64 << 20;
 pub const PAYLOAD_BUF: usize = snapshot::MAX_SIZE;
 
 fn inflater() -> Inflater {
-    Inflater::new(Limits {
+    Inflater::new(InflateLimits {
         max_decompressed_bytes: MAX_INFLATE,
     })
 }
@@ -481,7 +481,11 @@ pub fn analysis(data: &[u8]) {
         let stats = index_bytes(&mut rec, data, decoder);
         let max = decoder.max_warnings();
         for stage in ["demo", "stream", "message", "players"] {
-            let n = rec.warnings.iter().filter(|w| w.stage == stage).count();
+            let n = rec
+                .warnings
+                .iter()
+                .filter(|w| w.stage.name() == stage)
+                .count();
             assert!(n <= max + 1, "{stage}: {n} warnings");
         }
         assert!(rec.players.len() <= Limits::MAX_TRACKED_PLAYERS);

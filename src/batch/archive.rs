@@ -89,8 +89,24 @@ pub struct ArchiveError {
     pub message: String,
 }
 
+/// Every [`ArchiveError::kind`].
+pub const KINDS: &[&str] = &[
+    "bad_archive",
+    "lying_size",
+    "zip_bomb",
+    "total_limit",
+    "overlapping",
+    "unsafe_name",
+    "crc_mismatch",
+    "size_mismatch",
+    "nested_archive",
+    "unsupported",
+    "inflate",
+];
+
 impl ArchiveError {
     fn new(kind: &'static str, section: &'static str, offset: u64, message: String) -> Self {
+        debug_assert!(KINDS.contains(&kind), "archive kind {kind} is not in KINDS");
         ArchiveError {
             kind,
             section,

@@ -1,6 +1,6 @@
 //! `demos index`: one record per demo, decoded through the snapshot stream.
 
-use super::record::{BatchStats, ErrorRecord, WarningRecord};
+use super::record::{BatchStats, ErrorRecord, Stage, WarningRecord};
 use super::{load, Input, MmapMode};
 use crate::backend::Backend;
 use crate::codec::snapshot::Protocol;
@@ -8,6 +8,8 @@ use crate::datafile::Datafile;
 use crate::demo::analysis::{AnalysisVisitor, MessageCounts, TrackerConfig};
 use crate::demo::stream::{visit, Decoder, DemoStats};
 use crate::demo::Demo;
+use crate::limits::Limits;
+use crate::warn::Warnings;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -20,14 +22,13 @@ pub const TICKS_PER_SECOND: f64 = 50.0;
 pub struct IndexOptions {
     pub mmap: MmapMode,
     pub backend: Backend,
-    /// Files larger than this are not read (an error of kind `too_large`).
-    pub max_file_bytes: u64,
-    /// Tick markers one demo may have (the stream then ends with
-    /// `too_many_ticks`); see [`crate::limits`].
-    pub max_ticks: u64,
-    /// Warnings one demo keeps per stage (stream, container) before one
-    /// `too_many_warnings` stands for the rest.
-    pub max_warnings: usize,
+    /// Files larger than [`Limits::max_demo_file_bytes`] are not read (an
+    /// error of kind `too_large`); a demo with more than
+    /// [`Limits::max_ticks`] tick markers ends with `too_many_ticks`; each
+    /// stage (container, stream, message, players) keeps
+    /// [`Limits::max_warnings`] warnings before one `too_many_warnings`
+    /// stands for the rest.
+    pub limits: Limits,
 }
 
 impl Default for IndexOptions {
@@ -35,9 +36,7 @@ impl Default for IndexOptions {
         IndexOptions {
             mmap: MmapMode::Never,
             backend: Backend::default(),
-            max_file_bytes: crate::limits::Limits::DEFAULT_MAX_DEMO_FILE_BYTES,
-            max_ticks: crate::limits::Limits::DEFAULT_MAX_TICKS,
-            max_warnings: crate::limits::Limits::DEFAULT_MAX_WARNINGS,
+            limits: Limits::default(),
         }
     }
 }
@@ -153,8 +152,8 @@ impl Worker {
     /// A worker whose decoder has the options' tier and limits.
     pub fn new(opts: &IndexOptions) -> Self {
         let mut decoder = Decoder::new(opts.backend);
-        decoder.set_max_ticks(opts.max_ticks);
-        decoder.set_max_warnings(opts.max_warnings);
+        decoder.set_max_ticks(opts.limits.max_ticks);
+        decoder.set_max_warnings(opts.limits.max_warnings);
         Worker {
             read_buf: Vec::new(),
             decoder,
@@ -172,8 +171,8 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> DemoRe
         size: input.listed_size(),
         ..DemoRecord::default()
     };
-    if input.listed_size() > opts.max_file_bytes {
-        rec.error = Some(ErrorRecord::too_large(opts.max_file_bytes));
+    if input.listed_size() > opts.limits.max_demo_file_bytes {
+        rec.error = Some(ErrorRecord::too_large(opts.limits.max_demo_file_bytes));
     } else {
         match load(input, opts.mmap, &mut w.read_buf) {
             Ok(bytes) => {
@@ -193,83 +192,38 @@ fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-/// A stable snake_case name for a (nested) kind enum from its Debug form:
-/// `Huffman(MissingEof)` → `huffman.missing_eof`, `TickNotIncreasing` →
-/// `tick_not_increasing`.
-pub fn kind_name(kind: &impl std::fmt::Debug) -> String {
-    let debug = format!("{kind:?}");
-    let mut out = String::with_capacity(debug.len() + 4);
-    let mut prev_lower = false;
-    for c in debug.chars() {
-        match c {
-            '(' => {
-                out.push('.');
-                prev_lower = false;
-            }
-            ')' => {}
-            c if c.is_ascii_uppercase() => {
-                if prev_lower {
-                    out.push('_');
-                }
-                out.push(c.to_ascii_lowercase());
-                prev_lower = false;
-            }
-            c => {
-                out.push(c);
-                prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
-            }
-        }
-    }
-    out
-}
-
-/// Adds the header and chunk framing warnings to `rec`: at most `max` (the
-/// decoder's warning limit), then one `too_many_warnings` record standing
-/// for the rest (as for the stream).
-fn push_container_warnings(
-    rec: &mut DemoRecord,
-    warnings: &[crate::demo::DemoWarning],
-    max: usize,
-) {
-    for (i, w) in warnings.iter().enumerate().take(max.saturating_add(1)) {
-        let kind = if i == max {
-            "too_many_warnings".to_owned()
-        } else {
-            kind_name(&w.kind)
-        };
-        rec.warnings.push(WarningRecord {
-            stage: "demo",
-            kind,
-            section: w.section.to_string(),
-            offset: w.offset as u64,
-        });
-    }
-}
-
 /// Fills `rec` from the bytes of one demo; returns the snapshot statistics.
 pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) -> Option<DemoStats> {
     rec.size = bytes.len() as u64;
     rec.sha256 = Some(hex::encode(Sha256::digest(bytes)));
-    let mut container = Vec::new();
+    // Header and chunk framing warnings: at most the decoder's warning
+    // limit, then one `too_many_warnings` standing for the rest (as for the
+    // stream).
+    let mut container = Warnings::new(decoder.max_warnings());
     let parsed = Demo::parse_with_warnings(bytes, &mut container);
     if let Ok(demo) = &parsed {
         // Chunk framing warnings (tick padding, overlong size escapes,
         // unknown chunk types): the stream reads the chunks without them.
         let mut chunks = demo.chunks();
-        while container.len() <= decoder.max_warnings() {
+        while !container.overflowed() {
             match chunks.next_with_warnings(&mut container) {
                 Some(Ok(_)) => {}
                 _ => break,
             }
         }
     }
-    push_container_warnings(rec, &container, decoder.max_warnings());
+    rec.warnings.extend(container.iter().map(|w| WarningRecord {
+        stage: Stage::Demo,
+        kind: w.kind.kind(),
+        section: w.section.to_string(),
+        offset: w.offset as u64,
+    }));
     let demo = match parsed {
         Ok(d) => d,
         Err(e) => {
             rec.error = Some(ErrorRecord {
-                stage: "demo",
-                kind: kind_name(&e.kind),
+                stage: Stage::Demo,
+                kind: e.kind.kind(),
                 section: e.section.to_string(),
                 offset: e.offset as u64,
                 message: e.to_string(),
@@ -315,8 +269,8 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
     rec.messages = Some(analysis.messages);
     rec.warnings.extend(outcome.warnings.iter().map(|w| {
         WarningRecord {
-            stage: "stream",
-            kind: kind_name(&w.kind),
+            stage: Stage::Stream,
+            kind: w.kind.kind(),
             section: w
                 .chunk
                 .map_or_else(|| "header".to_string(), |c| format!("chunk {c}")),
@@ -329,16 +283,16 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
             analysis_warnings
                 .chain(&analysis.player_warnings)
                 .map(|w| WarningRecord {
-                    stage: w.stage.name(),
-                    kind: w.kind_name(),
+                    stage: w.stage.stage(),
+                    kind: w.kind.kind(),
                     section: w.section(),
                     offset: w.offset as u64,
                 }),
         );
     if let Some(e) = outcome.error {
         rec.error = Some(ErrorRecord {
-            stage: "stream",
-            kind: kind_name(&e.kind),
+            stage: Stage::Stream,
+            kind: e.kind.kind(),
             section: format!("chunk {}", e.chunk),
             offset: e.offset as u64,
             message: e.to_string(),

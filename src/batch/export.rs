@@ -12,14 +12,14 @@
 //! input order, so the demo the writer waits for is always being decoded
 //! (or done): no deadlock.
 
-use super::record::{BatchStats, ErrorRecord};
+use super::record::{BatchStats, ErrorRecord, Stage};
 use super::{load, Input, MmapMode};
 use crate::backend::Backend;
-use crate::batch::demos::kind_name;
 use crate::demo::export::table::BatchEncoder;
 use crate::demo::export::{export_demo, RowBatch, RowSink, Table, TableBuilder, TableWriter};
 use crate::demo::stream::Decoder;
 use crate::demo::Demo;
+use crate::limits::Limits;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -34,9 +34,8 @@ pub struct ExportOptions {
     pub to: i32,
     pub mmap: MmapMode,
     pub backend: Backend,
-    pub max_file_bytes: u64,
-    pub max_ticks: u64,
-    pub max_warnings: usize,
+    /// Demo file size, tick and warning limits.
+    pub limits: Limits,
     /// Rows per batch (a snapshot's rows are never split).
     pub batch_rows: usize,
     /// Batches a worker may have waiting for the writer.
@@ -51,9 +50,7 @@ impl ExportOptions {
             to: i32::MAX,
             mmap: MmapMode::Auto,
             backend: Backend::default(),
-            max_file_bytes: crate::limits::Limits::DEFAULT_MAX_DEMO_FILE_BYTES,
-            max_ticks: crate::limits::Limits::DEFAULT_MAX_TICKS,
-            max_warnings: crate::limits::Limits::DEFAULT_MAX_WARNINGS,
+            limits: Limits::default(),
             batch_rows: 1024,
             queue_batches: 4,
         }
@@ -123,8 +120,8 @@ pub fn run_export(
                 .spawn_scoped(scope, move || {
                     let new_decoder = || {
                         let mut d = Decoder::new(opts.backend);
-                        d.set_max_ticks(opts.max_ticks);
-                        d.set_max_warnings(opts.max_warnings);
+                        d.set_max_ticks(opts.limits.max_ticks);
+                        d.set_max_warnings(opts.limits.max_warnings);
                         d
                     };
                     let mut decoder = new_decoder();
@@ -157,8 +154,8 @@ pub fn run_export(
                                 path: input.display_path(),
                                 size: input.listed_size(),
                                 error: Some(ErrorRecord {
-                                    stage: "export",
-                                    kind: "panic".into(),
+                                    stage: Stage::Export,
+                                    kind: "panic",
                                     section: "file".into(),
                                     offset: 0,
                                     message: "internal error (panic) while exporting".into(),
@@ -275,8 +272,8 @@ pub fn export_input(
         size: input.listed_size(),
         ..DemoDone::default()
     };
-    if input.listed_size() > opts.max_file_bytes {
-        done.error = Some(ErrorRecord::too_large(opts.max_file_bytes));
+    if input.listed_size() > opts.limits.max_demo_file_bytes {
+        done.error = Some(ErrorRecord::too_large(opts.limits.max_demo_file_bytes));
         return done;
     }
     let bytes = match load(input, opts.mmap, buf) {
@@ -291,8 +288,8 @@ pub fn export_input(
         Ok(d) => d,
         Err(e) => {
             done.error = Some(ErrorRecord {
-                stage: "demo",
-                kind: kind_name(&e.kind),
+                stage: Stage::Demo,
+                kind: e.kind.kind(),
                 section: e.section.to_string(),
                 offset: e.offset as u64,
                 message: e.to_string(),
@@ -313,8 +310,8 @@ pub fn export_input(
     done.items_seen = r.items_seen;
     if let Some(e) = r.error {
         done.error = Some(ErrorRecord {
-            stage: "stream",
-            kind: kind_name(&e.kind),
+            stage: Stage::Stream,
+            kind: e.kind.kind(),
             section: format!("chunk {}", e.chunk),
             offset: e.offset as u64,
             message: e.to_string(),

@@ -1,8 +1,9 @@
 //! `maps index`: one record per map, and statistics merged across workers.
 
-use super::record::{BatchStats, ErrorRecord, WarningRecord};
+use super::record::{BatchStats, ErrorRecord, Stage, WarningRecord};
 use super::{load, Input, MmapMode};
-use crate::datafile::{Datafile, Inflater, Limits};
+use crate::datafile::{Datafile, Inflater};
+use crate::limits::Limits;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -12,9 +13,10 @@ pub struct IndexOptions {
     /// Decompress every data block and report `data_crc32`.
     pub verify: bool,
     pub mmap: MmapMode,
+    /// Files larger than [`Limits::max_map_file_bytes`] are not read (an
+    /// error of kind `too_large`); [`Limits::max_decompressed_bytes`] is
+    /// each file's inflate budget.
     pub limits: Limits,
-    /// Files larger than this are not read (an error of kind `too_large`).
-    pub max_file_bytes: u64,
 }
 
 impl Default for IndexOptions {
@@ -23,7 +25,6 @@ impl Default for IndexOptions {
             verify: false,
             mmap: MmapMode::Never,
             limits: Limits::default(),
-            max_file_bytes: crate::limits::Limits::DEFAULT_MAX_MAP_FILE_BYTES,
         }
     }
 }
@@ -83,7 +84,7 @@ impl Worker {
         Worker {
             read_buf: Vec::new(),
             data_buf: Vec::new(),
-            inflater: Inflater::new(limits),
+            inflater: Inflater::new(limits.datafile()),
             stats: BatchStats::default(),
         }
     }
@@ -97,8 +98,8 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> MapRec
         size: input.listed_size(),
         ..MapRecord::default()
     };
-    if input.listed_size() > opts.max_file_bytes {
-        rec.error = Some(ErrorRecord::too_large(opts.max_file_bytes));
+    if input.listed_size() > opts.limits.max_map_file_bytes {
+        rec.error = Some(ErrorRecord::too_large(opts.limits.max_map_file_bytes));
         w.stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
         return rec;
     }
@@ -144,8 +145,8 @@ pub fn index_bytes(
     rec.decompressed_bytes = Some(df.data_size_total());
     rec.warnings
         .extend(df.warnings().iter().map(|w| WarningRecord {
-            stage: "datafile",
-            kind: w.kind.name().into(),
+            stage: Stage::Datafile,
+            kind: w.kind.kind(),
             section: w.section.name(),
             offset: w.offset,
         }));
@@ -177,11 +178,11 @@ fn add_map_summary(
 ) {
     match crate::map::summarize(df, inflater, buf) {
         Ok(mut summary) => {
-            let warnings = std::mem::take(&mut summary.warnings);
+            let warnings = summary.warnings.take();
             rec.warnings
                 .extend(warnings.into_iter().map(|w| WarningRecord {
-                    stage: "map",
-                    kind: w.kind.name().into(),
+                    stage: Stage::Map,
+                    kind: w.kind.kind(),
                     section: w.section.to_string(),
                     offset: w.offset,
                 }));
@@ -191,8 +192,8 @@ fn add_map_summary(
         Err(e) => {
             if rec.error.is_none() {
                 rec.error = Some(ErrorRecord {
-                    stage: "map",
-                    kind: e.kind.name().into(),
+                    stage: Stage::Map,
+                    kind: e.kind.kind(),
                     section: e.section.to_string(),
                     offset: e.offset,
                     message: e.to_string(),

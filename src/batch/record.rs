@@ -1,16 +1,21 @@
 //! What a batch reports per file, and statistics merged across workers.
 
-use serde::Serialize;
+pub use crate::kind::Stage;
+use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::ops::AddAssign;
+
+/// Every kind of [`Stage::Io`] errors.
+pub const IO_KINDS: &[&str] = &["too_large", "not_regular_file", "io"];
 
 /// A failure, as reported in a record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ErrorRecord {
-    /// Which layer failed: `io`, `archive`, `datafile` or `map`.
-    pub stage: &'static str,
-    /// A stable snake_case kind, e.g. `truncated`, `inflate`.
-    pub kind: String,
+    /// Which layer failed.
+    pub stage: Stage,
+    /// A stable snake_case kind (the kind's `kind()`), e.g. `truncated`,
+    /// `inflate`.
+    pub kind: &'static str,
     /// Where: `header`, `item 12`, `data 3`, ... (`file` for I/O).
     pub section: String,
     /// Byte offset in the file.
@@ -22,8 +27,8 @@ impl ErrorRecord {
     /// A file over the size limit (not read).
     pub fn too_large(limit: u64) -> Self {
         ErrorRecord {
-            stage: "io",
-            kind: "too_large".into(),
+            stage: Stage::Io,
+            kind: "too_large",
             section: "file".into(),
             offset: limit,
             message: format!("file is larger than the {limit} byte limit"),
@@ -41,8 +46,8 @@ impl ErrorRecord {
             .and_then(|e| e.downcast_ref::<crate::batch::archive::ArchiveError>())
         {
             return ErrorRecord {
-                stage: "archive",
-                kind: a.kind.into(),
+                stage: Stage::Archive,
+                kind: a.kind,
                 section: a.section.into(),
                 offset: a.offset,
                 message: a.to_string(),
@@ -52,13 +57,12 @@ impl ErrorRecord {
             .get_ref()
             .is_some_and(|e| e.is::<crate::batch::NotRegularFile>());
         ErrorRecord {
-            stage: "io",
+            stage: Stage::Io,
             kind: if not_regular {
                 "not_regular_file"
             } else {
                 "io"
-            }
-            .into(),
+            },
             section: "file".into(),
             offset: 0,
             message: err.to_string(),
@@ -67,8 +71,8 @@ impl ErrorRecord {
 
     pub fn datafile(e: &crate::datafile::Error) -> Self {
         ErrorRecord {
-            stage: "datafile",
-            kind: e.kind.name().into(),
+            stage: Stage::Datafile,
+            kind: e.kind.kind(),
             section: e.section.name(),
             offset: e.offset,
             message: e.to_string(),
@@ -79,8 +83,8 @@ impl ErrorRecord {
 /// A warning, as reported in a record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct WarningRecord {
-    pub stage: &'static str,
-    pub kind: String,
+    pub stage: Stage,
+    pub kind: &'static str,
     pub section: String,
     pub offset: u64,
 }
@@ -92,8 +96,22 @@ pub struct BatchStats {
     pub ok: u64,
     pub failed: u64,
     pub bytes: u64,
-    pub errors_by_kind: BTreeMap<String, u64>,
-    pub warnings_by_kind: BTreeMap<String, u64>,
+    #[serde(serialize_with = "by_stage_kind")]
+    pub errors_by_kind: BTreeMap<(Stage, &'static str), u64>,
+    #[serde(serialize_with = "by_stage_kind")]
+    pub warnings_by_kind: BTreeMap<(Stage, &'static str), u64>,
+}
+
+/// A map keyed by `(stage, kind)` as an object keyed by `stage.kind` (in
+/// the same order: stages order by name).
+fn by_stage_kind<S: Serializer>(
+    map: &BTreeMap<(Stage, &'static str), u64>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_map(
+        map.iter()
+            .map(|((stage, kind), n)| (format!("{stage}.{kind}"), n)),
+    )
 }
 
 impl BatchStats {
@@ -103,18 +121,12 @@ impl BatchStats {
         self.bytes += size;
         if let Some(e) = error {
             self.failed += 1;
-            *self
-                .errors_by_kind
-                .entry(format!("{}.{}", e.stage, e.kind))
-                .or_default() += 1;
+            *self.errors_by_kind.entry((e.stage, e.kind)).or_default() += 1;
         } else {
             self.ok += 1;
         }
         for w in warnings {
-            *self
-                .warnings_by_kind
-                .entry(format!("{}.{}", w.stage, w.kind))
-                .or_default() += 1;
+            *self.warnings_by_kind.entry((w.stage, w.kind)).or_default() += 1;
         }
     }
 }

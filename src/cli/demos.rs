@@ -8,6 +8,7 @@ use crate::batch::{embedded, read_named_file};
 use crate::demo::dump::{dump_parallel, dump_with, DumpError, DumpKind};
 use crate::demo::stream::segments;
 use crate::demo::Demo;
+use crate::limits::Limits;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -80,6 +81,17 @@ pub struct ExportArgs {
     pub batch: BatchArgs,
 }
 
+impl ExportArgs {
+    /// The run's limits: the flags over the defaults.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_ticks: self.max_ticks,
+            max_demo_file_bytes: self.max_file_bytes,
+            ..Limits::default()
+        }
+    }
+}
+
 #[derive(clap::Args, Debug)]
 pub struct SliceArgs {
     /// The demo to cut.
@@ -140,6 +152,18 @@ pub struct IndexArgs {
     pub max_file_bytes: u64,
     #[command(flatten)]
     pub batch: BatchArgs,
+}
+
+impl IndexArgs {
+    /// The run's limits: the flags over the defaults.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_ticks: self.max_ticks,
+            max_warnings: self.max_warnings,
+            max_demo_file_bytes: self.max_file_bytes,
+            ..Limits::default()
+        }
+    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -204,8 +228,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     opts.to = args.to.unwrap_or(i32::MAX);
     opts.mmap = args.batch.mmap;
     opts.backend = args.backend;
-    opts.max_ticks = args.max_ticks;
-    opts.max_file_bytes = args.max_file_bytes;
+    opts.limits = args.limits();
     let jobs = args.batch.jobs(inputs.len());
     let total: u64 = inputs.iter().map(crate::batch::Input::listed_size).sum();
     let bar = args.batch.progress(total, inputs.len());
@@ -270,9 +293,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let opts = IndexOptions {
         mmap: args.batch.mmap,
         backend: args.backend,
-        max_file_bytes: args.max_file_bytes,
-        max_ticks: args.max_ticks,
-        max_warnings: args.max_warnings,
+        limits: args.limits(),
     };
     let batch = BatchRun {
         command: "demos index",

@@ -4,6 +4,7 @@ use super::{open_output, BatchArgs, BatchRun};
 use crate::batch::embedded;
 use crate::batch::maps::{index_input, IndexOptions, MapRecord, Worker};
 use crate::batch::summary::MapsAggregate;
+use crate::limits::Limits;
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -45,6 +46,16 @@ pub struct IndexArgs {
     pub max_decompressed_bytes: u64,
     #[command(flatten)]
     pub batch: BatchArgs,
+}
+
+impl IndexArgs {
+    /// The run's limits: the flags over the defaults.
+    pub fn limits(&self) -> Limits {
+        Limits {
+            max_decompressed_bytes: self.max_decompressed_bytes,
+            ..Limits::default()
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -126,10 +137,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let opts = IndexOptions {
         verify: args.verify,
         mmap: args.batch.mmap,
-        limits: crate::datafile::Limits {
-            max_decompressed_bytes: args.max_decompressed_bytes,
-        },
-        ..IndexOptions::default()
+        limits: args.limits(),
     };
     let batch = BatchRun {
         command: "maps index",
@@ -268,8 +276,8 @@ impl<'a> From<&'a MapRecord> for CsvRow<'a> {
             }),
             special_tiles: stats.map(|s| s.special_tiles.join(" ")),
             warnings: r.warnings.len(),
-            error_stage: e.map(|e| e.stage),
-            error_kind: e.map(|e| e.kind.as_str()),
+            error_stage: e.map(|e| e.stage.name()),
+            error_kind: e.map(|e| e.kind),
             error_section: e.map(|e| e.section.as_str()),
             error_offset: e.map(|e| e.offset),
             error_message: e.map(|e| e.message.as_str()),

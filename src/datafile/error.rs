@@ -75,33 +75,30 @@ pub enum ErrorKind {
     Inflate,
     /// A data block inflated to another size than the size table says.
     DataSizeMismatch,
-    /// Decompressing would exceed [`super::Limits::max_decompressed_bytes`].
+    /// Decompressing would exceed [`super::InflateLimits::max_decompressed_bytes`].
     LimitExceeded,
     /// A data block index out of range was asked for.
     NoSuchData,
 }
 
-impl ErrorKind {
-    /// A stable snake_case name for machine-readable reports.
-    pub fn name(self) -> &'static str {
-        match self {
-            ErrorKind::Truncated => "truncated",
-            ErrorKind::BadMagic => "bad_magic",
-            ErrorKind::UnsupportedVersion => "unsupported_version",
-            ErrorKind::NegativeCount => "negative_count",
-            ErrorKind::BadItemType => "bad_item_type",
-            ErrorKind::BadItemOffset => "bad_item_offset",
-            ErrorKind::BadItemSize => "bad_item_size",
-            ErrorKind::ItemTypeMismatch => "item_type_mismatch",
-            ErrorKind::BadDataOffset => "bad_data_offset",
-            ErrorKind::BadDataSize => "bad_data_size",
-            ErrorKind::Inflate => "inflate",
-            ErrorKind::DataSizeMismatch => "data_size_mismatch",
-            ErrorKind::LimitExceeded => "limit_exceeded",
-            ErrorKind::NoSuchData => "no_such_data",
-        }
-    }
+crate::kind::kind_names!(ErrorKind {
+    Truncated => "truncated",
+    BadMagic => "bad_magic",
+    UnsupportedVersion => "unsupported_version",
+    NegativeCount => "negative_count",
+    BadItemType => "bad_item_type",
+    BadItemOffset => "bad_item_offset",
+    BadItemSize => "bad_item_size",
+    ItemTypeMismatch => "item_type_mismatch",
+    BadDataOffset => "bad_data_offset",
+    BadDataSize => "bad_data_size",
+    Inflate => "inflate",
+    DataSizeMismatch => "data_size_mismatch",
+    LimitExceeded => "limit_exceeded",
+    NoSuchData => "no_such_data",
+});
 
+impl ErrorKind {
     fn describe(self) -> &'static str {
         match self {
             ErrorKind::Truncated => "file ends before the part the header announces",
@@ -124,7 +121,7 @@ impl ErrorKind {
 
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.kind())
     }
 }
 
@@ -177,21 +174,17 @@ pub enum WarningKind {
     TooManyWarnings,
 }
 
-impl WarningKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            WarningKind::HeaderSizeMismatch => "header_size_mismatch",
-            WarningKind::SwaplenMismatch => "swaplen_mismatch",
-            WarningKind::TrailingBytes => "trailing_bytes",
-            WarningKind::ItemGap => "item_gap",
-            WarningKind::TooManyWarnings => "too_many_warnings",
-        }
-    }
-}
+crate::kind::kind_names!(WarningKind {
+    HeaderSizeMismatch => "header_size_mismatch",
+    SwaplenMismatch => "swaplen_mismatch",
+    TrailingBytes => "trailing_bytes",
+    ItemGap => "item_gap",
+    TooManyWarnings => "too_many_warnings",
+});
 
 impl fmt::Display for WarningKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.kind())
     }
 }
 
@@ -201,6 +194,15 @@ pub struct Warning {
     pub kind: WarningKind,
     pub section: Section,
     pub offset: u64,
+}
+
+impl crate::warn::TooMany for Warning {
+    fn too_many(self) -> Self {
+        Warning {
+            kind: WarningKind::TooManyWarnings,
+            ..self
+        }
+    }
 }
 
 impl fmt::Display for Warning {

@@ -3,19 +3,23 @@
 use super::error::{Error, ErrorKind, Section};
 use libdeflater::{DecompressionError, Decompressor};
 
-/// Resource limits for one file.
+/// Default [`InflateLimits::max_decompressed_bytes`]: 1 GiB per file. The
+/// largest real map in the shared datasets (DDNetPP's BlmapChill, 1.4 MB)
+/// decompresses to 626 MB.
+pub const DEFAULT_MAX_DECOMPRESSED_BYTES: u64 = 1 << 30;
+
+/// The decompression budget of one file (the datafile part of
+/// [`crate::limits::Limits`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
+pub struct InflateLimits {
     /// Maximum total decompressed bytes of one file's data blocks.
     pub max_decompressed_bytes: u64,
 }
 
-impl Default for Limits {
-    /// 1 GiB per file: the largest real map in the shared datasets
-    /// (DDNetPP's BlmapChill, 1.4 MB) decompresses to 626 MB.
+impl Default for InflateLimits {
     fn default() -> Self {
-        Limits {
-            max_decompressed_bytes: 1 << 30,
+        InflateLimits {
+            max_decompressed_bytes: DEFAULT_MAX_DECOMPRESSED_BYTES,
         }
     }
 }
@@ -33,7 +37,7 @@ pub fn max_inflated_len(n: usize) -> u64 {
 /// One per worker thread: call [`Inflater::start_file`] before each file.
 pub struct Inflater {
     decompressor: Decompressor,
-    limits: Limits,
+    limits: InflateLimits,
     used: u64,
     /// The block charged the most bytes in this file: (bytes, section,
     /// offset). A budget error names it: the block that used the budget,
@@ -43,7 +47,7 @@ pub struct Inflater {
 
 impl Default for Inflater {
     fn default() -> Self {
-        Inflater::new(Limits::default())
+        Inflater::new(InflateLimits::default())
     }
 }
 
@@ -57,7 +61,7 @@ impl std::fmt::Debug for Inflater {
 }
 
 impl Inflater {
-    pub fn new(limits: Limits) -> Self {
+    pub fn new(limits: InflateLimits) -> Self {
         Inflater {
             decompressor: Decompressor::new(),
             limits,
@@ -66,7 +70,7 @@ impl Inflater {
         }
     }
 
-    pub fn limits(&self) -> Limits {
+    pub fn limits(&self) -> InflateLimits {
         self.limits
     }
 

@@ -28,7 +28,7 @@
 //! - Every count and offset is checked against the buffer in [`Datafile::parse`],
 //!   so access afterwards cannot fail; decompression checks the claimed size
 //!   against what zlib can produce at most from the block's bytes (1032:1) and
-//!   against [`Limits`] before allocating, so a bomb is an error, not an
+//!   against [`InflateLimits`] before allocating, so a bomb is an error, not an
 //!   out-of-memory.
 
 mod error;
@@ -37,7 +37,7 @@ mod parse;
 mod write;
 
 pub use error::{Error, ErrorKind, Section, Warning, WarningKind};
-pub use inflate::{Inflater, Limits};
+pub use inflate::{InflateLimits, Inflater, DEFAULT_MAX_DECOMPRESSED_BYTES};
 pub use parse::{Datafile, Item, ItemType, ItemTypeId, Version, MAX_WARNINGS};
 pub use write::DatafileWriter;
 

@@ -3,11 +3,12 @@
 use super::error::{Error, ErrorKind, Section, Warning, WarningKind};
 use super::inflate::Inflater;
 use crate::bytes::{le_i32, LeI32s};
+use crate::warn::{Warn, Warnings};
 
 /// Size of the version header plus header.
 const HEADER_LEN: usize = 36;
 /// Most warnings kept per file (real maps have at most 13).
-pub const MAX_WARNINGS: usize = 1024;
+pub const MAX_WARNINGS: usize = crate::warn::DEFAULT_MAX_WARNINGS;
 
 /// The datafile version as written in the file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -78,7 +79,7 @@ pub struct Datafile<'a> {
     /// File offset of the data section.
     data_start: usize,
     data_len: usize,
-    warnings: Vec<Warning>,
+    warnings: Warnings<Warning>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -149,18 +150,14 @@ impl<'a> Datafile<'a> {
             }
         }
 
-        let mut warnings = Vec::new();
         // At most MAX_WARNINGS, then one TooManyWarnings: a crafted file of
         // tiny items with gaps would otherwise get one warning per item.
-        let warn = |w: &mut Vec<Warning>, kind, section, offset: usize| {
-            let warning = Warning {
+        let mut warnings = Warnings::new(MAX_WARNINGS);
+        let warn = |w: &mut Warnings<Warning>, kind, section, offset: usize| {
+            w.warn(Warning {
                 kind,
                 section,
                 offset: offset as u64,
-            };
-            crate::limits::push_capped(w, MAX_WARNINGS, warning, |w| Warning {
-                kind: WarningKind::TooManyWarnings,
-                ..w
             })
         };
 
@@ -369,8 +366,13 @@ impl<'a> Datafile<'a> {
     pub fn magic_reversed(&self) -> bool {
         self.magic_reversed
     }
-    /// Warnings found while parsing the tables.
+    /// Warnings found while parsing the tables (at most [`MAX_WARNINGS`],
+    /// then one `too_many_warnings`).
     pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+    /// The warnings with their count (kept or not).
+    pub fn warning_sink(&self) -> &Warnings<Warning> {
         &self.warnings
     }
     pub fn item_types(&self) -> &[ItemType] {

@@ -19,7 +19,7 @@ use super::players::{ChatLine, PlayerRecord, PlayerTracker, PlayerWarning, Playe
 use super::stream::{DemoStats, Event, StatsVisitor, Visitor};
 use crate::codec::snapshot::{item_id, item_type, Protocol};
 pub use crate::demo::stream::stats::Probe;
-use crate::limits::{push_capped, Limits};
+use crate::warn::{TooMany, Warn, Warnings};
 
 /// Message totals of one demo.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -61,10 +61,10 @@ pub enum AnalysisStage {
 
 impl AnalysisStage {
     /// The stage of a report record: `message` or `players`.
-    pub fn name(self) -> &'static str {
+    pub fn stage(self) -> crate::kind::Stage {
         match self {
-            AnalysisStage::Message => "message",
-            AnalysisStage::Players => "players",
+            AnalysisStage::Message => crate::kind::Stage::Message,
+            AnalysisStage::Players => crate::kind::Stage::Players,
         }
     }
 }
@@ -103,16 +103,37 @@ impl AnalysisWarning {
             (_, None) => format!("chunk {}", self.chunk),
         }
     }
+}
+
+impl AnalysisWarningKind {
+    /// Every kind (those of messages and players included).
+    pub fn all() -> Vec<AnalysisWarningKind> {
+        use AnalysisWarningKind as K;
+        let mut all: Vec<_> = MessageWarningKind::ALL
+            .iter()
+            .map(|&k| K::Message(k))
+            .collect();
+        all.extend(MessageErrorKind::ALL.iter().map(|&k| K::Undecodable(k)));
+        all.extend(PlayerWarningKind::ALL.iter().map(|&k| K::Player(k)));
+        all.push(K::TooManyWarnings);
+        all
+    }
 
     /// The record's `kind`, snake_case: `control_characters`,
     /// `undecodable.string_too_long`, `short_item`, `too_many_warnings`.
-    pub fn kind_name(&self) -> String {
-        use crate::batch::demos::kind_name;
-        match self.kind {
-            AnalysisWarningKind::Message(k) => kind_name(&k),
-            AnalysisWarningKind::Undecodable(k) => format!("undecodable.{}", kind_name(&k)),
-            AnalysisWarningKind::Player(k) => kind_name(&k),
-            AnalysisWarningKind::TooManyWarnings => "too_many_warnings".to_owned(),
+    pub fn kind(self) -> &'static str {
+        use AnalysisWarningKind as K;
+        match self {
+            K::Message(k) => k.kind(),
+            K::Undecodable(k) => match k {
+                MessageErrorKind::Empty => "undecodable.empty",
+                MessageErrorKind::NegativeHeader => "undecodable.negative_header",
+                MessageErrorKind::UnexpectedEnd => "undecodable.unexpected_end",
+                MessageErrorKind::UnterminatedString => "undecodable.unterminated_string",
+                MessageErrorKind::StringTooLong => "undecodable.string_too_long",
+            },
+            K::Player(k) => k.kind(),
+            K::TooManyWarnings => "too_many_warnings",
         }
     }
 }
@@ -133,9 +154,8 @@ pub struct AnalysisVisitor {
     /// read (emptied after each).
     scratch_message: Vec<MessageWarning>,
     scratch_players: Vec<PlayerWarning>,
-    message_warnings: Vec<AnalysisWarning>,
-    player_warnings: Vec<AnalysisWarning>,
-    max_warnings: usize,
+    message_warnings: Warnings<AnalysisWarning>,
+    player_warnings: Warnings<AnalysisWarning>,
     /// Operation counts of `kinds`.
     kind_ops: u64,
 }
@@ -158,7 +178,7 @@ impl AnalysisVisitor {
             keep_chat: false,
             ..TrackerConfig::default()
         };
-        AnalysisVisitor::with_config(protocol, config, Limits::DEFAULT_MAX_WARNINGS)
+        AnalysisVisitor::with_config(protocol, config, crate::warn::DEFAULT_MAX_WARNINGS)
     }
 
     /// An analysis with these tracker limits (chat lines are kept for
@@ -173,9 +193,8 @@ impl AnalysisVisitor {
             kinds: HashMap::new(),
             scratch_message: Vec::new(),
             scratch_players: Vec::new(),
-            message_warnings: Vec::new(),
-            player_warnings: Vec::new(),
-            max_warnings,
+            message_warnings: Warnings::new(max_warnings),
+            player_warnings: Warnings::new(max_warnings),
             kind_ops: 0,
         }
     }
@@ -188,7 +207,7 @@ impl AnalysisVisitor {
 
     /// Most warnings kept per stage.
     pub fn max_warnings(&self) -> usize {
-        self.max_warnings
+        self.message_warnings.max()
     }
 
     /// Operation counts so far (see [`Probe`]).
@@ -222,18 +241,19 @@ impl AnalysisVisitor {
             stats: self.stats.finish(),
             players: self.tracker.players().cloned().collect(),
             messages,
-            message_warnings: self.message_warnings,
-            player_warnings: self.player_warnings,
+            message_warnings: self.message_warnings.into_vec(),
+            player_warnings: self.player_warnings.into_vec(),
         }
     }
 }
 
-/// Appends `w` to `list` under the cap (see [`push_capped`]).
-fn push_warning(list: &mut Vec<AnalysisWarning>, max: usize, w: AnalysisWarning) {
-    push_capped(list, max, w, |w| AnalysisWarning {
-        kind: AnalysisWarningKind::TooManyWarnings,
-        ..w
-    });
+impl TooMany for AnalysisWarning {
+    fn too_many(self) -> Self {
+        AnalysisWarning {
+            kind: AnalysisWarningKind::TooManyWarnings,
+            ..self
+        }
+    }
 }
 
 impl Visitor for AnalysisVisitor {
@@ -255,7 +275,7 @@ impl Visitor for AnalysisVisitor {
                             tick: t.tick,
                             key: Some(w.key),
                         };
-                        push_warning(&mut self.player_warnings, self.max_warnings, w);
+                        self.player_warnings.warn(w);
                     }
                 }
             }
@@ -273,7 +293,7 @@ impl Visitor for AnalysisVisitor {
                 };
                 for w in &self.scratch_message {
                     let w = at(AnalysisWarningKind::Message(w.kind), w.offset);
-                    push_warning(&mut self.message_warnings, self.max_warnings, w);
+                    self.message_warnings.warn(w);
                 }
                 match decoded {
                     Ok(msg) => {
@@ -293,7 +313,7 @@ impl Visitor for AnalysisVisitor {
                     Err(e) => {
                         self.messages.undecodable += 1;
                         let w = at(AnalysisWarningKind::Undecodable(e.kind), e.offset);
-                        push_warning(&mut self.message_warnings, self.max_warnings, w);
+                        self.message_warnings.warn(w);
                     }
                 }
             }

@@ -18,6 +18,7 @@
 
 use super::{DemoError, DemoErrorKind, DemoWarning, DemoWarningKind, Section};
 use crate::bytes::be_i32;
+use crate::warn::Warn;
 
 /// Chunk header bits (read here, written by [`super::write`]).
 pub(crate) const TICK_MARKER: u8 = 0x80;
@@ -115,7 +116,7 @@ impl<'a> Chunks<'a> {
     #[inline(always)]
     pub fn next_with_warnings(
         &mut self,
-        warnings: &mut Vec<DemoWarning>,
+        warnings: &mut impl Warn<DemoWarning>,
     ) -> Option<Result<Chunk<'a>, DemoError>> {
         if self.done || self.pos >= self.bytes.len() {
             return None;
@@ -138,7 +139,10 @@ impl<'a> Chunks<'a> {
     }
 
     #[inline(always)]
-    fn next_chunk(&mut self, warnings: &mut Vec<DemoWarning>) -> Result<Chunk<'a>, DemoError> {
+    fn next_chunk(
+        &mut self,
+        warnings: &mut impl Warn<DemoWarning>,
+    ) -> Result<Chunk<'a>, DemoError> {
         let start = self.pos;
         let section = Section::Chunk(self.index);
         let error = DemoError {
@@ -147,7 +151,7 @@ impl<'a> Chunks<'a> {
             offset: start,
         };
         let mut warn = |kind| {
-            warnings.push(DemoWarning {
+            warnings.warn(DemoWarning {
                 kind,
                 section,
                 offset: start,
@@ -245,7 +249,7 @@ impl<'a> Iterator for Chunks<'a> {
     /// The next chunk; warnings are dropped (see [`Chunks::next_with_warnings`]).
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        self.next_with_warnings(&mut Vec::new())
+        self.next_with_warnings(&mut crate::warn::Discard)
     }
 }
 

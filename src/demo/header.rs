@@ -4,6 +4,7 @@ use super::chunk::Chunks;
 use super::{DemoError, DemoErrorKind, DemoWarning, DemoWarningKind, Section};
 use crate::bytes::be_i32;
 use crate::codec::snapshot::Protocol;
+use crate::warn::{Discard, Warn};
 
 /// The first 7 bytes of every demo.
 pub const DEMO_MAGIC: &[u8; 7] = b"TWDEMO\0";
@@ -78,14 +79,14 @@ impl<'a> Demo<'a> {
     /// Chunks are not looked at; see [`Demo::chunks`]. Warnings are dropped;
     /// see [`Demo::parse_with_warnings`].
     pub fn parse(bytes: &'a [u8]) -> Result<Demo<'a>, DemoError> {
-        Demo::parse_with_warnings(bytes, &mut Vec::new())
+        Demo::parse_with_warnings(bytes, &mut Discard)
     }
 
     /// [`Demo::parse`], pushing header and timeline-marker warnings to
     /// `warnings`.
     pub fn parse_with_warnings(
         bytes: &'a [u8],
-        warnings: &mut Vec<DemoWarning>,
+        warnings: &mut impl Warn<DemoWarning>,
     ) -> Result<Demo<'a>, DemoError> {
         Demo::parse_inner(bytes, warnings, false)
     }
@@ -94,16 +95,16 @@ impl<'a> Demo<'a> {
     /// file is returned as the bytes that are there (and the demo has no
     /// chunks), so a report on a truncated demo can keep its header.
     pub fn parse_truncated_map(bytes: &'a [u8]) -> Result<Demo<'a>, DemoError> {
-        Demo::parse_inner(bytes, &mut Vec::new(), true)
+        Demo::parse_inner(bytes, &mut Discard, true)
     }
 
     fn parse_inner(
         bytes: &'a [u8],
-        warnings: &mut Vec<DemoWarning>,
+        warnings: &mut impl Warn<DemoWarning>,
         clamp_map: bool,
     ) -> Result<Demo<'a>, DemoError> {
         let mut warn = |kind, section, offset| {
-            warnings.push(DemoWarning {
+            warnings.warn(DemoWarning {
                 kind,
                 section,
                 offset,

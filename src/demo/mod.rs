@@ -85,6 +85,14 @@ pub enum DemoErrorKind {
     TimelineMarkerCount,
 }
 
+crate::kind::kind_names!(DemoErrorKind {
+    BadMagic => "bad_magic",
+    UnsupportedVersion => "unsupported_version",
+    UnexpectedEnd => "unexpected_end",
+    NegativeMapSize => "negative_map_size",
+    TimelineMarkerCount => "timeline_marker_count",
+});
+
 /// The part of the file an error is in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Section {
@@ -142,7 +150,27 @@ pub enum DemoWarningKind {
     /// A chunk size escape (30 or 31) used for a size that fits the
     /// shorter form.
     OverlongChunkSize,
+    /// A capped sink ([`crate::warn::Warnings`]) reached its limit: this is
+    /// the position of the first warning left out; later ones are dropped.
+    TooManyWarnings,
 }
+
+crate::kind::kind_names!(DemoWarningKind {
+    NetVersionPadding => "net_version_padding",
+    MapNamePadding => "map_name_padding",
+    TimestampPadding => "timestamp_padding",
+    UnknownType => "unknown_type",
+    TimelineMarkerPadding => "timeline_marker_padding",
+    TimelineMarkersNotIncreasing => "timeline_markers_not_increasing",
+    TickPadding => "tick_padding",
+    KeyframeDeltaTick => "keyframe_delta_tick",
+    DeltaTickFirst => "delta_tick_first",
+    TickNotIncreasing => "tick_not_increasing",
+    TickOverflow => "tick_overflow",
+    UnknownChunkType => "unknown_chunk_type",
+    OverlongChunkSize => "overlong_chunk_size",
+    TooManyWarnings => "too_many_warnings",
+});
 
 /// A warning with the section and byte offset it concerns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -150,6 +178,15 @@ pub struct DemoWarning {
     pub kind: DemoWarningKind,
     pub section: Section,
     pub offset: usize,
+}
+
+impl crate::warn::TooMany for DemoWarning {
+    fn too_many(self) -> Self {
+        DemoWarning {
+            kind: DemoWarningKind::TooManyWarnings,
+            ..self
+        }
+    }
 }
 
 /// An error in a demo file: kind, section and byte offset.

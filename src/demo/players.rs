@@ -76,6 +76,14 @@ pub enum PlayerWarningKind {
     TooManyTeamChanges,
 }
 
+crate::kind::kind_names!(PlayerWarningKind {
+    ShortItem => "short_item",
+    InvalidString => "invalid_string",
+    TooManyPlayers => "too_many_players",
+    TooManyStrings => "too_many_strings",
+    TooManyTeamChanges => "too_many_team_changes",
+});
+
 /// A warning with the item key (`type << 16 | id`) it concerns, or the
 /// client id for [`PlayerWarningKind::TooManyPlayers`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -190,6 +190,48 @@ pub enum WriteErrorKind {
     NoTimelineMarkers,
 }
 
+impl WriteErrorKind {
+    /// Every kind (one `io` and one `field_too_long` standing for all
+    /// their values).
+    pub fn all() -> Vec<WriteErrorKind> {
+        use WriteErrorKind as K;
+        let mut all = vec![
+            K::Io(io::ErrorKind::Other),
+            K::FieldTooLong(HeaderField::MapName),
+            K::MapTooLarge,
+            K::NegativeTick,
+            K::TickBackwards,
+        ];
+        all.extend(snapshot::ErrorKind::ALL.iter().map(|&k| K::Snapshot(k)));
+        all.extend([
+            K::DataTooLarge,
+            K::PayloadTooLarge,
+            K::TooManyTimelineMarkers,
+            K::TimelineMarkerTooClose,
+            K::NoTimelineMarkers,
+        ]);
+        all
+    }
+
+    /// The stable snake_case name of this kind in reports.
+    pub fn kind(self) -> &'static str {
+        use WriteErrorKind as K;
+        match self {
+            K::Io(_) => "io",
+            K::FieldTooLong(_) => "field_too_long",
+            K::MapTooLarge => "map_too_large",
+            K::NegativeTick => "negative_tick",
+            K::TickBackwards => "tick_backwards",
+            K::Snapshot(k) => crate::demo::stream::snapshot_error_kind(k),
+            K::DataTooLarge => "data_too_large",
+            K::PayloadTooLarge => "payload_too_large",
+            K::TooManyTimelineMarkers => "too_many_timeline_markers",
+            K::TimelineMarkerTooClose => "timeline_marker_too_close",
+            K::NoTimelineMarkers => "no_timeline_markers",
+        }
+    }
+}
+
 /// A writing error and the output offset (bytes from the demo's start) of
 /// the chunk or field being written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]

@@ -82,10 +82,30 @@ pub enum MapErrorKind {
 }
 
 impl MapErrorKind {
-    /// A stable snake_case name for machine-readable reports.
-    pub fn name(self) -> &'static str {
+    /// Every kind (those of the datafile layer included).
+    pub fn all() -> Vec<MapErrorKind> {
+        let mut all: Vec<_> = datafile::ErrorKind::ALL
+            .iter()
+            .map(|&k| MapErrorKind::Datafile(k))
+            .collect();
+        all.extend([
+            MapErrorKind::UnsupportedVersion,
+            MapErrorKind::ItemTooShort,
+            MapErrorKind::BadDataRef,
+            MapErrorKind::BadLayerSize,
+            MapErrorKind::TileDataSize,
+            MapErrorKind::TileSkipOverrun,
+            MapErrorKind::TileSkipShort,
+            MapErrorKind::LimitExceeded,
+        ]);
+        all
+    }
+
+    /// The stable snake_case name of this kind in reports (a datafile
+    /// kind keeps its datafile name).
+    pub fn kind(self) -> &'static str {
         match self {
-            MapErrorKind::Datafile(k) => k.name(),
+            MapErrorKind::Datafile(k) => k.kind(),
             MapErrorKind::UnsupportedVersion => "unsupported_map_version",
             MapErrorKind::ItemTooShort => "item_too_short",
             MapErrorKind::BadDataRef => "bad_data_ref",
@@ -100,13 +120,13 @@ impl MapErrorKind {
 
 impl fmt::Display for MapErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.kind())
     }
 }
 
 impl Serialize for MapErrorKind {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
+        s.serialize_str(self.kind())
     }
 }
 
@@ -203,45 +223,41 @@ pub enum MapWarningKind {
     TooManyWarnings,
 }
 
-impl MapWarningKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            MapWarningKind::DuplicateUuidIndex => "duplicate_uuid_index",
-            MapWarningKind::TileDataOutOfRange => "tile_data_out_of_range",
-            MapWarningKind::ItemNotInTypeTable => "item_not_in_type_table",
-            MapWarningKind::BadUuidIndex => "bad_uuid_index",
-            MapWarningKind::OddItemSize => "odd_item_size",
-            MapWarningKind::RefOutOfRange => "ref_out_of_range",
-            MapWarningKind::NonZeroTilePadding => "non_zero_tile_padding",
-            MapWarningKind::StringUnterminated => "string_unterminated",
-            MapWarningKind::StringTruncated => "string_truncated",
-            MapWarningKind::GroupLayerRange => "group_layer_range",
-            MapWarningKind::MissingGameLayer => "missing_game_layer",
-            MapWarningKind::DuplicatePhysicsLayer => "duplicate_physics_layer",
-            MapWarningKind::UnknownLayerType => "unknown_layer_type",
-            MapWarningKind::OddLayerFlags => "odd_layer_flags",
-            MapWarningKind::EnvPointRange => "env_point_range",
-            MapWarningKind::BadCurveType => "bad_curve_type",
-            MapWarningKind::ImageDataSize => "image_data_size",
-            MapWarningKind::ExternalSound => "external_sound",
-            MapWarningKind::DuplicateItem => "duplicate_item",
-            MapWarningKind::LegacyTileFormat => "legacy_tile_format",
-            MapWarningKind::MissingName => "missing_name",
-            MapWarningKind::QuadsDataSize => "quads_data_size",
-            MapWarningKind::TooManyWarnings => "too_many_warnings",
-        }
-    }
-}
+crate::kind::kind_names!(MapWarningKind {
+    DuplicateUuidIndex => "duplicate_uuid_index",
+    TileDataOutOfRange => "tile_data_out_of_range",
+    ItemNotInTypeTable => "item_not_in_type_table",
+    BadUuidIndex => "bad_uuid_index",
+    OddItemSize => "odd_item_size",
+    RefOutOfRange => "ref_out_of_range",
+    NonZeroTilePadding => "non_zero_tile_padding",
+    StringUnterminated => "string_unterminated",
+    StringTruncated => "string_truncated",
+    GroupLayerRange => "group_layer_range",
+    MissingGameLayer => "missing_game_layer",
+    DuplicatePhysicsLayer => "duplicate_physics_layer",
+    UnknownLayerType => "unknown_layer_type",
+    OddLayerFlags => "odd_layer_flags",
+    EnvPointRange => "env_point_range",
+    BadCurveType => "bad_curve_type",
+    ImageDataSize => "image_data_size",
+    ExternalSound => "external_sound",
+    DuplicateItem => "duplicate_item",
+    LegacyTileFormat => "legacy_tile_format",
+    MissingName => "missing_name",
+    QuadsDataSize => "quads_data_size",
+    TooManyWarnings => "too_many_warnings",
+});
 
 impl fmt::Display for MapWarningKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
+        f.write_str(self.kind())
     }
 }
 
 impl Serialize for MapWarningKind {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.name())
+        s.serialize_str(self.kind())
     }
 }
 
@@ -254,22 +270,20 @@ pub struct MapWarning {
 }
 
 impl MapWarning {
-    /// Appends `self` unless `warnings` holds [`super::MAX_WARNINGS`]
-    /// already: the first over the limit becomes
-    /// [`MapWarningKind::TooManyWarnings`], the rest are dropped (a crafted
-    /// map of a million bad items cannot grow the list without bound).
-    pub(crate) fn push_to(self, warnings: &mut Vec<MapWarning>) {
-        crate::limits::push_capped(warnings, super::MAX_WARNINGS, self, |w| MapWarning {
-            kind: MapWarningKind::TooManyWarnings,
-            ..w
-        })
-    }
-
     pub(crate) fn new(kind: MapWarningKind, section: MapSection, offset: usize) -> Self {
         MapWarning {
             kind,
             section,
             offset: offset as u64,
+        }
+    }
+}
+
+impl crate::warn::TooMany for MapWarning {
+    fn too_many(self) -> Self {
+        MapWarning {
+            kind: MapWarningKind::TooManyWarnings,
+            ..self
         }
     }
 }

@@ -34,6 +34,7 @@ use super::tiles::{self, PhysicsKind, SkipErrorKind, TileFormat, TileHistogram};
 use super::uuids;
 use crate::bytes::le_i32;
 use crate::datafile::{Datafile, Inflater, Item};
+use crate::warn::{Warn, Warnings};
 use serde::Serialize;
 
 /// Map item type ids.
@@ -324,7 +325,8 @@ pub struct Map {
     pub layers: Vec<Layer>,
     pub sounds: Vec<Sound>,
     pub uuid_types: Vec<UuidType>,
-    pub warnings: Vec<MapWarning>,
+    /// At most [`super::MAX_WARNINGS`], then one `too_many_warnings`.
+    pub warnings: Warnings<MapWarning>,
 }
 
 /// Tiles of one layer, expanded to `width × height`.
@@ -360,12 +362,12 @@ struct Reader<'r, 'a> {
     df: &'r Datafile<'a>,
     inflater: &'r mut Inflater,
     scratch: &'r mut Vec<u8>,
-    warnings: Vec<MapWarning>,
+    warnings: Warnings<MapWarning>,
 }
 
 impl Reader<'_, '_> {
     fn warn(&mut self, kind: W, section: MapSection, offset: usize) {
-        MapWarning::new(kind, section, offset).push_to(&mut self.warnings);
+        self.warnings.warn(MapWarning::new(kind, section, offset));
     }
 
     /// An optional data index: -1 is none; out of range warns.
@@ -496,7 +498,7 @@ impl Map {
             df,
             inflater,
             scratch,
-            warnings: Vec::new(),
+            warnings: Warnings::new(super::MAX_WARNINGS),
         };
 
         // Version.
@@ -807,7 +809,7 @@ impl Map {
         layer: usize,
         inflater: &mut Inflater,
         scratch: &mut Vec<u8>,
-        warnings: &mut Vec<MapWarning>,
+        warnings: &mut impl Warn<MapWarning>,
     ) -> Result<Option<TileHistogram>, MapError> {
         let Some(l) = self.layers.get(layer) else {
             return Ok(None);
@@ -842,10 +844,14 @@ impl Map {
             }
         };
         if src.format != tm.kind.format() {
-            MapWarning::new(W::LegacyTileFormat, section, l.item_offset).push_to(warnings);
+            warnings.warn(MapWarning::new(W::LegacyTileFormat, section, l.item_offset));
         }
         if h.padding_nonzero {
-            MapWarning::new(W::NonZeroTilePadding, section, l.item_offset).push_to(warnings);
+            warnings.warn(MapWarning::new(
+                W::NonZeroTilePadding,
+                section,
+                l.item_offset,
+            ));
         }
         Ok(Some(h))
     }

@@ -15,6 +15,7 @@ use super::items::{
 use super::names::{self, ENTITY_OFFSET};
 use super::tiles::{PhysicsKind, TileHistogram};
 use crate::datafile::{Datafile, Inflater};
+use crate::warn::{Warn, Warnings};
 use serde::Serialize;
 use std::collections::BTreeSet;
 
@@ -127,7 +128,7 @@ pub fn map_stats(
     df: &Datafile<'_>,
     inflater: &mut Inflater,
     scratch: &mut Vec<u8>,
-    warnings: &mut Vec<MapWarning>,
+    warnings: &mut impl Warn<MapWarning>,
 ) -> Result<MapStats, MapError> {
     let mut stats = MapStats::default();
     let mut names = BTreeSet::new();
@@ -215,7 +216,7 @@ impl MapCounts {
 /// against the size table, nothing inflated): a layer claiming more quads
 /// than its data holds, or data of another size, gets a
 /// [`MapWarningKind::QuadsDataSize`] warning and counts what is there.
-fn held_quads(map: &Map, df: &Datafile<'_>, warnings: &mut Vec<MapWarning>) -> u64 {
+fn held_quads(map: &Map, df: &Datafile<'_>, warnings: &mut impl Warn<MapWarning>) -> u64 {
     let mut total = 0;
     for (i, l) in map.layers.iter().enumerate() {
         let LayerKind::Quads(q) = &l.kind else {
@@ -230,12 +231,11 @@ fn held_quads(map: &Map, df: &Datafile<'_>, warnings: &mut Vec<MapWarning>) -> u
             .and_then(|d| df.data_size(d))
             .map_or(0, |b| b as u64);
         if stored != claimed * QUAD_SIZE as u64 {
-            MapWarning::new(
+            warnings.warn(MapWarning::new(
                 MapWarningKind::QuadsDataSize,
                 MapSection::Layer(i as u32),
                 l.item_offset,
-            )
-            .push_to(warnings);
+            ));
         }
         total += claimed.min(stored / QUAD_SIZE as u64);
     }
@@ -253,8 +253,9 @@ pub struct MapSummary {
     pub counts: Option<MapCounts>,
     pub uuid_types: Vec<UuidType>,
     pub stats: Option<MapStats>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<MapWarning>,
+    /// At most [`super::MAX_WARNINGS`], then one `too_many_warnings`.
+    #[serde(skip_serializing_if = "<[MapWarning]>::is_empty")]
+    pub warnings: Warnings<MapWarning>,
 }
 
 /// Reads the summary of a map: the map view without image, sound or quad
@@ -276,7 +277,7 @@ pub fn summarize(
         counts: None,
         uuid_types: Vec::new(),
         stats: None,
-        warnings: Vec::new(),
+        warnings: Warnings::new(super::MAX_WARNINGS),
     };
     if let Some(reason) = absent_reason(df) {
         return Ok(absent(reason));
@@ -284,7 +285,7 @@ pub fn summarize(
     let Some(mut map) = Map::parse_with(df, inflater, scratch, LoadOptions::SUMMARY)? else {
         return Ok(absent(AbsentReason::NoVersionItem));
     };
-    let mut warnings = std::mem::take(&mut map.warnings);
+    let mut warnings = map.warnings.take();
     let stats = map_stats(&map, df, inflater, scratch, &mut warnings)?;
     let mut counts = MapCounts::of(&map);
     counts.quads = held_quads(&map, df, &mut warnings);

@@ -330,6 +330,12 @@ pub enum SkipErrorKind {
     Short,
 }
 
+crate::kind::kind_names!(SkipErrorKind {
+    Misaligned => "misaligned",
+    Overrun => "overrun",
+    Short => "short",
+});
+
 /// A tile skip error with the byte offset in the packed data (for `Short`:
 /// its length).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -63,6 +63,11 @@ pub enum HuffmanErrorKind {
     OutputFull,
 }
 
+crate::kind::kind_names!(HuffmanErrorKind {
+    MissingEof => "missing_eof",
+    OutputFull => "output_full",
+});
+
 /// A decoding error with the input byte offset where it happened.
 ///
 /// `offset` is the byte holding the first bit of the symbol that failed

@@ -126,8 +126,26 @@ pub enum ErrorKind {
     SizeMismatch,
 }
 
+crate::kind::kind_names!(ErrorKind {
+    Truncated => "truncated",
+    NegativeCount => "negative_count",
+    CountTooLarge => "count_too_large",
+    NegativeSize => "negative_size",
+    UnalignedSize => "unaligned_size",
+    BadOffset => "bad_offset",
+    TrailingData => "trailing_data",
+    DuplicateKey => "duplicate_key",
+    TooManyItems => "too_many_items",
+    TooLarge => "too_large",
+    ItemTooLarge => "item_too_large",
+    TypeOutOfRange => "type_out_of_range",
+    IdOutOfRange => "id_out_of_range",
+    SizeMismatch => "size_mismatch",
+});
+
 impl ErrorKind {
-    pub fn as_str(self) -> &'static str {
+    /// What the kind means, for messages.
+    fn describe(self) -> &'static str {
         match self {
             ErrorKind::Truncated => "truncated",
             ErrorKind::NegativeCount => "negative count",
@@ -149,7 +167,7 @@ impl ErrorKind {
 
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.describe())
     }
 }
 
@@ -182,6 +200,13 @@ pub enum WarningKind {
     /// Ints follow the last item delta (DDNet ignores them).
     TrailingData,
 }
+
+crate::kind::kind_names!(WarningKind {
+    RemovedKeyMissing => "removed_key_missing",
+    DuplicateItemDelta => "duplicate_item_delta",
+    NonZeroPadding => "non_zero_padding",
+    TrailingData => "trailing_data",
+});
 
 /// A warning kind and the int offset it applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

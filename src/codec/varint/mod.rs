@@ -61,6 +61,11 @@ pub enum VarintErrorKind {
     OutputFull,
 }
 
+crate::kind::kind_names!(VarintErrorKind {
+    UnexpectedEnd => "unexpected_end",
+    OutputFull => "output_full",
+});
+
 /// An unpacking error: what, and the input offset of the int concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
 #[error("varint: {kind} (int at input byte {offset})")]
@@ -77,6 +82,11 @@ pub enum VarintWarningKind {
     /// The padding bits of a 5th byte are not zero.
     NonZeroPadding,
 }
+
+crate::kind::kind_names!(VarintWarningKind {
+    Overlong => "overlong",
+    NonZeroPadding => "non_zero_padding",
+});
 
 /// A warning with the input offset of the int concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

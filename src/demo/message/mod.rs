@@ -83,6 +83,14 @@ pub enum MessageErrorKind {
     StringTooLong,
 }
 
+crate::kind::kind_names!(MessageErrorKind {
+    Empty => "empty",
+    NegativeHeader => "negative_header",
+    UnexpectedEnd => "unexpected_end",
+    UnterminatedString => "unterminated_string",
+    StringTooLong => "string_too_long",
+});
+
 /// A decoding error: kind and byte offset inside the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
 #[error("message: {kind} at byte {offset}")]
@@ -105,6 +113,14 @@ pub enum MessageWarningKind {
     /// The unused high bits of an int's 5th byte were set.
     IntPaddingBits,
 }
+
+crate::kind::kind_names!(MessageWarningKind {
+    TrailingBytes => "trailing_bytes",
+    ControlCharacters => "control_characters",
+    InvalidUtf8 => "invalid_utf8",
+    OverlongInt => "overlong_int",
+    IntPaddingBits => "int_padding_bits",
+});
 
 /// A warning with the byte offset inside the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

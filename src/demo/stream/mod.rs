@@ -69,6 +69,7 @@ use crate::codec::snapshot::{
     self, apply_delta_by_copy_with, apply_delta_in_place_with, Protocol, Snapshot,
 };
 use crate::codec::varint::{self, VarintErrorKind, VarintWarning, VarintWarningKind};
+use crate::warn::{Warn, Warnings};
 
 /// Largest Huffman-decompressed payload (DDNet's 64 KiB chunk buffers).
 pub const MAX_PAYLOAD: usize = 64 * 1024;
@@ -133,6 +134,10 @@ pub fn huffman_room(len: usize) -> usize {
     MAX_PAYLOAD.min(len.saturating_mul(8).saturating_add(64))
 }
 
+/// Default [`Decoder::max_ticks`]: one week of ticks at 50 ticks per second
+/// (50 × 3600 × 24 × 7 = 30 240 000).
+pub const DEFAULT_MAX_TICKS: u64 = 50 * 3600 * 24 * 7;
+
 /// Smallest valid tick (DDNet `MIN_TICK`).
 pub const MIN_TICK: i32 = 0;
 /// Ticks must be below this (DDNet `MAX_TICK`).
@@ -171,7 +176,7 @@ pub enum StreamErrorKind {
     TickOutOfRange,
     /// More tick markers than the decoder's limit
     /// ([`Decoder::set_max_ticks`]; by default
-    /// [`crate::limits::Limits::DEFAULT_MAX_TICKS`], one week of ticks): the
+    /// [`DEFAULT_MAX_TICKS`], one week of ticks): the
     /// error names the first tick marker over the limit.
     #[error("more tick markers than the limit")]
     TooManyTicks,
@@ -236,31 +241,144 @@ pub enum StreamWarningKind {
     TooManyWarnings,
 }
 
-/// Appends `w` unless `warnings` already holds `max`; the first warning over
-/// the limit is kept as [`StreamWarningKind::TooManyWarnings`].
-fn push_warning(warnings: &mut Vec<StreamWarning>, max: usize, w: StreamWarning) {
-    crate::limits::push_capped(warnings, max, w, |w| StreamWarning {
-        kind: StreamWarningKind::TooManyWarnings,
-        ..w
-    })
-}
-
-/// Pushes warnings of one chunk's decoding layer (kind, offset inside the
-/// layer) with the chunk's position, within the cap.
+/// Reports the warnings of one chunk's decoding layer (kind, offset inside
+/// the layer) with the chunk's position.
 fn push_chunk_warnings(
-    warnings: &mut Vec<StreamWarning>,
-    max: usize,
+    warnings: &mut impl Warn<StreamWarning>,
     pos: ChunkPos,
     inner: impl Iterator<Item = (StreamWarningKind, usize)>,
 ) {
     for (kind, inner_offset) in inner {
-        let w = StreamWarning {
+        warnings.warn(StreamWarning {
             kind,
             chunk: Some(pos.index),
             offset: pos.offset,
             inner_offset,
-        };
-        push_warning(warnings, max, w);
+        });
+    }
+}
+
+impl StreamErrorKind {
+    /// Every kind (those of the inner layers included).
+    pub fn all() -> Vec<StreamErrorKind> {
+        use StreamErrorKind as K;
+        let mut all: Vec<_> = DemoErrorKind::ALL
+            .iter()
+            .map(|&k| K::Container(k))
+            .collect();
+        all.extend(HuffmanErrorKind::ALL.iter().map(|&k| K::Huffman(k)));
+        all.extend(VarintErrorKind::ALL.iter().map(|&k| K::Varint(k)));
+        all.extend(snapshot::ErrorKind::ALL.iter().map(|&k| K::Snapshot(k)));
+        all.extend([
+            K::PayloadTooLarge,
+            K::DeltaBeforeSnapshot,
+            K::TickDeltaBeforeStart,
+            K::TickNotIncreasing,
+            K::TickOutOfRange,
+            K::TooManyTicks,
+        ]);
+        all
+    }
+
+    /// The stable snake_case name of this kind in reports; an inner
+    /// layer's kind is prefixed with the layer (`huffman.missing_eof`).
+    pub fn kind(self) -> &'static str {
+        use StreamErrorKind as K;
+        match self {
+            K::Container(k) => match k {
+                DemoErrorKind::BadMagic => "container.bad_magic",
+                DemoErrorKind::UnsupportedVersion => "container.unsupported_version",
+                DemoErrorKind::UnexpectedEnd => "container.unexpected_end",
+                DemoErrorKind::NegativeMapSize => "container.negative_map_size",
+                DemoErrorKind::TimelineMarkerCount => "container.timeline_marker_count",
+            },
+            K::Huffman(k) => match k {
+                HuffmanErrorKind::MissingEof => "huffman.missing_eof",
+                HuffmanErrorKind::OutputFull => "huffman.output_full",
+            },
+            K::Varint(k) => match k {
+                VarintErrorKind::UnexpectedEnd => "varint.unexpected_end",
+                VarintErrorKind::OutputFull => "varint.output_full",
+            },
+            K::Snapshot(k) => snapshot_error_kind(k),
+            K::PayloadTooLarge => "payload_too_large",
+            K::DeltaBeforeSnapshot => "delta_before_snapshot",
+            K::TickDeltaBeforeStart => "tick_delta_before_start",
+            K::TickNotIncreasing => "tick_not_increasing",
+            K::TickOutOfRange => "tick_out_of_range",
+            K::TooManyTicks => "too_many_ticks",
+        }
+    }
+}
+
+/// `snapshot.` and the snapshot error's kind.
+pub(crate) fn snapshot_error_kind(k: snapshot::ErrorKind) -> &'static str {
+    use snapshot::ErrorKind as S;
+    match k {
+        S::Truncated => "snapshot.truncated",
+        S::NegativeCount => "snapshot.negative_count",
+        S::CountTooLarge => "snapshot.count_too_large",
+        S::NegativeSize => "snapshot.negative_size",
+        S::UnalignedSize => "snapshot.unaligned_size",
+        S::BadOffset => "snapshot.bad_offset",
+        S::TrailingData => "snapshot.trailing_data",
+        S::DuplicateKey => "snapshot.duplicate_key",
+        S::TooManyItems => "snapshot.too_many_items",
+        S::TooLarge => "snapshot.too_large",
+        S::ItemTooLarge => "snapshot.item_too_large",
+        S::TypeOutOfRange => "snapshot.type_out_of_range",
+        S::IdOutOfRange => "snapshot.id_out_of_range",
+        S::SizeMismatch => "snapshot.size_mismatch",
+    }
+}
+
+impl StreamWarningKind {
+    /// Every kind (those of the inner layers included).
+    pub fn all() -> Vec<StreamWarningKind> {
+        use StreamWarningKind as K;
+        let mut all: Vec<_> = VarintWarningKind::ALL
+            .iter()
+            .map(|&k| K::Varint(k))
+            .collect();
+        all.extend(snapshot::WarningKind::ALL.iter().map(|&k| K::Snapshot(k)));
+        all.extend([
+            K::UnknownChunk,
+            K::UnknownNetVersion,
+            K::KeyframeTickDelta,
+            K::DataBeforeTick,
+            K::TooManyWarnings,
+        ]);
+        all
+    }
+
+    /// The stable snake_case name of this kind in reports; an inner
+    /// layer's kind is prefixed with the layer (`varint.overlong`).
+    pub fn kind(self) -> &'static str {
+        use StreamWarningKind as K;
+        match self {
+            K::Varint(VarintWarningKind::Overlong) => "varint.overlong",
+            K::Varint(VarintWarningKind::NonZeroPadding) => "varint.non_zero_padding",
+            K::Snapshot(k) => match k {
+                snapshot::WarningKind::RemovedKeyMissing => "snapshot.removed_key_missing",
+                snapshot::WarningKind::DuplicateItemDelta => "snapshot.duplicate_item_delta",
+                snapshot::WarningKind::NonZeroPadding => "snapshot.non_zero_padding",
+                snapshot::WarningKind::TrailingData => "snapshot.trailing_data",
+            },
+            K::UnknownChunk => "unknown_chunk",
+            K::UnknownNetVersion => "unknown_net_version",
+            K::KeyframeTickDelta => "keyframe_tick_delta",
+            K::DataBeforeTick => "data_before_tick",
+            K::TooManyWarnings => "too_many_warnings",
+        }
+    }
+}
+
+impl crate::warn::TooMany for StreamWarning {
+    fn too_many(self) -> Self {
+        StreamWarning {
+            kind: StreamWarningKind::TooManyWarnings,
+            ..self
+        }
     }
 }
 
@@ -441,9 +559,8 @@ pub struct Decoder {
     scratch: Snapshot,
     varint_warnings: Vec<VarintWarning>,
     snapshot_warnings: Vec<snapshot::Warning>,
-    warnings: Vec<StreamWarning>,
+    warnings: Warnings<StreamWarning>,
     max_ticks: u64,
-    max_warnings: usize,
 }
 
 impl Default for Decoder {
@@ -464,9 +581,8 @@ impl Decoder {
             scratch: Snapshot::new(),
             varint_warnings: Vec::new(),
             snapshot_warnings: Vec::new(),
-            warnings: Vec::new(),
-            max_ticks: crate::limits::Limits::DEFAULT_MAX_TICKS,
-            max_warnings: crate::limits::Limits::DEFAULT_MAX_WARNINGS,
+            warnings: Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS),
+            max_ticks: DEFAULT_MAX_TICKS,
         }
     }
 
@@ -491,12 +607,12 @@ impl Decoder {
     /// demo of nothing but oddities (e.g. 16 384 overlong varints per chunk)
     /// cannot grow the list without bound.
     pub fn max_warnings(&self) -> usize {
-        self.max_warnings
+        self.warnings.max()
     }
 
     /// Sets [`Decoder::max_warnings`] for the streams started afterwards.
     pub fn set_max_warnings(&mut self, max_warnings: usize) {
-        self.max_warnings = max_warnings;
+        self.warnings.reset(max_warnings);
     }
 
     /// Starts decoding `demo` from its first chunk (clears the warnings).
@@ -515,7 +631,7 @@ impl Decoder {
                 offset: 8,
                 inner_offset: 0,
             };
-            push_warning(&mut self.warnings, self.max_warnings, w);
+            self.warnings.warn(w);
         }
         let protocol = demo.decode_protocol();
         Stream {
@@ -547,7 +663,7 @@ impl Decoder {
 
     /// Takes the warnings of the latest stream.
     pub fn take_warnings(&mut self) -> Vec<StreamWarning> {
-        std::mem::take(&mut self.warnings)
+        self.warnings.take().into_vec()
     }
 }
 
@@ -655,7 +771,7 @@ impl<'d, 'a> Stream<'d, 'a> {
 
     /// Takes the warnings so far.
     pub fn take_warnings(&mut self) -> Vec<StreamWarning> {
-        std::mem::take(&mut self.dec.warnings)
+        self.dec.warnings.take().into_vec()
     }
 
     /// The next event; after `None` or an error, always `None`.
@@ -739,7 +855,7 @@ impl<'d, 'a> Stream<'d, 'a> {
             offset: pos.offset,
             inner_offset,
         };
-        push_warning(&mut self.dec.warnings, self.dec.max_warnings, w);
+        self.dec.warnings.warn(w);
     }
 
     fn finish(&mut self) -> Option<Step<'a>> {
@@ -1016,7 +1132,7 @@ impl<'d, 'a> Stream<'d, 'a> {
                 };
                 let inner = dec.snapshot_warnings.iter();
                 let inner = inner.map(|w| (StreamWarningKind::Snapshot(w.kind), w.offset));
-                push_chunk_warnings(&mut dec.warnings, dec.max_warnings, pos, inner);
+                push_chunk_warnings(&mut dec.warnings, pos, inner);
                 let checksum = r.map_err(|e| {
                     StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset)
                 })?;
@@ -1081,7 +1197,7 @@ impl<'d, 'a> Stream<'d, 'a> {
         );
         let inner = dec.varint_warnings.iter();
         let inner = inner.map(|w| (StreamWarningKind::Varint(w.kind), w.offset));
-        push_chunk_warnings(&mut dec.warnings, dec.max_warnings, pos, inner);
+        push_chunk_warnings(&mut dec.warnings, pos, inner);
         let ints = r.map_err(|e| {
             let kind = match e.kind {
                 VarintErrorKind::OutputFull => StreamErrorKind::PayloadTooLarge,

@@ -1,0 +1,287 @@
+//! The names of errors and warnings in reports.
+//!
+//! Every error and warning kind of every layer has one stable snake_case
+//! name, returned by its `kind()` method (`truncated`, `tick_not_increasing`,
+//! `snapshot.too_many_items` for a kind nested in another); a record pairs
+//! it with the [`Stage`] that reported it. The names are public keys (record
+//! fields, summary counts, Parquet columns): the test at the bottom holds
+//! the full list, so renaming one is a visible change.
+
+use serde::{Serialize, Serializer};
+use std::fmt;
+
+/// Which layer reported an error or warning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// Reading the file (too large, not a regular file, I/O).
+    Io,
+    /// Listing or extracting an archive member.
+    Archive,
+    /// The datafile container ([`crate::datafile`]).
+    Datafile,
+    /// The map view ([`crate::map`]).
+    Map,
+    /// The demo container: header and chunk framing ([`crate::demo`]).
+    Demo,
+    /// The demo stream: payloads, snapshots, ticks ([`crate::demo::stream`]).
+    Stream,
+    /// Message decoding in the demo analysis.
+    Message,
+    /// Player tracking in the demo analysis.
+    Players,
+    /// `demos export` itself.
+    Export,
+}
+
+impl Stage {
+    /// Every stage.
+    pub const ALL: &'static [Stage] = &[
+        Stage::Io,
+        Stage::Archive,
+        Stage::Datafile,
+        Stage::Map,
+        Stage::Demo,
+        Stage::Stream,
+        Stage::Message,
+        Stage::Players,
+        Stage::Export,
+    ];
+
+    /// The stage's name in records: `io`, `archive`, `datafile`, `map`,
+    /// `demo`, `stream`, `message`, `players`, `export`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Io => "io",
+            Stage::Archive => "archive",
+            Stage::Datafile => "datafile",
+            Stage::Map => "map",
+            Stage::Demo => "demo",
+            Stage::Stream => "stream",
+            Stage::Message => "message",
+            Stage::Players => "players",
+            Stage::Export => "export",
+        }
+    }
+}
+
+/// Stages order by name, so a map keyed by `(Stage, kind)` lists its keys
+/// in the order of their `stage.kind` strings.
+impl Ord for Stage {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
+impl PartialOrd for Stage {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for Stage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for Stage {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+/// Defines `ALL` (every variant) and `kind()` (its stable name) for an
+/// enum of unit variants; the `match` is exhaustive, so a new variant
+/// does not compile until it has a name.
+macro_rules! kind_names {
+    ($ty:ty { $($variant:ident => $name:literal),* $(,)? }) => {
+        impl $ty {
+            /// Every kind.
+            pub const ALL: &'static [$ty] = &[$(<$ty>::$variant),*];
+
+            /// The stable snake_case name of this kind in reports.
+            pub fn kind(self) -> &'static str {
+                match self {
+                    $(<$ty>::$variant => $name),*
+                }
+            }
+        }
+    };
+}
+pub(crate) use kind_names;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every (stage, kind) a record can carry, as `stage.kind`, sorted.
+    fn all_names() -> Vec<String> {
+        use crate::codec::{huffman, snapshot, varint};
+        use crate::demo::{self, message, stream};
+        use crate::{datafile, map};
+        let mut names = Vec::new();
+        let mut add = |stage: Stage, kinds: Vec<&'static str>| {
+            names.extend(kinds.into_iter().map(|k| format!("{stage}.{k}")));
+        };
+        add(Stage::Io, crate::batch::record::IO_KINDS.to_vec());
+        add(Stage::Archive, crate::batch::archive::KINDS.to_vec());
+        add(Stage::Export, vec!["panic"]);
+        let df_errors: Vec<_> = datafile::ErrorKind::ALL.iter().map(|k| k.kind()).collect();
+        add(Stage::Datafile, df_errors.clone());
+        add(
+            Stage::Datafile,
+            datafile::WarningKind::ALL
+                .iter()
+                .map(|k| k.kind())
+                .collect(),
+        );
+        let map_errors = map::MapErrorKind::all();
+        add(Stage::Map, map_errors.iter().map(|k| k.kind()).collect());
+        add(
+            Stage::Map,
+            map::MapWarningKind::ALL.iter().map(|k| k.kind()).collect(),
+        );
+        add(
+            Stage::Demo,
+            demo::DemoErrorKind::ALL.iter().map(|k| k.kind()).collect(),
+        );
+        add(
+            Stage::Demo,
+            demo::DemoWarningKind::ALL
+                .iter()
+                .map(|k| k.kind())
+                .collect(),
+        );
+        add(
+            Stage::Stream,
+            stream::StreamErrorKind::all()
+                .iter()
+                .map(|k| k.kind())
+                .collect(),
+        );
+        add(
+            Stage::Stream,
+            stream::StreamWarningKind::all()
+                .iter()
+                .map(|k| k.kind())
+                .collect(),
+        );
+        let analysis = demo::analysis::AnalysisWarningKind::all();
+        let (players, messages): (Vec<demo::analysis::AnalysisWarningKind>, Vec<_>) = analysis
+            .into_iter()
+            .partition(|k| matches!(k, demo::analysis::AnalysisWarningKind::Player(_)));
+        add(Stage::Message, messages.iter().map(|k| k.kind()).collect());
+        add(Stage::Players, players.iter().map(|k| k.kind()).collect());
+        add(Stage::Players, vec!["too_many_warnings"]);
+        // Kinds that are not record kinds of their own but have names.
+        let inner = [
+            (
+                "codec.huffman",
+                huffman::HuffmanErrorKind::ALL
+                    .iter()
+                    .map(|k| k.kind())
+                    .collect::<Vec<_>>(),
+            ),
+            (
+                "codec.varint",
+                varint::VarintErrorKind::ALL
+                    .iter()
+                    .map(|k| k.kind())
+                    .collect(),
+            ),
+            (
+                "codec.varint_warning",
+                varint::VarintWarningKind::ALL
+                    .iter()
+                    .map(|k| k.kind())
+                    .collect(),
+            ),
+            (
+                "codec.snapshot",
+                snapshot::ErrorKind::ALL.iter().map(|k| k.kind()).collect(),
+            ),
+            (
+                "codec.snapshot_warning",
+                snapshot::WarningKind::ALL
+                    .iter()
+                    .map(|k| k.kind())
+                    .collect(),
+            ),
+            (
+                "message",
+                message::MessageErrorKind::ALL
+                    .iter()
+                    .map(|k| k.kind())
+                    .collect(),
+            ),
+            (
+                "message_warning",
+                message::MessageWarningKind::ALL
+                    .iter()
+                    .map(|k| k.kind())
+                    .collect(),
+            ),
+            (
+                "players",
+                demo::players::PlayerWarningKind::ALL
+                    .iter()
+                    .map(|k| k.kind())
+                    .collect(),
+            ),
+            (
+                "write",
+                demo::write::WriteErrorKind::all()
+                    .iter()
+                    .map(|k| k.kind())
+                    .collect(),
+            ),
+            (
+                "tiles",
+                map::tiles::SkipErrorKind::ALL
+                    .iter()
+                    .map(|k| k.kind())
+                    .collect(),
+            ),
+        ];
+        for (what, kinds) in inner {
+            names.extend(kinds.into_iter().map(|k| format!("({what}).{k}")));
+        }
+        // `map.limit_exceeded` is both the datafile's and the map's own.
+        names.sort();
+        names.dedup();
+        names
+    }
+
+    #[test]
+    fn kind_names_are_the_golden_list() {
+        let got = all_names();
+        let want: Vec<String> = GOLDEN.lines().map(str::to_owned).collect();
+        assert_eq!(
+            got,
+            want,
+            "kind names changed; the new list:\n{}",
+            got.join("\n")
+        );
+    }
+
+    #[test]
+    fn stage_names_are_distinct_and_ordered_by_name() {
+        let mut by_name: Vec<_> = Stage::ALL.iter().map(|s| s.name()).collect();
+        by_name.sort();
+        let mut by_ord = Stage::ALL.to_vec();
+        by_ord.sort();
+        let by_ord: Vec<_> = by_ord.iter().map(|s| s.name()).collect();
+        assert_eq!(by_name, by_ord);
+        by_name.dedup();
+        assert_eq!(by_name.len(), Stage::ALL.len());
+        assert_eq!(
+            serde_json::to_string(&Stage::Players).unwrap(),
+            "\"players\""
+        );
+    }
+
+    /// One `stage.kind` per line; `(layer).kind` for kinds that reach a
+    /// record only inside another (`stream.huffman.missing_eof`) or not at
+    /// all (the demo writer's).
+    const GOLDEN: &str = include_str!("kind_names.txt");
+}
