@@ -21,4 +21,5 @@ pub mod demo;
 pub mod kind;
 pub mod limits;
 pub mod map;
+pub mod synth;
 pub mod warn;

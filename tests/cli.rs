@@ -205,7 +205,7 @@ fn usage_errors_exit_2() {
 
 #[test]
 fn embedded_dataset_is_reproducible_and_indexed_by_default() {
-    use teebatch::map::synth::{build, SynthParams};
+    use teebatch::synth::map::{build, SynthParams};
     let embedded = teebatch::batch::embedded::MAPS;
     assert_eq!(embedded.len(), 8);
     for (i, (name, bytes)) in embedded.iter().enumerate() {

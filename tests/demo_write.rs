@@ -10,9 +10,9 @@ use teebatch::codec::snapshot::{
     apply_delta, extended_types, item_key, item_type, Delta, Protocol, Snapshot,
 };
 use teebatch::codec::varint;
-use teebatch::demo::synth::{self, SynthParams};
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter, SnapshotChunk, WriteErrorKind};
 use teebatch::demo::{ChunkKind, Demo};
+use teebatch::synth::demo::{self as synth, SynthParams};
 
 use crate::common::{datasets, files_with_ext};
 

@@ -220,7 +220,7 @@ fn slice_keeps_ticks_and_checksums_of_its_range() {
 #[test]
 fn embedded_demos_are_reproducible_and_indexed_by_default() {
     use teebatch::batch::embedded::{DEMOS, DEMOS_SEED};
-    use teebatch::demo::synth::{generate, SynthParams};
+    use teebatch::synth::demo::{generate, SynthParams};
     assert_eq!(DEMOS.len(), 6);
     for (i, (name, bytes)) in DEMOS.iter().enumerate() {
         let fresh = generate(&SynthParams::collection(DEMOS_SEED, i as u32));

@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use teebatch::codec::snapshot::{item_key, Snapshot};
 use teebatch::codec::{huffman, varint};
 use teebatch::demo::Demo;
-use teebatch::map::synth::{self, SynthParams};
+use teebatch::synth::map::{self as synth, SynthParams};
 
 /// Real and generated inputs per target, the mutation bases.
 struct Seeds {

@@ -9,11 +9,11 @@ use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use teebatch::datafile::{Datafile, DatafileWriter, Inflater};
-use teebatch::map::synth::{self, SynthParams};
 use teebatch::map::{
     absent_reason, summarize, AbsentReason, ImageVariant, LayerKind, Map, MapCounts, MapErrorKind,
     MapSection, MapVersionKind, MapWarningKind, PhysicsKind,
 };
+use teebatch::synth::map::{self as synth, SynthParams};
 
 fn read(dir: &Path, rel: &str) -> Vec<u8> {
     std::fs::read(dir.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))

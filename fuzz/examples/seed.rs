@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use teebatch::codec::snapshot::{apply_delta, Protocol, Snapshot};
 use teebatch::codec::{huffman, varint};
 use teebatch::demo::{ChunkKind, Demo};
-use teebatch::map::synth::{self, SynthParams};
+use teebatch::synth::map::{self as synth, SynthParams};
 
 /// Most seeds per demo for the codec targets.
 const PER_DEMO: usize = 60;

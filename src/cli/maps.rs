@@ -291,8 +291,8 @@ pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
             std::fs::create_dir_all(&a.out)?;
             let mut bytes = 0;
             for i in 0..a.count {
-                let params = crate::map::synth::SynthParams::collection(a.seed, i);
-                let map = crate::map::synth::generate(&params);
+                let params = crate::synth::map::SynthParams::collection(a.seed, i);
+                let map = crate::synth::map::generate(&params);
                 bytes += map.len();
                 std::fs::write(a.out.join(synth_map_name(a.seed, i)), map)?;
             }
@@ -305,7 +305,7 @@ pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         SynthCommand::Demos(a) => {
-            use crate::demo::synth::{generate_to, SynthParams};
+            use crate::synth::demo::{generate_to, SynthParams};
             std::fs::create_dir_all(&a.out)?;
             let start = std::time::Instant::now();
             let mut bytes = 0;

@@ -59,7 +59,6 @@ pub mod message;
 pub mod players;
 pub mod slice;
 pub mod stream;
-pub mod synth;
 pub mod write;
 
 pub use chunk::{Chunk, ChunkKind, Chunks};

@@ -9,7 +9,7 @@
 //! tiles. [`items`](Map) gives typed views of every item with every index
 //! checked; [`tiles`] the tile structs, tile skip expansion and histograms;
 //! [`names`] DDNet's special tile names; [`summarize`] the fast path of the
-//! archive index; [`synth`] a generator of test maps.
+//! archive index ([`crate::synth::map`] generates test maps).
 //!
 //! Two entry points:
 //!
@@ -44,7 +44,6 @@ mod items;
 pub mod names;
 mod stats;
 pub mod strings;
-pub mod synth;
 pub mod tiles;
 pub mod uuids;
 

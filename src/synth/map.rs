@@ -14,11 +14,11 @@
 //! ([`SynthMap::stats`]), so tests can compare the two. Randomness is a
 //! seeded SplitMix64: the same parameters give the same bytes.
 
-use super::names::ENTITY_OFFSET;
-use super::stats::{EntityCounts, LayerTileCounts, MapCounts, MapStats};
-use super::strings::to_i32_string;
-use super::uuids;
 use crate::datafile::DatafileWriter;
+use crate::map::names::ENTITY_OFFSET;
+use crate::map::strings::to_i32_string;
+use crate::map::uuids;
+use crate::map::{EntityCounts, LayerTileCounts, MapCounts, MapStats};
 use std::collections::BTreeSet;
 
 /// What to generate.

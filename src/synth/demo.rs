@@ -53,11 +53,13 @@
 
 use std::io::{Cursor, Seek, Write};
 
-use super::write::{DemoHeader, DemoVersion, DemoWriter, SnapshotChunk, WriteError, WriteStats};
 use crate::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use crate::codec::snapshot::{item_key, Protocol, Snapshot};
 use crate::codec::varint;
 use crate::datafile::DatafileWriter;
+use crate::demo::write::{
+    DemoHeader, DemoVersion, DemoWriter, SnapshotChunk, WriteError, WriteStats,
+};
 
 /// Parameters of a generated demo.
 #[derive(Clone, Debug, PartialEq, Eq)]
