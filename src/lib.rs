@@ -21,5 +21,6 @@ pub mod demo;
 pub mod kind;
 pub mod limits;
 pub mod map;
+#[cfg(feature = "synth")]
 pub mod synth;
 pub mod warn;

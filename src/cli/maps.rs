@@ -285,6 +285,7 @@ impl<'a> From<&'a MapRecord> for CsvRow<'a> {
     }
 }
 
+#[cfg(feature = "synth")]
 pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
     match cmd {
         SynthCommand::Maps(a) => {
@@ -335,11 +336,13 @@ pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
 }
 
 /// File name of demo `index` of a generated collection.
+#[cfg(feature = "synth")]
 pub fn synth_demo_name(seed: u64, index: u32) -> String {
     format!("synth-s{seed}-{index:04}.demo")
 }
 
 /// File name of map `index` of a generated collection.
+#[cfg(feature = "synth")]
 pub fn synth_map_name(seed: u64, index: u32) -> String {
     format!("synth-s{seed}-{index:04}.map")
 }

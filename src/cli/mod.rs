@@ -55,6 +55,7 @@ pub enum Command {
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Generate synthetic collections with teebatch's own writers.
+    #[cfg(feature = "synth")]
     #[command(subcommand)]
     Synth(maps::SynthCommand),
     /// Merge `--summary` files of the same command (e.g. of `--shard` runs)
@@ -168,6 +169,7 @@ pub fn main() -> ExitCode {
         Command::Maps(c) => maps::run(c),
         Command::Demos(c) => demos::run(c),
         Command::Bench(c) => bench::run(c),
+        #[cfg(feature = "synth")]
         Command::Synth(c) => maps::run_synth(c),
         Command::Merge(a) => collection::merge(a),
         Command::Completions(a) => completions(a.shell),
