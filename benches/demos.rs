@@ -30,7 +30,7 @@ struct Input {
 }
 
 fn inputs() -> Vec<Input> {
-    let Some(root) = teebatch::batch::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
+    let Some(root) = teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
         eprintln!("SKIPPED: ../shared/datasets not found");
         return Vec::new();
     };

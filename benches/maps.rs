@@ -27,7 +27,7 @@ fn load(dirs: &[PathBuf]) -> Vec<Vec<u8>> {
 }
 
 fn corpora() -> Vec<(&'static str, Vec<Vec<u8>>)> {
-    let Some(ds) = teebatch::batch::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
+    let Some(ds) = teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
         eprintln!("SKIPPED: ../shared/datasets not found; benchmarking the embedded dataset");
         return vec![(
             "embedded",

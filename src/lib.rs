@@ -1,19 +1,74 @@
 //! teebatch: batch processing of Teeworlds and DDNet maps and demos.
 //!
 //! The crate is layered so that every parser works on a borrowed `&[u8]` and
-//! never sees a file handle:
+//! never sees a file handle. From the ground up:
 //!
+//! - [`bytes`], [`backend`] (kernel tiers), [`warn`] (the warning sink
+//!   every layer reports through: counts every warning, keeps the first N)
+//!   and [`kind`] (the names of errors and warnings in reports: each kind's
+//!   `kind()` and the [`kind::Stage`] that reports it).
 //! - [`datafile`]: the Teeworlds datafile container (maps), versions 3 and 4.
 //! - [`map`]: the high-level map view on top of a datafile.
 //! - [`codec`]: the demo/network kernels (Huffman, variable-length ints,
 //!   snapshots and deltas), each with a reference, a scalar and a SIMD tier.
-//! - [`demo`]: the demo container (header, chunks).
-//! - [`batch`]: walking collections, reading or mapping files, rayon fold/reduce.
-//! - [`cli`]: the `teebatch` command line.
+//! - [`demo`]: the demo container (header, chunks), the snapshot stream,
+//!   messages, players, dumps, export tables and the writer.
+//! - [`limits`]: the resource limits of a run, one value carried in every
+//!   options struct; each limit's default lives with the layer that
+//!   enforces it.
+//! - [`batch`]: walking collections, reading or mapping files, rayon
+//!   fold/reduce, records, summaries and Parquet.
+//! - [`synth`] (cargo feature `synth`, on by default): deterministic map
+//!   and demo generators.
+//!
+//! The format modules (`codec`, `datafile`, `map`, `demo`) never use
+//! `batch`, `limits` or the command line (a test checks it). The command
+//! line (`cli`, for the `teebatch` binary) and `test_support` (for the
+//! tests and benchmarks) are public only for those; they are hidden from
+//! the documentation and are not API.
+//!
+//! # Examples
+//!
+//! Reading a datafile (the README's example):
+//!
+//! ```no_run
+//! use teebatch::datafile::{Datafile, Inflater};
+//!
+//! let bytes = std::fs::read("Tutorial.map")?;
+//! let df = Datafile::parse(&bytes)?;          // validates every table; borrows `bytes`
+//! println!("{} items in {} types", df.num_items(), df.item_types().len());
+//! for item in df.items_of_type(5) {           // layers
+//!     println!("layer {} has {} ints", item.id, item.data.len());
+//! }
+//! let mut inflater = Inflater::default();     // per-file limit on decompressed bytes
+//! let first = df.data(0, &mut inflater)?;     // exact-size libdeflater inflate
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The summary of a generated map, as `maps index` reports it, with its
+//! warnings named as in the records:
+//!
+//! ```
+//! # #[cfg(feature = "synth")] {
+//! use teebatch::datafile::{Datafile, Inflater};
+//! use teebatch::synth::map::{generate, SynthParams};
+//!
+//! let bytes = generate(&SynthParams::new(1, 30, 30));
+//! let df = Datafile::parse(&bytes)?;
+//! let mut inflater = Inflater::default();
+//! let summary = teebatch::map::summarize(&df, &mut inflater, &mut Vec::new())?;
+//! assert!(summary.counts.is_some());
+//! for w in summary.warnings.iter() {
+//!     println!("map.{} in {} at byte {}", w.kind.kind(), w.section, w.offset);
+//! }
+//! # }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod backend;
 pub mod batch;
 pub mod bytes;
+#[doc(hidden)]
 pub mod cli;
 pub mod codec;
 pub mod datafile;
@@ -23,4 +78,76 @@ pub mod limits;
 pub mod map;
 #[cfg(feature = "synth")]
 pub mod synth;
+#[doc(hidden)]
+pub mod test_support;
 pub mod warn;
+
+#[cfg(test)]
+mod tests {
+    /// The lines of the first fenced block after `open` in `text`, with
+    /// `prefix` taken off each line.
+    fn block(text: &str, open: &str, prefix: &str) -> Vec<String> {
+        let start = text.find(open).expect("block start") + open.len();
+        text[start..]
+            .lines()
+            .skip(1)
+            .map(|l| {
+                l.strip_prefix(prefix)
+                    .or_else(|| l.strip_prefix(prefix.trim_end()))
+                    .unwrap_or(l)
+                    .to_owned()
+            })
+            .take_while(|l| !l.starts_with("```"))
+            .collect()
+    }
+
+    /// The README's library example is the one compiled as this crate's
+    /// first doctest.
+    #[test]
+    fn readme_library_example_is_the_compiled_one() {
+        let readme = block(include_str!("../README.md"), "## Library\n\n```rust", "");
+        let lib = block(include_str!("lib.rs"), "//! ```no_run", "//! ");
+        assert!(readme.len() > 5);
+        assert_eq!(readme, lib);
+    }
+
+    /// Every `.rs` file under `dir` (recursively).
+    fn rust_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                rust_files(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+
+    /// No upward arrow: the format modules use neither the batch layer, the
+    /// limits gathered above them, nor the command line (comments aside).
+    #[test]
+    fn formats_do_not_use_the_layers_above() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        for dir in ["codec", "datafile", "map", "demo"] {
+            rust_files(&src.join(dir), &mut files);
+        }
+        for f in ["bytes.rs", "backend.rs", "warn.rs"] {
+            files.push(src.join(f));
+        }
+        assert!(files.len() > 40, "{}", files.len());
+        let mut upward = Vec::new();
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                for above in ["crate::batch", "crate::cli", "crate::limits"] {
+                    if code.contains(above) {
+                        upward.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+                    }
+                }
+            }
+        }
+        assert!(upward.is_empty(), "upward uses:\n{}", upward.join("\n"));
+    }
+}

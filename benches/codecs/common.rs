@@ -7,7 +7,7 @@ use teebatch::demo::Demo;
 
 /// `../shared/datasets` (or `$TEEBATCH_DATASETS`), if present.
 pub fn datasets_dir() -> Option<PathBuf> {
-    teebatch::batch::shared_datasets_dir(env!("CARGO_MANIFEST_DIR"))
+    teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A decoded chunk payload never exceeds 64 KiB.

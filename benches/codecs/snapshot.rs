@@ -14,8 +14,8 @@ use libtw2_snapshot::snap::{Delta as TwDelta, RawBuilder, RawSnap};
 use teebatch::backend::Backend;
 use teebatch::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use teebatch::codec::snapshot::*;
-use teebatch::demo::stream::unpacked_snapshot_chunks;
 use teebatch::demo::Demo;
+use teebatch::test_support::unpacked_snapshot_chunks;
 
 /// Deterministic xorshift, so every run measures the same data.
 struct Rng(u64);

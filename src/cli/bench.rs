@@ -418,13 +418,13 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
 type DeltaStream = (crate::codec::snapshot::Protocol, Vec<(bool, Vec<i32>)>);
 
 /// The snapshot and delta chunks of every demo that parses, unpacked
-/// ([`crate::demo::stream::unpacked_snapshot_chunks`]).
+/// ([`crate::test_support::unpacked_snapshot_chunks`]).
 fn delta_streams(files: &[(Input, Vec<u8>)]) -> Vec<DeltaStream> {
     files
         .iter()
         .filter_map(|(_, bytes)| crate::demo::Demo::parse(bytes).ok())
         .map(|demo| {
-            let chunks = crate::demo::stream::unpacked_snapshot_chunks(&demo);
+            let chunks = crate::test_support::unpacked_snapshot_chunks(&demo);
             (demo.decode_protocol(), chunks)
         })
         .collect()

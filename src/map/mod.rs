@@ -53,6 +53,15 @@ pub use error::{MapError, MapErrorKind, MapSection, MapWarning, MapWarningKind};
 /// [`crate::datafile::MAX_WARNINGS`]); the next is kept as
 /// [`MapWarningKind::TooManyWarnings`] and the rest are dropped.
 pub const MAX_WARNINGS: usize = crate::datafile::MAX_WARNINGS;
-pub use items::*;
-pub use stats::*;
+pub use items::{
+    absent_reason, AbsentReason, Clip, EnvPoints, Envelope, Group, Image, ImageVariant, Info,
+    Layer, LayerKind, LoadOptions, Map, MapVersionKind, QuadsLayer, Sound, SoundsLayer, TileLayer,
+    Tilemap, UuidType, ITEM_ENVELOPE, ITEM_ENVPOINTS, ITEM_GROUP, ITEM_IMAGE, ITEM_INFO,
+    ITEM_LAYER, ITEM_SOUND, ITEM_UUID_INDEX, ITEM_VERSION, LAYER_QUADS, LAYER_SOUNDS,
+    LAYER_SOUNDS_DEPRECATED, LAYER_TILEMAP, QUAD_SIZE, STREAM_TILES_BYTES,
+    TILEMAP_VERSION_TILESKIP,
+};
+pub use stats::{
+    map_stats, summarize, EntityCounts, LayerTileCounts, MapCounts, MapStats, MapSummary,
+};
 pub use tiles::{PhysicsKind, TileFormat, TileHistogram};

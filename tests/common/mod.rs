@@ -9,7 +9,7 @@ use std::path::PathBuf;
 /// fresh clone). CI always has the folder; set `TEEBATCH_REQUIRE_DATASETS=1`
 /// to turn a missing folder into a failure.
 pub fn datasets() -> Option<PathBuf> {
-    match teebatch::batch::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) {
+    match teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) {
         Some(p) => Some(p),
         None => {
             if std::env::var_os("TEEBATCH_REQUIRE_DATASETS").is_some() {

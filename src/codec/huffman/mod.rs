@@ -172,7 +172,8 @@ mod tests {
 
     #[test]
     fn every_table_entry_agrees_with_the_oracle() {
-        // Each 11-bit pattern followed by EOF-free zero bits: decode a little.
+        // Each table index (a LUT_BITS-bit pattern) followed by EOF-free
+        // bits: decode a little.
         for i in 0u32..1 << fast::LUT_BITS {
             let input = [(i & 0xff) as u8, (i >> 8) as u8, 0x5a, 0x3c];
             for limit in [0, 1, 3, 40] {

@@ -96,35 +96,6 @@ const BATCH_BUDGET: usize = 512 * 1024;
 /// Most chunks (tick markers included) read ahead at once.
 const QUEUE_CHUNKS: usize = 512;
 
-/// The snapshot and delta chunks of `demo`, Huffman- and varint-decoded:
-/// (is a delta, ints) per chunk in file order, up to the first chunk that
-/// does not decode (a delta chain cannot skip one). The input of the
-/// snapshot codec's benchmarks (`teebatch bench codecs` and the criterion
-/// bench), which apply them with [`Demo::decode_protocol`].
-#[doc(hidden)]
-pub fn unpacked_snapshot_chunks(demo: &Demo<'_>) -> Vec<(bool, Vec<i32>)> {
-    let mut out = vec![0u8; MAX_PAYLOAD];
-    let mut ints = vec![0i32; MAX_INTS];
-    let mut warnings = Vec::new();
-    let mut chunks = Vec::new();
-    for chunk in demo.chunks() {
-        let Ok(chunk) = chunk else { break };
-        let (payload, is_delta) = match chunk.kind {
-            ChunkKind::Snapshot(p) => (p, false),
-            ChunkKind::Delta(p) => (p, true),
-            _ => continue,
-        };
-        let Ok(n) = huffman::decompress(payload, &mut out) else {
-            break;
-        };
-        let Ok(k) = varint::unpack(&out[..n], &mut ints, &mut warnings) else {
-            break;
-        };
-        chunks.push((is_delta, ints[..k].to_vec()));
-    }
-    chunks
-}
-
 /// Output room the decoder gives a payload of `len` compressed bytes: every
 /// code is at least one bit, so no stream decodes to more than `8 * len`
 /// bytes; the 64 spare bytes let the Huffman decoder's fast loop run to the
@@ -1263,7 +1234,7 @@ mod tests {
 
     #[test]
     fn warm_decoder_does_not_reallocate() {
-        let Some(dir) = crate::batch::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
+        let Some(dir) = crate::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
             eprintln!("SKIPPED: no datasets");
             return;
         };

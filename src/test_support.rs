@@ -1,0 +1,49 @@
+//! Plumbing of the tests, the benchmarks and `teebatch bench`: not API
+//! (hidden from the docs; it changes with the tests).
+
+use crate::codec::{huffman, varint};
+use crate::demo::stream::{MAX_INTS, MAX_PAYLOAD};
+use crate::demo::{ChunkKind, Demo};
+use std::path::{Path, PathBuf};
+
+/// Environment variable naming the shared real-file datasets folder.
+pub const DATASETS_ENV: &str = "TEEBATCH_DATASETS";
+
+/// The shared datasets folder (`$TEEBATCH_DATASETS`, else `../shared/datasets`
+/// beside the crate at `manifest_dir`), if it exists.
+pub fn shared_datasets_dir(manifest_dir: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(DATASETS_ENV) {
+        let p = PathBuf::from(p);
+        return p.is_dir().then_some(p);
+    }
+    let p = Path::new(manifest_dir).join("../shared/datasets");
+    p.is_dir().then_some(p)
+}
+
+/// The snapshot and delta chunks of `demo`, Huffman- and varint-decoded:
+/// (is a delta, ints) per chunk in file order, up to the first chunk that
+/// does not decode (a delta chain cannot skip one). The input of the
+/// snapshot codec's benchmarks (`teebatch bench codecs` and the criterion
+/// bench), which apply them with [`crate::demo::Demo::decode_protocol`].
+pub fn unpacked_snapshot_chunks(demo: &Demo<'_>) -> Vec<(bool, Vec<i32>)> {
+    let mut out = vec![0u8; MAX_PAYLOAD];
+    let mut ints = vec![0i32; MAX_INTS];
+    let mut warnings = Vec::new();
+    let mut chunks = Vec::new();
+    for chunk in demo.chunks() {
+        let Ok(chunk) = chunk else { break };
+        let (payload, is_delta) = match chunk.kind {
+            ChunkKind::Snapshot(p) => (p, false),
+            ChunkKind::Delta(p) => (p, true),
+            _ => continue,
+        };
+        let Ok(n) = huffman::decompress(payload, &mut out) else {
+            break;
+        };
+        let Ok(k) = varint::unpack(&out[..n], &mut ints, &mut warnings) else {
+            break;
+        };
+        chunks.push((is_delta, ints[..k].to_vec()));
+    }
+    chunks
+}
