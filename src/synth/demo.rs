@@ -53,10 +53,10 @@
 
 use std::io::{Cursor, Seek, Write};
 
+use super::rng::Rng;
 use crate::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use crate::codec::snapshot::{item_key, Protocol, Snapshot};
 use crate::codec::varint;
-use crate::datafile::DatafileWriter;
 use crate::demo::write::{
     DemoHeader, DemoVersion, DemoWriter, SnapshotChunk, WriteError, WriteStats,
 };
@@ -187,8 +187,8 @@ pub fn generate_to_with<W: Write + Seek>(
     out: W,
     mut on_event: impl FnMut(SynthEvent<'_>),
 ) -> Result<(W, SynthStats), WriteError> {
-    let mut rng = Rng(params.seed);
-    let map = synth_map(MAP_W, MAP_H, params.seed);
+    let mut rng = Rng::new(params.seed);
+    let map = super::map::deathmatch_map(MAP_W, MAP_H, params.seed);
     let header = DemoHeader {
         version: params.version,
         protocol: Protocol::V06,
@@ -245,35 +245,6 @@ pub fn generate_to_with<W: Write + Seek>(
             write,
         },
     ))
-}
-
-/// splitmix64: tiny, fast, and good enough for a simulation.
-#[derive(Clone, Debug)]
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: u32) -> u32 {
-        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
-    }
-    /// Uniform in `lo..=hi`.
-    fn range(&mut self, lo: i32, hi: i32) -> i32 {
-        lo + self.below((hi - lo + 1) as u32) as i32
-    }
-    /// True with probability `num / den`.
-    fn chance(&mut self, num: u64, den: u64) -> bool {
-        den != 0 && self.next_u64() % den < num
-    }
-    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
-        items[self.below(items.len() as u32) as usize]
-    }
 }
 
 const MAP_W: usize = 120;
@@ -394,7 +365,7 @@ const CHAT: [&str; 16] = [
 
 /// Appends `s` as DDNet's strings-in-ints: `n` ints, 4 bytes each, byte
 /// + 128, big-endian; the very last byte is 0.
-fn push_str_ints(out: &mut Vec<i32>, s: &str, n: usize) {
+pub(super) fn push_str_ints(out: &mut Vec<i32>, s: &str, n: usize) {
     let b = s.as_bytes();
     for i in 0..n {
         let byte = |j: usize| b.get(4 * i + j).map_or(0, |&c| c as i8 as i32);
@@ -1053,57 +1024,6 @@ impl World {
     }
 }
 
-/// A small valid map: a `width` × `height` game layer with a solid border,
-/// a two-tile floor and a few platforms placed by `seed`.
-pub fn synth_map(width: usize, height: usize, seed: u64) -> Vec<u8> {
-    let (w, h) = (width.max(4), height.max(4));
-    let mut rng = Rng(seed ^ 0x006d_6170);
-    let mut tiles = vec![0u8; w * h * 4];
-    let mut set = |x: usize, y: usize, id: u8| tiles[(y * w + x) * 4] = id;
-    for x in 0..w {
-        set(x, 0, 1);
-        set(x, h - 1, 1);
-        set(x, h - 2, 1);
-    }
-    for y in 0..h {
-        set(0, y, 1);
-        set(w - 1, y, 1);
-    }
-    for _ in 0..(w / 10) {
-        let (x, y, len) = (
-            rng.below(w as u32 - 8) as usize + 2,
-            rng.below(h as u32 / 2) as usize + h / 3,
-            rng.range(3, 8) as usize,
-        );
-        for i in 0..len {
-            set(
-                (x + i).min(w - 2),
-                y.min(h - 3),
-                if i % 5 == 4 { 3 } else { 1 },
-            );
-        }
-    }
-    let name = |s: &str| {
-        let mut v = Vec::new();
-        push_str_ints(&mut v, s, 3);
-        v
-    };
-    let mut df = DatafileWriter::new();
-    df.add_item(0, 0, &[1]);
-    df.add_item(1, 0, &[1, -1, -1, -1, -1]);
-    let mut group = vec![3, 0, 0, 100, 100, 0, 1, 0, 0, 0, 0, 0];
-    group.extend(name("Game"));
-    df.add_item(4, 0, &group);
-    let data = df.add_data(&tiles) as i32;
-    let mut layer = vec![
-        0, 2, 0, 3, w as i32, h as i32, 1, 255, 255, 255, 255, -1, 0, -1, data,
-    ];
-    layer.extend(name("Game"));
-    layer.extend_from_slice(&[-1, -1, -1, -1, -1]);
-    df.add_item(5, 0, &layer);
-    df.write()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1130,7 +1050,7 @@ mod tests {
 
     #[test]
     fn map_is_a_datafile() {
-        let map = synth_map(50, 20, 3);
+        let map = super::super::map::deathmatch_map(50, 20, 3);
         let df = crate::datafile::Datafile::parse(&map).unwrap();
         assert_eq!(df.num_items(), 4);
         assert_eq!(df.num_data(), 1);

@@ -14,11 +14,15 @@
 //! ([`SynthMap::stats`]), so tests can compare the two. Randomness is a
 //! seeded SplitMix64: the same parameters give the same bytes.
 
+use super::rng::Rng;
 use crate::datafile::DatafileWriter;
-use crate::map::names::ENTITY_OFFSET;
+use crate::map::names::{self, ENTITY_OFFSET};
 use crate::map::strings::to_i32_string;
 use crate::map::uuids;
-use crate::map::{EntityCounts, LayerTileCounts, MapCounts, MapStats};
+use crate::map::{
+    EntityCounts, LayerTileCounts, MapCounts, MapStats, ITEM_ENVELOPE, ITEM_ENVPOINTS, ITEM_GROUP,
+    ITEM_IMAGE, ITEM_INFO, ITEM_LAYER, ITEM_VERSION,
+};
 use std::collections::BTreeSet;
 
 /// What to generate.
@@ -96,37 +100,21 @@ pub struct SynthMap {
     pub settings: Vec<String>,
 }
 
-/// SplitMix64.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
-
-/// Tile ids placed (facts of `mapitems.h`).
-const SOLID: u8 = 1;
-const DEATH: u8 = 2;
-const NOHOOK: u8 = 3;
-const THROUGH: u8 = 6;
-const FREEZE: u8 = 9;
-const UNFREEZE: u8 = 11;
-const DFREEZE: u8 = 12;
-const SWITCHOPEN: u8 = 24;
-const TELEIN: u8 = 26;
-const TELEOUT: u8 = 27;
-const BOOST: u8 = 28;
-const TELECHECK: u8 = 29;
-const TUNE: u8 = 68;
-const DOOR: u8 = ENTITY_OFFSET + 49;
+/// Tile ids placed ([`crate::map::names`]).
+const SOLID: u8 = names::TILE_SOLID;
+const DEATH: u8 = names::TILE_DEATH;
+const NOHOOK: u8 = names::TILE_NOHOOK;
+const THROUGH: u8 = names::TILE_THROUGH;
+const FREEZE: u8 = names::TILE_FREEZE;
+const UNFREEZE: u8 = names::TILE_UNFREEZE;
+const DFREEZE: u8 = names::TILE_DFREEZE;
+const SWITCHOPEN: u8 = names::TILE_SWITCHOPEN;
+const TELEIN: u8 = names::TILE_TELEIN;
+const TELEOUT: u8 = names::TILE_TELEOUT;
+const BOOST: u8 = names::TILE_BOOST;
+const TELECHECK: u8 = names::TILE_TELECHECK;
+const TUNE: u8 = names::TILE_TUNE;
+const DOOR: u8 = ENTITY_OFFSET + names::ENTITY_DOOR;
 
 /// A tile grid of one layer with the generator's tally of its ids.
 struct Grid {
@@ -166,8 +154,8 @@ impl Grid {
         (self.w * self.h) as u64 - self.tally[0]
     }
     fn interior_cell(&self, rng: &mut Rng) -> usize {
-        let x = 1 + rng.below(self.w as u64 - 2) as usize;
-        let y = 1 + rng.below(self.h as u64 - 2) as usize;
+        let x = 1 + rng.modulo(self.w as u64 - 2) as usize;
+        let y = 1 + rng.modulo(self.h as u64 - 2) as usize;
         y * self.w + x
     }
 }
@@ -220,7 +208,7 @@ pub fn generate(params: &SynthParams) -> Vec<u8> {
 
 /// Generates a map and the statistics it must yield.
 pub fn build(p: &SynthParams) -> SynthMap {
-    let mut rng = Rng(p.seed ^ 0x7465_6562_6174_6368);
+    let mut rng = Rng::new(p.seed ^ 0x7465_6562_6174_6368);
     let (w, h) = (p.width.max(3) as usize, p.height.max(3) as usize);
     let n = w * h;
     let mut names: BTreeSet<&'static str> = BTreeSet::new();
@@ -234,7 +222,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
             let id = if border {
                 SOLID
             } else {
-                match rng.below(100) {
+                match rng.modulo(100) {
                     0..=7 => SOLID,
                     8..=9 => NOHOOK,
                     10..=11 => DEATH,
@@ -245,23 +233,23 @@ pub fn build(p: &SynthParams) -> SynthMap {
             };
             if id != 0 {
                 // Flags of solid tiles vary (rotation bits), as mappers do.
-                let flags = if id == SOLID { rng.below(16) as u8 } else { 0 };
+                let flags = if id == SOLID { rng.modulo(16) as u8 } else { 0 };
                 game.set(i, &[id, flags, 0, 0]);
             }
         }
     }
     let entity_plan: [(u8, u64); 11] = [
-        (1, 1 + rng.below(4)),
-        (2, rng.below(3)),
-        (3, rng.below(3)),
-        (4, rng.below(2)),
-        (5, rng.below(2)),
-        (6, rng.below(4)),
-        (7, rng.below(4)),
-        (8, rng.below(3)),
-        (9, rng.below(3)),
-        (10, rng.below(2)),
-        (11, rng.below(3)),
+        (1, 1 + rng.modulo(4)),
+        (2, rng.modulo(3)),
+        (3, rng.modulo(3)),
+        (4, rng.modulo(2)),
+        (5, rng.modulo(2)),
+        (6, rng.modulo(4)),
+        (7, rng.modulo(4)),
+        (8, rng.modulo(3)),
+        (9, rng.modulo(3)),
+        (10, rng.modulo(2)),
+        (11, rng.modulo(3)),
     ];
     for (e, count) in entity_plan {
         for _ in 0..count {
@@ -288,7 +276,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
     };
 
     let mut df = DatafileWriter::new();
-    df.add_item(0, 0, &[1]);
+    df.add_item(ITEM_VERSION, 0, &[1]);
 
     // Info with settings.
     let author = format!("synth{}", p.seed % 1000);
@@ -307,22 +295,22 @@ pub fn build(p: &SynthParams) -> SynthMap {
     }
     let d_settings = df.add_data(&settings_block) as i32;
     df.add_item(
-        1,
+        ITEM_INFO,
         0,
         &[1, d_author, d_version, d_credits, d_license, d_settings],
     );
 
     // An external image.
     let d_img_name = df.add_data(&cstring("grass_main")) as i32;
-    df.add_item(2, 0, &[1, 1024, 1024, 1, d_img_name, -1]);
+    df.add_item(ITEM_IMAGE, 0, &[1, 1024, 1024, 1, d_img_name, -1]);
 
     // A color envelope with two points.
     let mut env = vec![2, 4, 0, 2];
     env.extend(to_i32_string("pulse", 8));
     env.push(1);
-    df.add_item(3, 0, &env);
+    df.add_item(ITEM_ENVELOPE, 0, &env);
     df.add_item(
-        6,
+        ITEM_ENVPOINTS,
         0,
         &[0, 1, 1024, 1024, 1024, 1024, 1000, 1, 0, 0, 0, 1024],
     );
@@ -349,13 +337,13 @@ pub fn build(p: &SynthParams) -> SynthMap {
     if p.front {
         let mut front = Grid::new(w, h, 4, 0);
         for i in 0..n {
-            match rng.below(100) {
+            match rng.modulo(100) {
                 0..=2 => front.set(i, &[DFREEZE, 0, 0, 0]),
                 3..=4 => front.set(i, &[THROUGH, 0, 0, 0]),
                 _ => {}
             }
         }
-        for _ in 0..1 + rng.below(3) {
+        for _ in 0..1 + rng.modulo(3) {
             let i = front.interior_cell(&mut rng);
             front.set(i, &[ENTITY_OFFSET + 7, 0, 0, 0]); // health
         }
@@ -377,13 +365,13 @@ pub fn build(p: &SynthParams) -> SynthMap {
     }
     if p.tele {
         let mut tele = Grid::new(w, h, 2, 1);
-        for number in 1..=1 + rng.below(3) as u8 {
+        for number in 1..=1 + rng.modulo(3) as u8 {
             let a = tele.interior_cell(&mut rng);
             tele.set(a, &[number, TELEIN]);
             let b = tele.interior_cell(&mut rng);
             tele.set(b, &[number, TELEOUT]);
         }
-        if rng.below(2) == 0 {
+        if rng.modulo(2) == 0 {
             let c = tele.interior_cell(&mut rng);
             tele.set(c, &[9, TELECHECK]);
         }
@@ -408,9 +396,9 @@ pub fn build(p: &SynthParams) -> SynthMap {
     }
     if p.speedup {
         let mut sp = Grid::new(w, h, 6, 2);
-        for _ in 0..1 + rng.below(5) {
+        for _ in 0..1 + rng.modulo(5) {
             let i = sp.interior_cell(&mut rng);
-            let angle = (rng.below(360) as i16).to_le_bytes();
+            let angle = (rng.modulo(360) as i16).to_le_bytes();
             sp.set(i, &[30, 0, BOOST, 0, angle[0], angle[1]]);
         }
         names.insert("BOOST");
@@ -428,7 +416,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
         let mut sw = Grid::new(w, h, 4, 1);
         let s = sw.interior_cell(&mut rng);
         sw.set(s, &[1, SWITCHOPEN, 0, 0]);
-        for _ in 0..1 + rng.below(3) {
+        for _ in 0..1 + rng.modulo(3) {
             let i = sw.interior_cell(&mut rng);
             sw.set(i, &[1, DOOR, 0, 0]);
         }
@@ -449,7 +437,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
     }
     if p.tune {
         let mut tu = Grid::new(w, h, 2, 1);
-        for _ in 0..1 + rng.below(4) {
+        for _ in 0..1 + rng.modulo(4) {
             let i = tu.interior_cell(&mut rng);
             tu.set(i, &[1, TUNE]);
         }
@@ -468,7 +456,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
     let mut deco = vec![0u8; n * 4];
     for i in 0..n {
         if game.id(i) == SOLID {
-            deco[i * 4] = 1 + rng.below(16) as u8;
+            deco[i * 4] = 1 + rng.modulo(16) as u8;
         }
     }
     layers.push(TileLayerSpec {
@@ -497,7 +485,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
         ];
         item.extend(to_i32_string(l.name, 3));
         item.extend([at(2), at(4), at(8), at(16), at(32)]);
-        df.add_item(5, k as u16, &item);
+        df.add_item(ITEM_LAYER, k as u16, &item);
     }
 
     // Quads layer with two quads, the second colored by the envelope.
@@ -506,8 +494,8 @@ pub fn build(p: &SynthParams) -> SynthMap {
     for q in 0..num_quads {
         let mut ints = [0i32; 38];
         let (x, y) = (
-            rng.below(w as u64 * 32) as i32 * 512,
-            rng.below(h as u64 * 32) as i32 * 512,
+            rng.modulo(w as u64 * 32) as i32 * 512,
+            rng.modulo(h as u64 * 32) as i32 * 512,
         );
         for (c, (dx, dy)) in [(0, 0), (1, 0), (0, 1), (1, 1), (0, 0)].iter().enumerate() {
             ints[2 * c] = x + dx * 64 * 512;
@@ -523,15 +511,15 @@ pub fn build(p: &SynthParams) -> SynthMap {
     let d_quads = df.add_data(&quads) as i32;
     let mut item = vec![0, 3, 0, 2, num_quads, d_quads, -1];
     item.extend(to_i32_string("Quads", 3));
-    df.add_item(5, num_tile_layers as u16, &item);
+    df.add_item(ITEM_LAYER, num_tile_layers as u16, &item);
 
     // Groups: game group, then a background group with the quads.
     let mut g = vec![3, 0, 0, 100, 100, 0, num_tile_layers as i32, 0, 0, 0, 0, 0];
     g.extend(to_i32_string("Game", 3));
-    df.add_item(4, 0, &g);
+    df.add_item(ITEM_GROUP, 0, &g);
     let mut g = vec![3, 0, 0, 50, 50, num_tile_layers as i32, 1, 0, 0, 0, 0, 0];
     g.extend(to_i32_string("Background", 3));
-    df.add_item(4, 1, &g);
+    df.add_item(ITEM_GROUP, 1, &g);
 
     // An auto mapper config for the plain tiles layer, declared by UUID.
     let am_type: u16 = 0x7fff;
@@ -574,6 +562,58 @@ pub fn build(p: &SynthParams) -> SynthMap {
         author,
         settings,
     }
+}
+
+/// The map of the generated demos ([`super::demo`]): a `width` × `height`
+/// game layer with a solid border,
+/// a two-tile floor and a few platforms placed by `seed`.
+pub fn deathmatch_map(width: usize, height: usize, seed: u64) -> Vec<u8> {
+    let (w, h) = (width.max(4), height.max(4));
+    let mut rng = Rng::new(seed ^ 0x006d_6170);
+    let mut tiles = vec![0u8; w * h * 4];
+    let mut set = |x: usize, y: usize, id: u8| tiles[(y * w + x) * 4] = id;
+    for x in 0..w {
+        set(x, 0, SOLID);
+        set(x, h - 1, SOLID);
+        set(x, h - 2, SOLID);
+    }
+    for y in 0..h {
+        set(0, y, SOLID);
+        set(w - 1, y, SOLID);
+    }
+    for _ in 0..(w / 10) {
+        let (x, y, len) = (
+            rng.below(w as u32 - 8) as usize + 2,
+            rng.below(h as u32 / 2) as usize + h / 3,
+            rng.range(3, 8) as usize,
+        );
+        for i in 0..len {
+            set(
+                (x + i).min(w - 2),
+                y.min(h - 3),
+                if i % 5 == 4 { NOHOOK } else { SOLID },
+            );
+        }
+    }
+    let name = |s: &str| {
+        let mut v = Vec::new();
+        super::demo::push_str_ints(&mut v, s, 3);
+        v
+    };
+    let mut df = DatafileWriter::new();
+    df.add_item(ITEM_VERSION, 0, &[1]);
+    df.add_item(ITEM_INFO, 0, &[1, -1, -1, -1, -1]);
+    let mut group = vec![3, 0, 0, 100, 100, 0, 1, 0, 0, 0, 0, 0];
+    group.extend(name("Game"));
+    df.add_item(ITEM_GROUP, 0, &group);
+    let data = df.add_data(&tiles) as i32;
+    let mut layer = vec![
+        0, 2, 0, 3, w as i32, h as i32, 1, 255, 255, 255, 255, -1, 0, -1, data,
+    ];
+    layer.extend(name("Game"));
+    layer.extend_from_slice(&[-1, -1, -1, -1, -1]);
+    df.add_item(ITEM_LAYER, 0, &layer);
+    df.write()
 }
 
 #[cfg(test)]

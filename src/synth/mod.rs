@@ -6,3 +6,6 @@
 
 pub mod demo;
 pub mod map;
+pub mod rng;
+
+pub use rng::Rng;
