@@ -4,6 +4,7 @@ use super::record::{BatchStats, ErrorRecord, Stage, WarningRecord};
 use super::{load, Input, MmapMode};
 use crate::datafile::{Datafile, Inflater};
 use crate::limits::Limits;
+use crate::map::MapStats;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -69,6 +70,73 @@ pub struct MapRecord {
     /// not part of the record output.
     #[serde(skip)]
     pub external_images: Vec<String>,
+}
+
+/// The flat CSV row of a record (`maps index --format csv`): one column
+/// per field, `None` as an empty cell.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct CsvRow<'a> {
+    pub path: &'a str,
+    pub name: &'a str,
+    pub size: u64,
+    pub crc32: Option<&'a str>,
+    pub sha256: Option<&'a str>,
+    pub datafile_version: Option<&'a str>,
+    pub num_item_types: Option<usize>,
+    pub num_items: Option<usize>,
+    pub num_data: Option<usize>,
+    pub compressed_bytes: Option<u64>,
+    pub decompressed_bytes: Option<u64>,
+    pub data_crc32: Option<&'a str>,
+    pub map_version_kind: Option<&'a str>,
+    pub author: Option<&'a str>,
+    pub game_width: Option<u32>,
+    pub game_height: Option<u32>,
+    pub spawns: Option<u64>,
+    /// DDNet special tiles present, space-separated.
+    pub special_tiles: Option<String>,
+    pub warnings: usize,
+    pub error_stage: Option<&'a str>,
+    pub error_kind: Option<&'a str>,
+    pub error_section: Option<&'a str>,
+    pub error_offset: Option<u64>,
+    pub error_message: Option<&'a str>,
+}
+
+impl MapRecord {
+    /// The record as a flat CSV row.
+    pub fn csv_row(&self) -> CsvRow<'_> {
+        let r = self;
+        let e = r.error.as_ref();
+        let m = r.map.as_ref();
+        let stats = m.and_then(|m| m.stats.as_ref());
+        CsvRow {
+            path: &r.path,
+            name: &r.name,
+            size: r.size,
+            crc32: r.crc32.as_deref(),
+            sha256: r.sha256.as_deref(),
+            datafile_version: r.datafile_version,
+            num_item_types: r.num_item_types,
+            num_items: r.num_items,
+            num_data: r.num_data,
+            compressed_bytes: r.compressed_bytes,
+            decompressed_bytes: r.decompressed_bytes,
+            data_crc32: r.data_crc32.as_deref(),
+            map_version_kind: m.map(|m| m.version_kind),
+            author: m.and_then(|m| m.info.as_ref()?.author.as_deref()),
+            game_width: stats.and_then(|s| s.game_width),
+            game_height: stats.and_then(|s| s.game_height),
+            spawns: stats.map(MapStats::spawns),
+            special_tiles: stats.map(|s| s.special_tiles.join(" ")),
+            warnings: r.warnings.len(),
+            error_stage: e.map(|e| e.stage.name()),
+            error_kind: e.map(|e| e.kind),
+            error_section: e.map(|e| e.section.as_str()),
+            error_offset: e.map(|e| e.offset),
+            error_message: e.map(|e| e.message.as_str()),
+        }
+    }
 }
 
 /// What one worker keeps between files.

@@ -5,7 +5,7 @@ use crate::backend::Backend;
 use crate::batch::demos::{index_input, DemoRecord, IndexOptions, Worker};
 use crate::batch::summary::DemosAggregate;
 use crate::batch::{embedded, read_named_file};
-use crate::demo::dump::{dump_parallel, dump_with, DumpError, DumpKind};
+use crate::demo::dump::{dump_chat, dump_parallel, dump_with, DumpError, DumpKind};
 use crate::demo::stream::segments;
 use crate::demo::Demo;
 use crate::limits::Limits;
@@ -404,44 +404,6 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
     }
 }
 
-/// `demos dump --chat`: one line per chat message, written as it is
-/// decoded (nothing is collected).
-fn dump_chat(
-    demo: &Demo<'_>,
-    backend: Backend,
-    out: &mut impl Write,
-) -> io::Result<Option<String>> {
-    use crate::demo::analysis::AnalysisVisitor;
-    use crate::demo::players::TrackerConfig;
-    use crate::demo::stream::{Decoder, Visitor};
-    let mut decoder = Decoder::new(backend);
-    let mut visitor = AnalysisVisitor::with_config(
-        demo.decode_protocol(),
-        TrackerConfig::default(),
-        decoder.max_warnings(),
-    );
-    let mut stream = decoder.stream(demo);
-    writeln!(out, "#tick\tclient_id\tname\tmode\ttext")?;
-    loop {
-        match stream.next_event() {
-            None => return Ok(None),
-            Some(Err(e)) => return Ok(Some(e.to_string())),
-            Some(Ok(event)) => visitor.visit(&event),
-        }
-        for line in visitor.drain_chat() {
-            writeln!(
-                out,
-                "{}\t{}\t{}\t{:?}\t{}",
-                line.tick,
-                line.client_id,
-                line.name.as_deref().unwrap_or(""),
-                line.mode,
-                line.text.replace(['\t', '\n'], " ")
-            )?;
-        }
-    }
-}
-
 /// Parses a demo named on the command line, printing `path: error` if it
 /// is not one.
 fn parse_or_report<'a>(path: &Path, bytes: &'a [u8]) -> Option<Demo<'a>> {
@@ -457,15 +419,16 @@ fn dump(args: DumpArgs) -> io::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         };
         let mut out = io::BufWriter::new(io::stdout().lock());
-        let err = dump_chat(&demo, args.backend, &mut out)?;
+        let result = dump_chat(args.backend, &demo, &mut out);
         out.flush()?;
-        return Ok(match err {
-            Some(e) => {
+        return match result {
+            Ok(()) => Ok(ExitCode::SUCCESS),
+            Err(DumpError::Io(e)) => Err(e),
+            Err(DumpError::Stream(e)) => {
                 super::note!("{}: {e}", args.file.display());
-                ExitCode::from(1)
+                Ok(ExitCode::from(1))
             }
-            None => ExitCode::SUCCESS,
-        });
+        };
     }
     let kind = if args.snapshots {
         DumpKind::Snapshots

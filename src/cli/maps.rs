@@ -2,10 +2,9 @@
 
 use super::{open_output, BatchArgs, BatchRun};
 use crate::batch::embedded;
-use crate::batch::maps::{index_input, IndexOptions, MapRecord, Worker};
+use crate::batch::maps::{index_input, CsvRow, IndexOptions, MapRecord, Worker};
 use crate::batch::summary::MapsAggregate;
 use crate::limits::Limits;
-use serde::Serialize;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -160,36 +159,6 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     Ok(code)
 }
 
-/// The flat CSV row of a record.
-#[derive(Serialize, Default)]
-struct CsvRow<'a> {
-    path: &'a str,
-    name: &'a str,
-    size: u64,
-    crc32: Option<&'a str>,
-    sha256: Option<&'a str>,
-    datafile_version: Option<&'a str>,
-    num_item_types: Option<usize>,
-    num_items: Option<usize>,
-    num_data: Option<usize>,
-    compressed_bytes: Option<u64>,
-    decompressed_bytes: Option<u64>,
-    data_crc32: Option<&'a str>,
-    map_version_kind: Option<&'a str>,
-    author: Option<&'a str>,
-    game_width: Option<u32>,
-    game_height: Option<u32>,
-    spawns: Option<u64>,
-    /// DDNet special tiles present, space-separated.
-    special_tiles: Option<String>,
-    warnings: usize,
-    error_stage: Option<&'a str>,
-    error_kind: Option<&'a str>,
-    error_section: Option<&'a str>,
-    error_offset: Option<u64>,
-    error_message: Option<&'a str>,
-}
-
 /// A CSV error as an I/O error, keeping the kind of an underlying I/O
 /// error (a closed pipe must stay recognisable).
 fn csv_io_error(e: csv::Error) -> io::Error {
@@ -214,7 +183,7 @@ impl RecordSink {
         match self {
             RecordSink::Json(out) => super::write_json_line(out, r),
             RecordSink::Csv(w, wrote) => {
-                w.serialize(CsvRow::from(r)).map_err(csv_io_error)?;
+                w.serialize(r.csv_row()).map_err(csv_io_error)?;
                 *wrote = true;
                 w.flush()
             }
@@ -246,43 +215,6 @@ fn csv_header() -> io::Result<csv::StringRecord> {
         .map_err(|e| io::Error::other(e.to_string()))?;
     let mut rd = csv::Reader::from_reader(bytes.as_slice());
     rd.headers().cloned().map_err(csv_io_error)
-}
-
-impl<'a> From<&'a MapRecord> for CsvRow<'a> {
-    fn from(r: &'a MapRecord) -> Self {
-        let e = r.error.as_ref();
-        let m = r.map.as_ref();
-        let stats = m.and_then(|m| m.stats.as_ref());
-        CsvRow {
-            path: &r.path,
-            name: &r.name,
-            size: r.size,
-            crc32: r.crc32.as_deref(),
-            sha256: r.sha256.as_deref(),
-            datafile_version: r.datafile_version,
-            num_item_types: r.num_item_types,
-            num_items: r.num_items,
-            num_data: r.num_data,
-            compressed_bytes: r.compressed_bytes,
-            decompressed_bytes: r.decompressed_bytes,
-            data_crc32: r.data_crc32.as_deref(),
-            map_version_kind: m.map(|m| m.version_kind),
-            author: m.and_then(|m| m.info.as_ref()?.author.as_deref()),
-            game_width: stats.and_then(|s| s.game_width),
-            game_height: stats.and_then(|s| s.game_height),
-            spawns: stats.map(|s| {
-                let (g, f) = (&s.game_entities, &s.front_entities);
-                g.spawn + g.spawn_red + g.spawn_blue + f.spawn + f.spawn_red + f.spawn_blue
-            }),
-            special_tiles: stats.map(|s| s.special_tiles.join(" ")),
-            warnings: r.warnings.len(),
-            error_stage: e.map(|e| e.stage.name()),
-            error_kind: e.map(|e| e.kind),
-            error_section: e.map(|e| e.section.as_str()),
-            error_offset: e.map(|e| e.offset),
-            error_message: e.map(|e| e.message.as_str()),
-        }
-    }
 }
 
 #[cfg(feature = "synth")]

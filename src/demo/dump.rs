@@ -6,6 +6,7 @@
 //! snapshots_full  #tick kind num_items checksum num_items_excl_uuid_type_items data_size_bytes canonical_crc32
 //! ticks           #tick num_items checksum had_snapshot_chunk
 //! chunks          #index kind compressed_len decompressed_len decompressed_crc32 num_ints ints_crc32
+//! chat            #tick client_id name mode text   (dump_chat; not a golden format)
 //! ```
 //!
 //! Columns are tab-separated, lines end in `\n`, integers are decimal
@@ -17,6 +18,7 @@
 
 use std::io::{self, Write};
 
+use super::analysis::{AnalysisVisitor, TrackerConfig};
 use super::stream::{
     self, visit_parallel, Decoder, Event, Segment, StreamError, StreamWarning, Visitor,
 };
@@ -80,6 +82,41 @@ pub enum DumpError {
     /// The demo is broken here; the lines before were written.
     #[error(transparent)]
     Stream(#[from] StreamError),
+}
+
+/// The header line of [`dump_chat`].
+pub const CHAT_HEADER: &str = "#tick\tclient_id\tname\tmode\ttext\n";
+
+/// The chat log of `demo`: one line per chat message (tick, client id,
+/// sender name, mode, text with tabs and newlines as spaces), written as it
+/// is decoded (nothing is collected).
+pub fn dump_chat(backend: Backend, demo: &Demo<'_>, out: &mut impl Write) -> Result<(), DumpError> {
+    let mut decoder = Decoder::new(backend);
+    let mut visitor = AnalysisVisitor::with_config(
+        demo.decode_protocol(),
+        TrackerConfig::default(),
+        decoder.max_warnings(),
+    );
+    let mut stream = decoder.stream(demo);
+    out.write_all(CHAT_HEADER.as_bytes())?;
+    loop {
+        match stream.next_event() {
+            None => return Ok(()),
+            Some(Err(e)) => return Err(DumpError::Stream(e)),
+            Some(Ok(event)) => visitor.visit(&event),
+        }
+        for line in visitor.drain_chat() {
+            writeln!(
+                out,
+                "{}\t{}\t{}\t{:?}\t{}",
+                line.tick,
+                line.client_id,
+                line.name.as_deref().unwrap_or(""),
+                line.mode,
+                line.text.replace(['\t', '\n'], " ")
+            )?;
+        }
+    }
 }
 
 /// A [`Visitor`] formatting the lines of one dump (no header) into a buffer.

@@ -36,6 +36,13 @@ pub struct EntityCounts {
 }
 
 impl EntityCounts {
+    /// Spawn tiles of every team.
+    pub fn spawns(&self) -> u64 {
+        self.spawn + self.spawn_red + self.spawn_blue
+    }
+}
+
+impl EntityCounts {
     /// The counts of a layer's id histogram.
     pub fn from_histogram(h: &TileHistogram) -> Self {
         let c = |e: u8| h.counts[(ENTITY_OFFSET + e) as usize];
@@ -92,6 +99,13 @@ pub struct MapStats {
     /// The DDNet special tiles present (names as ddnet.org uses, see
     /// [`super::names`]), sorted and deduplicated.
     pub special_tiles: Vec<&'static str>,
+}
+
+impl MapStats {
+    /// Spawn tiles of every team in the game and front layers.
+    pub fn spawns(&self) -> u64 {
+        self.game_entities.spawns() + self.front_entities.spawns()
+    }
 }
 
 impl MapStats {
