@@ -206,7 +206,7 @@ fn truncated_demos_keep_the_golden_prefix() {
         let span = d.bytes.len() - chunks_at;
         let cuts = (0..64).map(|k| d.bytes.len() * k / 64);
         let cuts = cuts.chain((0..64).map(|k| chunks_at + span * k / 64));
-        for cut in cuts {
+        for (n, cut) in cuts.enumerate() {
             let data = &d.bytes[..cut];
             let Ok(demo) = Demo::parse(data) else {
                 outcomes[0] += 1;
@@ -215,10 +215,13 @@ fn truncated_demos_keep_the_golden_prefix() {
             let framing_error = demo.chunks().find_map(|c| c.err());
             for (kind, golden) in DumpKind::ALL.into_iter().zip(&golden) {
                 let (out, err) = dump(Backend::Simd, &demo, kind);
-                // Read-ahead stops where a chunk-by-chunk pass stops.
-                let (plain, plain_err) = dump(Backend::Oracle, &demo, kind);
-                assert!(plain == out, "{} cut {cut} {kind:?}", d.name);
-                assert_eq!(format!("{plain_err:?}"), format!("{err:?}"));
+                // Read-ahead stops where a chunk-by-chunk pass stops (checked
+                // at every fourth cut: the oracle tier is the slow part).
+                if n % 4 == 0 {
+                    let (plain, plain_err) = dump(Backend::Oracle, &demo, kind);
+                    assert!(plain == out, "{} cut {cut} {kind:?}", d.name);
+                    assert_eq!(format!("{plain_err:?}"), format!("{err:?}"));
+                }
                 let lines = body(kind, &out);
                 assert!(lines.len() <= golden.len());
                 match err {
