@@ -47,9 +47,10 @@
 //! (0.84 MB/min); the real DDNet demos have 3.9–4.2 KB/s for 1–2 players
 //! and 18.9 KB/s for 62 players (`ddnet__Multeasymap_bench`).
 //!
-//! The embedded map is a small valid datafile built with
-//! [`DatafileWriter`]: version and info items, one game group with a game
-//! tile layer (solid border, floor and a few platforms).
+//! The embedded map ([`super::map::deathmatch_map`]) is a small valid
+//! datafile built with [`DatafileWriter`](crate::datafile::DatafileWriter):
+//! version and info items, one game group with a game tile layer (solid
+//! border, floor and a few platforms).
 
 use std::io::{Cursor, Seek, Write};
 

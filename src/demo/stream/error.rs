@@ -23,8 +23,8 @@ pub enum StreamErrorKind {
     /// Parsing a full snapshot or applying a delta.
     #[error("snapshot: {0}")]
     Snapshot(snapshot::ErrorKind),
-    /// A payload decompresses to more than [`MAX_PAYLOAD`] bytes or unpacks
-    /// to more than [`MAX_INTS`] ints.
+    /// A payload decompresses to more than [`MAX_PAYLOAD`](super::MAX_PAYLOAD) bytes or unpacks
+    /// to more than [`MAX_INTS`](super::MAX_INTS) ints.
     #[error("payload larger than 64 KiB once decoded")]
     PayloadTooLarge,
     /// A snapshot delta before any full snapshot.
@@ -40,8 +40,8 @@ pub enum StreamErrorKind {
     #[error("tick out of range")]
     TickOutOfRange,
     /// More tick markers than the decoder's limit
-    /// ([`Decoder::set_max_ticks`]; by default
-    /// [`DEFAULT_MAX_TICKS`], one week of ticks): the
+    /// ([`Decoder::set_max_ticks`](super::Decoder::set_max_ticks); by default
+    /// [`DEFAULT_MAX_TICKS`](super::DEFAULT_MAX_TICKS), one week of ticks): the
     /// error names the first tick marker over the limit.
     #[error("more tick markers than the limit")]
     TooManyTicks,
@@ -101,7 +101,7 @@ pub enum StreamWarningKind {
     /// A data chunk before the first tick marker.
     DataBeforeTick,
     /// The stream reached the decoder's warning limit
-    /// ([`Decoder::set_max_warnings`]): this is the position of the first
+    /// ([`Decoder::set_max_warnings`](super::Decoder::set_max_warnings)): this is the position of the first
     /// warning left out; later ones are dropped.
     TooManyWarnings,
 }
