@@ -7,11 +7,13 @@ summary equals a one-machine `teebatch KIND index --summary` minus `run`,
 the Parquet records read back equal the JSON records of one run (paths of
 `file:` URIs read as local paths), one Parquet schema, no record twice.
 Then the fault test: partition 0's teebatch is killed on the first attempt;
-Spark runs the task again and the output is still equal.
+Spark runs the task again and the output is still equal. Last, a directory
+with a truncated and a junk map: error records, no failed task.
 """
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -38,6 +40,24 @@ def main():
     ]
     try:
         with tempfile.TemporaryDirectory(prefix="teebatch-spark-test-") as tmp:
+            # Files teebatch cannot read are records with their errors, not
+            # failed tasks: two good maps, a truncated one, one that is no map.
+            bad = os.path.join(tmp, "bad")
+            os.makedirs(bad)
+            good = sorted(os.path.join(r, f) for r, _, fs in os.walk(maps)
+                          for f in fs if f.endswith(".map"))[:2]
+            for i, g in enumerate(good):
+                shutil.copyfile(g, os.path.join(bad, f"good{i}.map"))
+            with open(good[0], "rb") as f:
+                head = f.read(1000)
+            with open(os.path.join(bad, "truncated.map"), "wb") as f:
+                f.write(head)
+            with open(os.path.join(bad, "junk.map"), "wb") as f:
+                f.write(b"not a map\n")
+            cases += [
+                ("maps", [bad], 2, None),
+                ("maps", ["file://" + bad], 2, None),
+            ]
             for i, (kind, inputs, parts, fault) in enumerate(cases):
                 out = os.path.join(tmp, f"out{i}")
                 marker = os.path.join(tmp, f"killed{i}") if fault else None
@@ -46,6 +66,8 @@ def main():
                 run = doc["run"]
                 name = f"{kind} {run['mode']} mode{' (teebatch killed once)' if fault else ''}"
                 problems = job.verify(kind, inputs, out, teebatch)
+                if inputs[0].endswith("/bad") and doc["failed"] != 2:
+                    problems.append(f"{doc['failed']} files failed, not 2")
                 if doc["files"] != sum(run["files_per_partition"]):
                     problems.append("files per partition do not add up to the files")
                 if fault:
