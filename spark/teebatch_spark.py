@@ -181,7 +181,7 @@ def task_result(index, n_files, res):
 
 def paths_partition(kind, binary_name, kill_once):
     def run(index, it):
-        paths = list(it)
+        paths = [p for chunk in it for p in chunk]
         if not paths:
             return
         teebatch = executable(binary_name)
@@ -302,7 +302,10 @@ def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None)
         n = partitions or default_partitions(sc, len(units))
         n = max(1, min(n, len(units)))
         listed = len(units)
-        rdd = sc.parallelize(units, n)
+        # One element per partition: contiguous slices of the sorted list
+        # (parallelize alone would cut it in batches of 1,024 paths).
+        chunks = [units[i * len(units) // n:(i + 1) * len(units) // n] for i in range(n)]
+        rdd = sc.parallelize(chunks, n)
         results = rdd.mapPartitionsWithIndex(paths_partition(kind, binary_name, kill_once)).collect()
     results.sort(key=lambda r: r["partition"])
     if not results:
