@@ -542,3 +542,65 @@ fn truncated_archives_are_one_error_and_keep_what_came_before() {
     assert_eq!(recs[0]["path"], junk.to_str().unwrap());
     assert_eq!(recs[0]["error"]["kind"], "bad_archive");
 }
+
+/// Runs `teebatch args` with `stdin` on its standard input.
+fn run_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || input.write_all(&bytes));
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap().unwrap();
+    out
+}
+
+#[test]
+fn a_tar_stream_on_stdin_gives_records_named_by_member() {
+    let Some(ds) = common::datasets() else { return };
+    // Absolute: a member name with a `..` component is refused.
+    let demos = ds.join("demos").canonicalize().unwrap();
+    // Member names as a Spark job writes them: the URI of each file.
+    let files: Vec<(String, Vec<u8>)> = members(&demos, "demo")
+        .into_iter()
+        .map(|(name, bytes)| (format!("file:{}/{name}", demos.display()), bytes))
+        .rev()
+        .collect();
+    let loose = run_records(&["demos", "index", "-q", demos.to_str().unwrap()], 0);
+    let out = run_with_stdin(&["demos", "index", "-q", "-"], &tar_bytes(&files));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recs = common::records(&out);
+    assert_eq!(recs.len(), loose.len());
+    for (l, s) in loose.iter().zip(&recs) {
+        let lp = l["path"].as_str().unwrap();
+        assert_eq!(s["path"].as_str().unwrap(), format!("file:{lp}"));
+        let (mut l, mut s) = (l.clone(), s.clone());
+        l.as_object_mut().unwrap().remove("path");
+        s.as_object_mut().unwrap().remove("path");
+        assert_eq!(l, s, "{lp}");
+    }
+
+    // A stream that is not a tar: one error record for `-`, exit 1.
+    let out = run_with_stdin(&["demos", "index", "-q", "-"], &[7u8; 1000]);
+    assert_eq!(out.status.code(), Some(1));
+    let recs = common::records(&out);
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert_eq!(recs[0]["path"], "-");
+    assert_eq!(recs[0]["error"]["kind"], "bad_archive");
+    assert_eq!(recs[0]["error"]["section"], "archive");
+
+    // `-` twice on stdin is a usage error.
+    let out = run_with_stdin(&["demos", "index", "-q", "-", "--files-from", "-"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("both read stdin"));
+}

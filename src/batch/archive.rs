@@ -283,6 +283,81 @@ fn combined(archive: &Path, name: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
+/// The PATH that names a tar stream on stdin.
+pub const STDIN: &str = "-";
+
+/// The inputs of a tar stream read from stdin (the PATH `-`): its members
+/// named `*.ext`, each shown by its member name alone (a stream has no path
+/// of its own), or one error for the stream.
+///
+/// The stream is copied once into an unlinked temporary file (in `TMPDIR`)
+/// and mapped, so it is listed and read as a `.tar` file is and memory
+/// stays bounded by the members in flight. A stream longer than
+/// [`Limits::max_archive_total_bytes`] is refused as a whole.
+pub fn list_stdin(ext: &str, out: &mut Vec<Input>) {
+    let limits = Limits::default();
+    let path = Path::new(STDIN);
+    let bad = |kind, offset, message: String| Input::BadArchive {
+        path: path.to_path_buf(),
+        error: ArchiveError::new(kind, "archive", offset, message),
+    };
+    let cap = limits.max_archive_total_bytes;
+    let spooled = tempfile::tempfile().and_then(|mut f| {
+        let n = io::copy(&mut io::stdin().lock().take(cap.saturating_add(1)), &mut f)?;
+        Ok((f, n))
+    });
+    let file = match spooled {
+        Ok((_, n)) if n > cap => {
+            out.push(bad(
+                "total_limit",
+                cap,
+                format!("the tar stream on stdin is longer than the {cap} byte limit"),
+            ));
+            return;
+        }
+        Ok((f, _)) => f,
+        Err(e) => {
+            out.push(bad(
+                "bad_archive",
+                0,
+                format!("reading the tar stream on stdin: {e}"),
+            ));
+            return;
+        }
+    };
+    // SAFETY: a read-only mapping of an unlinked temporary file only this
+    // process holds and no longer writes, kept for the whole batch; every
+    // slice taken from it is bounds-checked against its fixed length.
+    let bytes = match unsafe { memmap2::Mmap::map(&file) } {
+        Ok(b) => b,
+        Err(e) => {
+            out.push(bad(
+                "bad_archive",
+                0,
+                format!("mapping the tar stream on stdin: {e}"),
+            ));
+            return;
+        }
+    };
+    let mapped = Arc::new(Mapped {
+        path: path.to_path_buf(),
+        bytes,
+    });
+    let (mut listed, err) = list_tar(&mapped.bytes, ext);
+    check_members(&mut listed, mapped.bytes.len() as u64, &limits);
+    for l in listed {
+        let name = PathBuf::from(&l.name);
+        if let Input::Member(mut m) = member(path, Source::Mapped(mapped.clone()), l, 0) {
+            m.combined = name;
+            out.push(Input::Member(m));
+        }
+    }
+    out.extend(err.map(|error| Input::BadArchive {
+        path: path.to_path_buf(),
+        error,
+    }));
+}
+
 /// One entry as listed, before it becomes a [`Member`].
 struct Listed {
     name: String,

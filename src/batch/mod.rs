@@ -156,11 +156,16 @@ pub fn encode_path(path: &Path) -> String {
 /// recursively (following symlinks, with loop detection) for files whose
 /// extension is `ext` (case-insensitive). Archives (`.zip`, `.tar`,
 /// `.tar.gz`, `.tgz`), named or found by the walk, are listed for members
-/// named `*.ext` (see [`archive`]). Sorted by path bytes (members by
-/// archive path, separator, member name).
+/// named `*.ext` (see [`archive`]). The PATH `-` is a tar stream on stdin
+/// whose members are shown by their names alone ([`archive::list_stdin`]).
+/// Sorted by path bytes (members by archive path, separator, member name).
 pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
     let mut out = Vec::new();
     for p in paths {
+        if p.as_os_str() == archive::STDIN {
+            archive::list_stdin(ext, &mut out);
+            continue;
+        }
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => {
                 for entry in walkdir::WalkDir::new(p).follow_links(true) {

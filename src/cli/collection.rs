@@ -70,6 +70,13 @@ impl SelectArgs {
         embedded: impl FnOnce() -> Vec<Input>,
     ) -> io::Result<Selection> {
         let mut all = paths.to_vec();
+        let stdin = Path::new(crate::batch::archive::STDIN);
+        if paths.iter().any(|p| p == stdin) && self.files_from.iter().any(|f| f == stdin) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the PATH - (a tar stream on stdin) and --files-from - both read stdin",
+            ));
+        }
         for f in &self.files_from {
             let listed = if f.as_os_str() == "-" {
                 read_path_list(io::stdin().lock(), self.null)

@@ -18,6 +18,7 @@ pub enum DemosCommand {
     /// Decode every snapshot of every demo: one JSON record per demo.
     ///
     /// PATHs are files or directory trees (searched recursively for *.demo).
+    /// The PATH `-` is a tar stream on stdin (records named by member name).
     /// With no PATH the embedded default dataset is indexed (record paths
     /// `embedded:datasets/demos/...`).
     ///

@@ -14,6 +14,7 @@ pub enum MapsCommand {
     /// Parse, verify and index maps: one record per map.
     ///
     /// PATHs are files or directory trees (searched recursively for *.map).
+    /// The PATH `-` is a tar stream on stdin (records named by member name).
     /// With no PATH the embedded default dataset is indexed (record paths
     /// `embedded:datasets/maps/...`).
     ///

@@ -1,0 +1,98 @@
+"""The Spark integration test (run by spark/test, which CI calls).
+
+One SparkSession (local[2,4]: two cores, a task may be tried four times)
+runs the maps and the demos of the shared datasets through both input
+modes, and requires of each output what `spark/run --verify` checks: the
+summary equals a one-machine `teebatch KIND index --summary` minus `run`,
+the Parquet records read back equal the JSON records of one run (paths of
+`file:` URIs read as local paths), one Parquet schema, no record twice.
+Then the fault test: partition 0's teebatch is killed on the first attempt;
+Spark runs the task again and the output is still equal. Last, a directory
+with a truncated and a junk map: error records, no failed task.
+"""
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import teebatch_spark as job  # noqa: E402
+
+
+def main():
+    teebatch = os.path.abspath(sys.argv[1])
+    datasets = os.path.abspath(sys.argv[2])
+    t0 = time.time()
+    spark = job.session("local[2,4]", "teebatch-spark-test")
+    startup = time.time() - t0
+    print(f"spark/test: Spark {spark.version} started in {startup:.1f} s", flush=True)
+    failures = []
+    maps, demos = os.path.join(datasets, "maps"), os.path.join(datasets, "demos")
+    cases = [
+        ("maps", [maps], 5, None),
+        ("maps", ["file://" + maps], 5, None),
+        ("demos", [demos], 3, None),
+        ("demos", ["file://" + demos], 3, None),
+        ("demos", [demos], 3, "kill"),
+    ]
+    try:
+        with tempfile.TemporaryDirectory(prefix="teebatch-spark-test-") as tmp:
+            # Files teebatch cannot read are records with their errors, not
+            # failed tasks: two good maps, a truncated one, one that is no map.
+            bad = os.path.join(tmp, "bad")
+            os.makedirs(bad)
+            good = sorted(os.path.join(r, f) for r, _, fs in os.walk(maps)
+                          for f in fs if f.endswith(".map"))[:2]
+            for i, g in enumerate(good):
+                shutil.copyfile(g, os.path.join(bad, f"good{i}.map"))
+            with open(good[0], "rb") as f:
+                head = f.read(1000)
+            with open(os.path.join(bad, "truncated.map"), "wb") as f:
+                f.write(head)
+            with open(os.path.join(bad, "junk.map"), "wb") as f:
+                f.write(b"not a map\n")
+            cases += [
+                ("maps", [bad], 2, None),
+                ("maps", ["file://" + bad], 2, None),
+            ]
+            for i, (kind, inputs, parts, fault) in enumerate(cases):
+                out = os.path.join(tmp, f"out{i}")
+                marker = os.path.join(tmp, f"killed{i}") if fault else None
+                t = time.time()
+                doc = job.run_job(spark, kind, inputs, out, teebatch, parts, marker)
+                run = doc["run"]
+                name = f"{kind} {run['mode']} mode{' (teebatch killed once)' if fault else ''}"
+                problems = job.verify(kind, inputs, out, teebatch)
+                if inputs[0].endswith("/bad") and doc["failed"] != 2:
+                    problems.append(f"{doc['failed']} files failed, not 2")
+                if doc["files"] != sum(run["files_per_partition"]):
+                    problems.append("files per partition do not add up to the files")
+                if fault:
+                    if not os.path.exists(marker):
+                        problems.append("the fault hook did not run")
+                    if run["task_attempts"][0] != 2:
+                        problems.append(f"partition 0 ran {run['task_attempts'][0]} times, not 2")
+                    if any(a != 1 for a in run["task_attempts"][1:]):
+                        problems.append(f"other partitions retried: {run['task_attempts']}")
+                elif any(a != 1 for a in run["task_attempts"]):
+                    problems.append(f"tasks retried without a fault: {run['task_attempts']}")
+                status = "ok" if not problems else "FAILED"
+                print(f"spark/test: {name}: {doc['files']} files ({doc['failed']} failed) in "
+                      f"{run['partitions']} partitions {run['files_per_partition']}, "
+                      f"attempts {run['task_attempts']}, {time.time() - t:.1f} s: {status}",
+                      flush=True)
+                for p in problems:
+                    print(f"  {p}", flush=True)
+                    failures.append(f"{name}: {p}")
+    finally:
+        spark.stop()
+    print(f"spark/test: {len(cases)} cases, {len(failures)} failures, "
+          f"{time.time() - t0:.1f} s in all", flush=True)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
