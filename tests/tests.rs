@@ -24,3 +24,4 @@ mod maps;
 mod parquet_records;
 mod reliability_io;
 mod scaling;
+mod walk;
