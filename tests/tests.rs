@@ -22,6 +22,8 @@ mod hostile;
 mod map_bounds;
 mod maps;
 mod parquet_records;
+mod progress;
 mod reliability_io;
 mod scaling;
+mod skips;
 mod walk;
