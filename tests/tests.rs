@@ -23,6 +23,8 @@ mod map_bounds;
 mod maps;
 mod parquet_records;
 mod progress;
+mod readme;
+mod records;
 mod reliability_io;
 mod scaling;
 mod skips;

@@ -59,6 +59,10 @@ pub struct MapRecord {
     /// in index order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_crc32: Option<String>,
+    /// With `--verify`: SHA-256 of the same bytes as `data_crc32`: equal
+    /// for maps whose content is identical however it was compressed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_sha256: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map: Option<crate::map::MapSummary>,
     pub warnings: Vec<WarningRecord>,
@@ -152,15 +156,18 @@ pub fn index_bytes(
     inflater.start_file();
     if opts.verify {
         let mut h = crc32fast::Hasher::new();
+        let mut sha = Sha256::new();
         for i in 0..df.num_data() {
             if let Err(e) = df.decompress(i, inflater, buf) {
                 rec.error = Some(ErrorRecord::datafile(&e));
                 break;
             }
             h.update(buf);
+            sha.update(&buf[..]);
         }
         if rec.error.is_none() {
             rec.data_crc32 = Some(format!("{:08x}", h.finalize()));
+            rec.data_sha256 = Some(hex::encode(sha.finalize()));
         }
         inflater.start_file();
     }

@@ -32,7 +32,8 @@ pub struct IndexArgs {
     /// Record format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
-    /// Decompress every data block and add `data_crc32`.
+    /// Decompress every data block and add `data_crc32` and `data_sha256`
+    /// (hashes of the decompressed data).
     #[arg(long)]
     pub verify: bool,
     /// Also write the collection summary (a versioned JSON document that
@@ -167,6 +168,7 @@ struct CsvRow<'a> {
     compressed_bytes: Option<u64>,
     decompressed_bytes: Option<u64>,
     data_crc32: Option<&'a str>,
+    data_sha256: Option<&'a str>,
     map_version_kind: Option<&'a str>,
     author: Option<&'a str>,
     game_width: Option<u32>,
@@ -258,6 +260,7 @@ impl<'a> From<&'a MapRecord> for CsvRow<'a> {
             compressed_bytes: r.compressed_bytes,
             decompressed_bytes: r.decompressed_bytes,
             data_crc32: r.data_crc32.as_deref(),
+            data_sha256: r.data_sha256.as_deref(),
             map_version_kind: m.map(|m| m.version_kind),
             author: m.and_then(|m| m.info.as_ref()?.author.as_deref()),
             game_width: stats.and_then(|s| s.game_width),

@@ -17,6 +17,7 @@
 use super::names::ENTITY_OFFSET;
 use super::stats::{EntityCounts, LayerTileCounts, MapCounts, MapStats};
 use super::strings::to_i32_string;
+use super::tiles::PhysicsKind;
 use super::uuids;
 use crate::datafile::DatafileWriter;
 use std::collections::BTreeSet;
@@ -285,7 +286,9 @@ pub fn build(p: &SynthParams) -> SynthMap {
             ..LayerTileCounts::default()
         },
         special_tiles: Vec::new(),
+        tiles: Vec::new(),
     };
+    stats.add_tile_counts(PhysicsKind::Game, &game.tally);
 
     let mut df = DatafileWriter::new();
     df.add_item(0, 0, &[1]);
@@ -366,6 +369,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
         }
         stats.front_entities = entity_counts(&front);
         stats.non_empty_tiles.front = Some(front.non_empty());
+        stats.add_tile_counts(PhysicsKind::Front, &front.tally);
         layers.push(TileLayerSpec {
             flags: 8,
             name: "Front",
@@ -397,6 +401,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
             }
         }
         stats.non_empty_tiles.tele = Some(tele.non_empty());
+        stats.add_tile_counts(PhysicsKind::Tele, &tele.tally);
         layers.push(TileLayerSpec {
             flags: 2,
             name: "Tele",
@@ -415,6 +420,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
         }
         names.insert("BOOST");
         stats.non_empty_tiles.speedup = Some(sp.non_empty());
+        stats.add_tile_counts(PhysicsKind::Speedup, &sp.tally);
         layers.push(TileLayerSpec {
             flags: 4,
             name: "Speedup",
@@ -438,6 +444,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
             }
         }
         stats.non_empty_tiles.switch = Some(sw.non_empty());
+        stats.add_tile_counts(PhysicsKind::Switch, &sw.tally);
         layers.push(TileLayerSpec {
             flags: 16,
             name: "Switch",
@@ -455,6 +462,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
         }
         names.insert("TUNE");
         stats.non_empty_tiles.tune = Some(tu.non_empty());
+        stats.add_tile_counts(PhysicsKind::Tune, &tu.tally);
         layers.push(TileLayerSpec {
             flags: 32,
             name: "Tune",
