@@ -20,6 +20,28 @@ pub fn shared_datasets_dir(manifest_dir: &str) -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
+/// The shared datasets for a unit test: `None` where they are missing, after
+/// saying on stderr (uncaptured: one line for the one unit test that reads
+/// them) that the test skips; a panic instead with
+/// `TEEBATCH_REQUIRE_DATASETS` set. (The integration tests count their
+/// skips in `tests/common`.)
+#[cfg(test)]
+pub(crate) fn test_datasets() -> Option<PathBuf> {
+    use std::io::Write;
+    let found = shared_datasets_dir(env!("CARGO_MANIFEST_DIR"));
+    if found.is_none() {
+        if std::env::var_os("TEEBATCH_REQUIRE_DATASETS").is_some() {
+            panic!("TEEBATCH_REQUIRE_DATASETS is set but ../shared/datasets is missing");
+        }
+        let test = std::thread::current().name().unwrap_or("").to_owned();
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {test} for lack of data: ../shared/datasets not found (set TEEBATCH_DATASETS)"
+        );
+    }
+    found
+}
+
 /// The snapshot and delta chunks of `demo`, Huffman- and varint-decoded:
 /// (is a delta, ints) per chunk in file order, up to the first chunk that
 /// does not decode (a delta chain cannot skip one). The input of the

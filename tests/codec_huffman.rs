@@ -48,7 +48,7 @@ fn huffman_md() -> Option<String> {
 #[test]
 fn codes_match_huffman_md_appendix() {
     let Some(doc) = huffman_md() else {
-        eprintln!("SKIPPED: libtw2-doc/huffman.md not found (set TEEBATCH_REFERENCE)");
+        crate::common::skip("libtw2-doc/huffman.md not found (set TEEBATCH_REFERENCE)");
         return;
     };
     let appendix = doc

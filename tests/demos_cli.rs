@@ -27,11 +27,20 @@ fn demos_index_matches_golden_summaries() {
             "map_crc",
             "type",
             "length",
-            "timestamp",
             "timeline_markers",
         ] {
             assert_eq!(h[k], gh[k], "{name}: header {k}");
         }
+        // The raw text as golden, and as ISO 8601: `2025-10-04_11-03-42`
+        // is `2025-10-04T11:03:42`.
+        let raw = gh["timestamp"].as_str().unwrap();
+        assert_eq!(h["timestamp_raw"], raw, "{name}");
+        let (date, time) = raw.split_once('_').unwrap();
+        assert_eq!(
+            h["timestamp"],
+            format!("{date}T{}", time.replace('-', ":")),
+            "{name}"
+        );
         assert_eq!(h["map_sha256"], gh["map_sha256_header"], "{name}");
         assert_eq!(r["size"], g["file_size"], "{name}");
         assert_eq!(r["sha256"], g["file_sha256"], "{name}");
@@ -72,30 +81,67 @@ fn demos_index_matches_golden_summaries() {
         );
         let dur = (g["last_tick"].as_f64().unwrap() - g["first_tick"].as_f64().unwrap()) / 50.0;
         assert_eq!(r["duration_s"].as_f64(), Some(dur), "{name}");
-        // Item types: ordinal keys are `id (name)`, UUID keys as golden.
-        for (k, v) in g["item_types_ordinal"].as_object().unwrap() {
-            let ours = r["item_types"]
-                .as_object()
-                .unwrap()
+        // Item types: a list of {type_id, uuid, name, occurrences,
+        // sizes_ints}; golden keys are ordinal ids and `uuid (Name)`.
+        let types = r["item_types"].as_array().unwrap();
+        let counts = |t: &Value| serde_json::json!({"occurrences": t["occurrences"], "sizes_ints": t["sizes_ints"]});
+        let ordinal = g["item_types_ordinal"].as_object().unwrap();
+        let uuid = g["item_types_uuid"].as_object().unwrap();
+        assert_eq!(types.len(), ordinal.len() + uuid.len(), "{name}");
+        for (k, v) in ordinal {
+            let ours = types
                 .iter()
-                .find(|(rk, _)| rk.split(' ').next() == Some(k.as_str()))
-                .unwrap_or_else(|| panic!("{name}: type {k}"))
-                .1;
-            assert_eq!(ours, v, "{name}: type {k}");
+                .find(|t| t["type_id"].as_u64().map(|i| i.to_string()).as_deref() == Some(k))
+                .unwrap_or_else(|| panic!("{name}: type {k}"));
+            assert!(ours["uuid"].is_null() && ours["name"].is_string());
+            assert_eq!(&counts(ours), v, "{name}: type {k}");
         }
-        for (k, v) in g["item_types_uuid"].as_object().unwrap() {
-            assert_eq!(&r["item_types"][k], v, "{name}: {k}");
+        for (k, v) in uuid {
+            let ours = types
+                .iter()
+                .find(|t| {
+                    format!(
+                        "{} ({})",
+                        t["uuid"].as_str().unwrap_or(""),
+                        t["name"].as_str().unwrap()
+                    ) == *k
+                })
+                .unwrap_or_else(|| panic!("{name}: {k}"));
+            assert!(ours["type_id"].is_null());
+            assert_eq!(&counts(ours), v, "{name}: {k}");
         }
         assert!(r.get("error").is_none(), "{name}");
         // Every message chunk decodes.
         assert_eq!(r["messages"]["undecodable"], 0, "{name}");
-        let total: u64 = r["messages"]["by_name"]
-            .as_object()
-            .unwrap()
-            .values()
-            .map(|v| v.as_u64().unwrap())
-            .sum();
+        let by_name = r["messages"]["by_name"].as_array().unwrap();
+        let total: u64 = by_name.iter().map(|v| v["count"].as_u64().unwrap()).sum();
+        let names: Vec<&str> = by_name
+            .iter()
+            .map(|v| v["name"].as_str().unwrap())
+            .collect();
+        assert!(
+            names.is_sorted() && names.iter().all(|n| n.contains(':')),
+            "{names:?}"
+        );
         assert_eq!(total, g["chunks"]["message"].as_u64().unwrap(), "{name}");
+    }
+    // DDNet's "no time yet" score -9999 is null, the raw value kept; other
+    // scores are as sent.
+    let players: Vec<&Value> = recs
+        .iter()
+        .flat_map(|r| r["players"].as_array().unwrap())
+        .collect();
+    let sentinel = players.iter().filter(|p| p["score_raw"] == -9999).count();
+    assert!(
+        sentinel > 0,
+        "the real demos have race players without a time"
+    );
+    for p in &players {
+        if p["score_raw"] == -9999 || p["score_raw"].is_null() {
+            assert!(p["score"].is_null(), "{p}");
+        } else {
+            assert_eq!(p["score"], p["score_raw"], "{p}");
+        }
     }
     // Known facts: the 064 join/chat demo has one player and one chat line.
     let r = recs

@@ -62,7 +62,7 @@ fn seeds() -> &'static Seeds {
             p.tile_skip = i >= 2;
             s.maps.push(synth::generate(&p));
         }
-        if let Some(dir) = crate::common::datasets() {
+        if let Some(dir) = crate::common::optional_datasets() {
             let small = |ext: &str, max: u64| {
                 crate::common::files_with_ext(&dir, ext)
                     .into_iter()

@@ -12,7 +12,6 @@ use crate::limits::Limits;
 use crate::warn::Warnings;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::collections::BTreeMap;
 
 /// Ticks per second, everywhere.
 pub const TICKS_PER_SECOND: f64 = 50.0;
@@ -56,7 +55,13 @@ pub struct HeaderRecord {
     pub demo_type: String,
     /// Seconds, as written by the recorder.
     pub length: i32,
-    pub timestamp: String,
+    /// When the recording started, ISO 8601 without a time zone
+    /// (`2025-10-04T11:03:42`, the recorder's local time); `None` when
+    /// `timestamp_raw` is not a date and time teebatch knows.
+    pub timestamp: Option<String>,
+    /// The header's timestamp text as written (DDNet writes
+    /// `2025-10-04_11-03-42`).
+    pub timestamp_raw: String,
     pub timeline_markers: Vec<i32>,
     /// The v6 DDNet SHA-256 extension, if present.
     pub map_sha256: Option<String>,
@@ -106,15 +111,15 @@ pub struct DemoRecord {
     pub duration_s: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub snapshots_reconstructed: Option<u64>,
-    /// Snapshot items per type: ordinal types as `id (name)`, extended ones
-    /// as `uuid (Name)`.
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub item_types: BTreeMap<String, crate::demo::stream::stats::ItemTypeStats>,
+    /// Snapshot items per type: ordinal types by id, then DDNet extended
+    /// types by UUID.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub item_types: Vec<ItemTypeRecord>,
     /// Everyone seen in a snapshot (or, for 0.7, announced by message).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub players: Vec<PlayerSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub messages: Option<MessageCounts>,
+    pub messages: Option<MessagesRecord>,
     pub warnings: Vec<WarningRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
@@ -134,9 +139,90 @@ pub struct PlayerSummary {
     pub first_tick: i32,
     pub last_tick: i32,
     pub ticks_present: u32,
+    /// The latest score seen; `None` when none was seen or it is DDNet's
+    /// "no time yet" [`NO_SCORE`].
     pub score: Option<i32>,
+    /// The latest score as in the snapshot, sentinel included.
+    pub score_raw: Option<i32>,
     /// Whether this was the recording client.
     pub local: bool,
+}
+
+/// The score DDNet race servers send for a player without a finish time.
+pub const NO_SCORE: i32 = -9999;
+
+/// One snapshot item type of a demo.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ItemTypeRecord {
+    /// The ordinal type id (`None` for a DDNet extended type).
+    pub type_id: Option<u16>,
+    /// The UUID of a DDNet extended type.
+    pub uuid: Option<String>,
+    /// The protocol's name of the type (`unknown` if it has none).
+    pub name: String,
+    pub occurrences: u64,
+    /// The item sizes seen, in ints.
+    pub sizes_ints: Vec<usize>,
+}
+
+impl ItemTypeRecord {
+    /// The key of the collection summary's `item_types` (`id (name)` or
+    /// `uuid (Name)`).
+    pub fn summary_key(&self) -> String {
+        match (&self.uuid, self.type_id) {
+            (Some(u), _) => format!("{u} ({})", self.name),
+            (None, id) => format!("{} ({})", id.unwrap_or_default(), self.name),
+        }
+    }
+}
+
+/// Messages of a demo by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct NameCount {
+    /// `space:name` (`game:Sv_Chat`, `system:…`); unnamed ids as
+    /// `space:#id` or `space:uuid`.
+    pub name: String,
+    pub count: u64,
+}
+
+/// Message totals of one demo, as reported.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct MessagesRecord {
+    /// Sorted by name.
+    pub by_name: Vec<NameCount>,
+    pub chat_lines: u64,
+    pub kills: u64,
+    pub race_finishes: u64,
+    pub undecodable: u64,
+}
+
+impl From<MessageCounts> for MessagesRecord {
+    fn from(m: MessageCounts) -> Self {
+        MessagesRecord {
+            by_name: m
+                .by_name
+                .into_iter()
+                .map(|(name, count)| NameCount { name, count })
+                .collect(),
+            chat_lines: m.chat_lines,
+            kills: m.kills,
+            race_finishes: m.race_finishes,
+            undecodable: m.undecodable,
+        }
+    }
+}
+
+/// A demo header timestamp as ISO 8601 (`YYYY-MM-DDTHH:MM:SS`): DDNet's and
+/// Teeworlds' `YYYY-MM-DD_HH-MM-SS`, or `YYYY-MM-DD HH:MM:SS`.
+pub fn iso_timestamp(raw: &str) -> Option<String> {
+    [
+        "%Y-%m-%d_%H-%M-%S",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%dT%H:%M:%S",
+    ]
+    .iter()
+    .find_map(|f| chrono::NaiveDateTime::parse_from_str(raw, f).ok())
+    .map(|t| t.format("%Y-%m-%dT%H:%M:%S").to_string())
 }
 
 /// What one worker keeps between files.
@@ -262,11 +348,12 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
             first_tick: p.first_tick,
             last_tick: p.last_tick,
             ticks_present: p.ticks_present,
-            score: p.score,
+            score: p.score.filter(|&s| s != NO_SCORE),
+            score_raw: p.score,
             local: p.local,
         })
         .collect();
-    rec.messages = Some(analysis.messages);
+    rec.messages = Some(analysis.messages.into());
     rec.warnings.extend(outcome.warnings.iter().map(|w| {
         WarningRecord {
             stage: Stage::Stream,
@@ -315,11 +402,25 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
             } else {
                 "unknown"
             });
-        rec.item_types
-            .insert(format!("{type_id} ({name})"), s.clone());
+        rec.item_types.push(ItemTypeRecord {
+            type_id: Some(*type_id),
+            uuid: None,
+            name: name.to_owned(),
+            occurrences: s.occurrences,
+            sizes_ints: s.sizes_ints.iter().copied().collect(),
+        });
     }
     for (key, s) in &stats.item_types_uuid {
-        rec.item_types.insert(key.clone(), s.clone());
+        // `uuid (Name)`
+        let (uuid, name) = key.split_once(' ').unwrap_or((key, ""));
+        let name = name.trim_start_matches('(').trim_end_matches(')');
+        rec.item_types.push(ItemTypeRecord {
+            type_id: None,
+            uuid: Some(uuid.to_owned()),
+            name: name.to_owned(),
+            occurrences: s.occurrences,
+            sizes_ints: s.sizes_ints.iter().copied().collect(),
+        });
     }
     Some(stats)
 }
@@ -340,7 +441,8 @@ fn fill_header(rec: &mut DemoRecord, demo: &Demo<'_>) {
         map_crc: format!("{:08x}", demo.map_crc()),
         demo_type: lossy(demo.demo_type()),
         length: demo.length(),
-        timestamp: lossy(demo.timestamp()),
+        timestamp: iso_timestamp(&lossy(demo.timestamp())),
+        timestamp_raw: lossy(demo.timestamp()),
         timeline_markers: demo.timeline_markers().to_vec(),
         map_sha256: demo.map_sha256().map(hex::encode),
     });
@@ -376,4 +478,24 @@ fn embedded_map(demo: &Demo<'_>) -> EmbeddedMapRecord {
         }
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::iso_timestamp;
+
+    #[test]
+    fn timestamps_become_iso_8601() {
+        for (raw, iso) in [
+            ("2025-10-04_11-03-42", Some("2025-10-04T11:03:42")),
+            ("2025-10-04 11:03:42", Some("2025-10-04T11:03:42")),
+            ("2025-10-04T11:03:42", Some("2025-10-04T11:03:42")),
+            ("2025-13-04_11-03-42", None),
+            ("2025-10-04_11-03", None),
+            ("", None),
+            ("yesterday", None),
+        ] {
+            assert_eq!(iso_timestamp(raw).as_deref(), iso, "{raw:?}");
+        }
+    }
 }

@@ -61,6 +61,10 @@ pub struct MapRecord {
     /// in index order.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_crc32: Option<String>,
+    /// With `--verify`: SHA-256 of the same bytes as `data_crc32`: equal
+    /// for maps whose content is identical however it was compressed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_sha256: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map: Option<crate::map::MapSummary>,
     pub warnings: Vec<WarningRecord>,
@@ -88,6 +92,7 @@ pub struct CsvRow<'a> {
     pub compressed_bytes: Option<u64>,
     pub decompressed_bytes: Option<u64>,
     pub data_crc32: Option<&'a str>,
+    pub data_sha256: Option<&'a str>,
     pub map_version_kind: Option<&'a str>,
     pub author: Option<&'a str>,
     pub game_width: Option<u32>,
@@ -123,6 +128,7 @@ impl MapRecord {
             compressed_bytes: r.compressed_bytes,
             decompressed_bytes: r.decompressed_bytes,
             data_crc32: r.data_crc32.as_deref(),
+            data_sha256: r.data_sha256.as_deref(),
             map_version_kind: m.map(|m| m.version_kind),
             author: m.and_then(|m| m.info.as_ref()?.author.as_deref()),
             game_width: stats.and_then(|s| s.game_width),
@@ -221,15 +227,18 @@ pub fn index_bytes(
     inflater.start_file();
     if opts.verify {
         let mut h = crc32fast::Hasher::new();
+        let mut sha = Sha256::new();
         for i in 0..df.num_data() {
             if let Err(e) = df.decompress(i, inflater, buf) {
                 rec.error = Some(ErrorRecord::datafile(&e));
                 break;
             }
             h.update(buf);
+            sha.update(&buf[..]);
         }
         if rec.error.is_none() {
             rec.data_crc32 = Some(format!("{:08x}", h.finalize()));
+            rec.data_sha256 = Some(hex::encode(sha.finalize()));
         }
         inflater.start_file();
     }

@@ -152,14 +152,103 @@ pub fn encode_path(path: &Path) -> String {
     out
 }
 
-/// Lists the inputs named by `paths`: files as given, directories walked
-/// recursively (following symlinks, with loop detection) for files whose
-/// extension is `ext` (case-insensitive). Archives (`.zip`, `.tar`,
-/// `.tar.gz`, `.tgz`), named or found by the walk, are listed for members
-/// named `*.ext` (see [`archive`]). The PATH `-` is a tar stream on stdin
+/// How directory inputs are walked (the command line's `--glob`,
+/// `--exclude`, `--max-depth`, `--no-follow`, `--hidden`).
+///
+/// The default walks every directory tree to any depth, following
+/// symbolic links (a link loop is reported as an unlistable entry), and
+/// skips hidden entries (names starting with `.`) below the named
+/// directories. `.gitignore` and `.ignore` files are not read. Files named
+/// on the command line are always taken, whatever the options.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WalkOptions {
+    /// Globs in ripgrep's `--glob` syntax, matched against paths relative
+    /// to the walked directory (a glob without `/` matches the name at any
+    /// depth). A glob starting with `!` excludes what it matches, a
+    /// directory with everything below it; when at least one glob does not
+    /// start with `!`, only files matching one of those are taken. A later
+    /// glob wins over an earlier one.
+    pub globs: Vec<String>,
+    /// Descend at most this many directory levels below a named directory
+    /// (1: only the files directly in it). `None`: no limit.
+    pub max_depth: Option<usize>,
+    /// Follow symbolic links to directories and files.
+    pub follow_links: bool,
+    /// Also walk hidden files and directories.
+    pub hidden: bool,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions {
+            globs: Vec::new(),
+            max_depth: None,
+            follow_links: true,
+            hidden: false,
+        }
+    }
+}
+
+impl WalkOptions {
+    /// The compiled globs for a walk of `root`. The error names the glob.
+    fn overrides(&self, root: &Path) -> Result<ignore::overrides::Override, String> {
+        let mut b = ignore::overrides::OverrideBuilder::new(root);
+        for g in &self.globs {
+            b.add(g).map_err(|e| format!("--glob {g:?}: {e}"))?;
+        }
+        b.build().map_err(|e| format!("--glob: {e}"))
+    }
+
+    /// Checks that every glob compiles (before any walk): the error names
+    /// the glob.
+    pub fn check(&self) -> Result<(), String> {
+        self.overrides(Path::new(".")).map(drop)
+    }
+}
+
+/// The path an error of the directory walk is about, if it names one.
+fn walk_error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::Loop { child, .. } => Some(child),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            walk_error_path(err)
+        }
+        ignore::Error::Partial(errs) => errs.iter().find_map(walk_error_path),
+        _ => None,
+    }
+}
+
+/// The message of an error of the directory walk without the path (the
+/// record carries the path).
+fn walk_error_message(err: &ignore::Error) -> String {
+    match err {
+        ignore::Error::WithPath { err, .. }
+        | ignore::Error::WithDepth { err, .. }
+        | ignore::Error::WithLineNumber { err, .. } => walk_error_message(err),
+        other => other.to_string(),
+    }
+}
+
+/// Lists the inputs named by `paths` with the default [`WalkOptions`]
+/// (see [`collect_inputs_with`]). The PATH `-` is a tar stream on stdin
 /// whose members are shown by their names alone ([`archive::list_stdin`]).
-/// Sorted by path bytes (members by archive path, separator, member name).
 pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
+    collect_inputs_with(paths, ext, &WalkOptions::default()).expect("the default walk has no globs")
+}
+
+/// Lists the inputs named by `paths`: files as given, directories walked
+/// as `walk` says for files whose extension is `ext` (case-insensitive).
+/// Archives (`.zip`, `.tar`, `.tar.gz`, `.tgz`), named or found by the
+/// walk, are listed for members named `*.ext` (see [`archive`]). Sorted by
+/// path bytes (members by archive path, separator, member name). The error
+/// is a glob that does not compile.
+pub fn collect_inputs_with(
+    paths: &[PathBuf],
+    ext: &str,
+    walk: &WalkOptions,
+) -> Result<Vec<Input>, String> {
+    walk.check()?;
     let mut out = Vec::new();
     for p in paths {
         if p.as_os_str() == archive::STDIN {
@@ -167,45 +256,7 @@ pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
             continue;
         }
         match std::fs::metadata(p) {
-            Ok(m) if m.is_dir() => {
-                for entry in walkdir::WalkDir::new(p).follow_links(true) {
-                    match entry {
-                        // Files, and anything else that is not a directory
-                        // (a FIFO, a socket, a device): [`load`] reports those
-                        // as `not_regular_file` instead of dropping them.
-                        Ok(e) if !e.file_type().is_dir() => {
-                            let matches = e
-                                .path()
-                                .extension()
-                                .is_some_and(|x| x.eq_ignore_ascii_case(ext));
-                            let archive = archive::Kind::of_path(e.path());
-                            if let (false, Some(kind)) = (matches, archive) {
-                                if e.file_type().is_file() {
-                                    archive::list(e.path(), kind, ext, &mut out);
-                                }
-                            } else if matches {
-                                let size = e
-                                    .metadata()
-                                    .ok()
-                                    .filter(|m| m.is_file())
-                                    .map_or(0, |m| m.len());
-                                out.push(Input::File {
-                                    path: e.into_path(),
-                                    size,
-                                });
-                            }
-                        }
-                        Ok(_) => {}
-                        Err(err) => {
-                            let path = err.path().unwrap_or(p).to_path_buf();
-                            out.push(Input::Unlistable {
-                                path,
-                                message: err.to_string(),
-                            });
-                        }
-                    }
-                }
-            }
+            Ok(m) if m.is_dir() => walk_dir(p, ext, walk, &mut out)?,
             Ok(m) => match archive::Kind::of_path(p) {
                 Some(kind) if m.is_file() && !has_ext(p, ext) => {
                     archive::list(p, kind, ext, &mut out)
@@ -224,7 +275,61 @@ pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
     out.sort_by(|a, b| a.sort_key().cmp(b.sort_key()));
     out.dedup();
     archive::mark_selected(&out);
-    out
+    Ok(out)
+}
+
+/// Walks the directory `root` (see [`collect_inputs_with`]).
+fn walk_dir(
+    root: &Path,
+    ext: &str,
+    walk: &WalkOptions,
+    out: &mut Vec<Input>,
+) -> Result<(), String> {
+    let hidden = walk.hidden;
+    let walker = ignore::WalkBuilder::new(root)
+        .standard_filters(false)
+        .follow_links(walk.follow_links)
+        .max_depth(walk.max_depth)
+        .overrides(walk.overrides(root)?)
+        // Hidden entries are filtered here rather than by the walker's own
+        // option, which a matching `--glob` would override.
+        .filter_entry(move |e| {
+            hidden || e.depth() == 0 || !e.file_name().as_encoded_bytes().starts_with(b".")
+        })
+        .build();
+    for entry in walker {
+        match entry {
+            // Files, and anything else that is not a directory (a FIFO, a
+            // socket, a device): [`load`] reports those as
+            // `not_regular_file` instead of dropping them.
+            Ok(e) if !e.file_type().is_some_and(|t| t.is_dir()) => {
+                let matches = has_ext(e.path(), ext);
+                let is_file = e.file_type().is_some_and(|t| t.is_file());
+                let archive = archive::Kind::of_path(e.path());
+                if let (false, Some(kind)) = (matches, archive) {
+                    if is_file {
+                        archive::list(e.path(), kind, ext, out);
+                    }
+                } else if matches {
+                    let size = e
+                        .metadata()
+                        .ok()
+                        .filter(|m| m.is_file())
+                        .map_or(0, |m| m.len());
+                    out.push(Input::File {
+                        path: e.into_path(),
+                        size,
+                    });
+                }
+            }
+            Ok(_) => {}
+            Err(err) => out.push(Input::Unlistable {
+                path: walk_error_path(&err).unwrap_or(root).to_path_buf(),
+                message: walk_error_message(&err),
+            }),
+        }
+    }
+    Ok(())
 }
 
 fn has_ext(p: &Path, ext: &str) -> bool {

@@ -3,8 +3,8 @@
 //! Each record type has an explicit Arrow schema ([`maps_schema`],
 //! [`demos_schema`]) that mirrors its JSON form field by field: integers as
 //! integers, hashes and CRCs as the same lowercase hex strings as the JSON,
-//! nested objects as Arrow structs, lists as Arrow lists, and the two
-//! objects keyed by data (`item_types`, `messages.by_name`) as Arrow maps.
+//! nested objects as Arrow structs, lists as Arrow lists (`item_types` and
+//! `messages.by_name` are lists of structs, one per type or name).
 //! A field that a record leaves out (an `Option` that is `None`, because an
 //! error stopped the decode) is a null.
 //!
@@ -129,18 +129,6 @@ fn strukt(name: &str, fields: Vec<Field>) -> Field {
     field(name, DataType::Struct(Fields::from(fields)))
 }
 
-/// A map from strings to `value` (a JSON object keyed by data).
-fn string_map(name: &str, value: DataType) -> Field {
-    Field::new_map(
-        name,
-        "entries",
-        Field::new("key", DataType::Utf8, false),
-        Field::new("value", value, true),
-        false,
-        true,
-    )
-}
-
 /// `{stage, kind, section, offset, message}`: a failed file's `error`.
 fn error_struct(name: &str) -> Field {
     strukt(
@@ -250,6 +238,15 @@ pub fn maps_schema() -> SchemaRef {
                     .collect(),
             ),
             list("special_tiles", DataType::Utf8),
+            list(
+                "tiles",
+                DataType::Struct(Fields::from(vec![
+                    utf8("layer"),
+                    int32("id"),
+                    utf8("name"),
+                    int64("count"),
+                ])),
+            ),
         ],
     );
     let map = strukt(
@@ -277,6 +274,7 @@ pub fn maps_schema() -> SchemaRef {
         int64("compressed_bytes"),
         int64("decompressed_bytes"),
         utf8("data_crc32"),
+        utf8("data_sha256"),
         map,
         warnings_list("warnings", true),
         error_struct("error"),
@@ -297,6 +295,7 @@ pub fn demos_schema() -> SchemaRef {
             utf8("type"),
             int32("length"),
             utf8("timestamp"),
+            utf8("timestamp_raw"),
             list("timeline_markers", DataType::Int32),
             utf8("map_sha256"),
         ],
@@ -331,6 +330,9 @@ pub fn demos_schema() -> SchemaRef {
         .collect(),
     );
     let item_type = DataType::Struct(Fields::from(vec![
+        int32("type_id"),
+        utf8("uuid"),
+        utf8("name"),
         int64("occurrences"),
         list("sizes_ints", DataType::Int64),
     ]));
@@ -342,12 +344,16 @@ pub fn demos_schema() -> SchemaRef {
         int32("last_tick"),
         int64("ticks_present"),
         int32("score"),
+        int32("score_raw"),
         boolean("local"),
     ]));
     let messages = strukt(
         "messages",
         vec![
-            string_map("by_name", DataType::Int64),
+            list(
+                "by_name",
+                DataType::Struct(Fields::from(vec![utf8("name"), int64("count")])),
+            ),
             int64("chat_lines"),
             int64("kills"),
             int64("race_finishes"),
@@ -367,7 +373,7 @@ pub fn demos_schema() -> SchemaRef {
         int64("ticks"),
         field("duration_s", DataType::Float64),
         int64("snapshots_reconstructed"),
-        string_map("item_types", item_type),
+        list("item_types", item_type),
         list("players", player),
         messages,
         warnings_list("warnings", true),

@@ -6,7 +6,7 @@ use crate::batch::summary::shard::read_path_list;
 use crate::batch::summary::{
     self, Aggregate, DemosAggregate, InputPart, LoadError, MapsAggregate, Shard, Summary,
 };
-use crate::batch::{collect_inputs, Input};
+use crate::batch::{collect_inputs_with, Input, WalkOptions};
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -28,6 +28,54 @@ pub struct SelectArgs {
     /// are disjoint and together are the whole collection.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<Shard>,
+    #[command(flatten)]
+    pub walk: WalkArgs,
+}
+
+/// How directory PATHs are walked (files named on the command line are
+/// always taken).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct WalkArgs {
+    /// Take only the files matching GLOB, or with a leading `!` skip what
+    /// it matches (a directory with everything in it). Repeatable; a later
+    /// glob wins. ripgrep's --glob syntax, matched against paths relative
+    /// to the directory PATH (a glob without `/` matches a name at any
+    /// depth), e.g. --glob 'novice/**' --glob '!*_old.map'.
+    #[arg(long = "glob", short = 'g', value_name = "GLOB")]
+    pub globs: Vec<String>,
+    /// Skip the files and directories matching GLOB (the same as
+    /// --glob '!GLOB'; applied after every --glob).
+    #[arg(long = "exclude", value_name = "GLOB")]
+    pub excludes: Vec<String>,
+    /// Descend at most N directory levels into a directory PATH (1: only
+    /// the files directly in it). Default: no limit.
+    #[arg(long, value_name = "N")]
+    pub max_depth: Option<usize>,
+    /// Do not follow symbolic links found in directories (by default they
+    /// are followed, and a link loop is reported as an error record).
+    #[arg(long)]
+    pub no_follow: bool,
+    /// Also walk hidden files and directories (names starting with `.`),
+    /// which are skipped by default.
+    #[arg(long)]
+    pub hidden: bool,
+}
+
+impl WalkArgs {
+    /// The walk the options describe.
+    pub fn options(&self) -> WalkOptions {
+        WalkOptions {
+            globs: self
+                .globs
+                .iter()
+                .cloned()
+                .chain(self.excludes.iter().map(|g| format!("!{g}")))
+                .collect(),
+            max_depth: self.max_depth,
+            follow_links: !self.no_follow,
+            hidden: self.hidden,
+        }
+    }
 }
 
 /// The inputs of one batch and what is known about how they were chosen.
@@ -88,10 +136,14 @@ impl SelectArgs {
             })?);
         }
         let is_embedded = all.is_empty() && self.files_from.is_empty();
+        let walk = self.walk.options();
         let mut inputs = if is_embedded {
+            walk.check()
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
             embedded()
         } else {
-            collect_inputs(&all, ext)
+            collect_inputs_with(&all, ext, &walk)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?
         };
         let named: std::collections::HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
         for i in &inputs {

@@ -232,20 +232,16 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     opts.limits = args.limits();
     let jobs = args.batch.jobs(inputs.len());
     let total: u64 = inputs.iter().map(crate::batch::Input::listed_size).sum();
-    let bar = args.batch.progress(total, inputs.len());
-    let n = inputs.len();
-    let mut finished = 0;
+    let mut bar = args.batch.progress(total, inputs.len());
     let start = std::time::Instant::now();
     let totals = run_export(&inputs, jobs, &opts, &mut *writer, |d| {
-        finished += 1;
-        bar.inc(d.size);
-        bar.set_message(format!("{finished}/{n} files"));
+        bar.file_done(d.size, || d.path.clone());
         if let Some(e) = &d.error {
             bar.suspend(|| super::note!("{}: {}", d.path, e.message));
         }
     })?;
     writer.finish()?;
-    bar.finish_and_clear();
+    bar.finish();
     let elapsed = start.elapsed().as_secs_f64();
     let code = if totals.stats.failed > 0 || sel.nothing_found {
         ExitCode::from(1)

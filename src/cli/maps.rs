@@ -33,7 +33,8 @@ pub struct IndexArgs {
     /// Record format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
-    /// Decompress every data block and add `data_crc32`.
+    /// Decompress every data block and add `data_crc32` and `data_sha256`
+    /// (hashes of the decompressed data).
     #[arg(long)]
     pub verify: bool,
     /// Also write the collection summary (a versioned JSON document that

@@ -20,6 +20,7 @@ mod bench;
 pub mod collection;
 mod demos;
 mod maps;
+mod progress;
 
 use crate::batch::record::BatchStats;
 use crate::batch::summary::{Aggregate, InputPart, Summary as SummaryDoc};
@@ -111,6 +112,11 @@ pub struct BatchArgs {
     /// No progress bar and no summary on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Show the progress bar even when stderr is not a terminal (then as a
+    /// plain line about once a second). Without it the bar shows only on a
+    /// terminal; --quiet wins.
+    #[arg(long)]
+    pub progress: bool,
     /// Print the input files that would be processed, one per line as the
     /// records' `path` field, and nothing else (no records, no summary;
     /// `-o` and `--summary` are not written); exit 0.
@@ -128,23 +134,10 @@ impl BatchArgs {
         crate::limits::Limits::cap_jobs(self.jobs, inputs)
     }
 
-    /// A progress bar on stderr when it is a terminal and not `--quiet`.
-    pub fn progress(&self, total_bytes: u64, files: usize) -> indicatif::ProgressBar {
-        if self.quiet || !io::stderr().is_terminal() {
-            return indicatif::ProgressBar::hidden();
-        }
-        let bar = indicatif::ProgressBar::with_draw_target(
-            Some(total_bytes),
-            indicatif::ProgressDrawTarget::stderr_with_hz(10),
-        );
-        bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {wide_bar} {binary_bytes}/{binary_total_bytes} {msg} (ETA {eta})",
-            )
-            .expect("valid template"),
-        );
-        bar.set_message(format!("0/{files} files"));
-        bar
+    /// The progress bar of a batch over `files` inputs of `total_bytes`
+    /// (see [`progress::Progress`]).
+    pub fn progress(&self, total_bytes: u64, files: usize) -> progress::Progress {
+        progress::Progress::new(self.quiet, self.progress, total_bytes, files)
     }
 }
 
@@ -374,8 +367,7 @@ impl BatchRun<'_> {
             .map(|p| prepare_output_path(p))
             .transpose()?;
         let total: u64 = inputs.iter().map(Input::listed_size).sum();
-        let bar = self.args.progress(total, inputs.len());
-        let n = inputs.len();
+        let mut bar = self.args.progress(total, inputs.len());
         let mut write_err = None;
         let started_at = std::time::SystemTime::now();
         let start = Instant::now();
@@ -389,8 +381,7 @@ impl BatchRun<'_> {
                 rec
             },
             |i, rec: R| {
-                bar.inc(size(&rec));
-                bar.set_message(format!("{}/{n} files", i + 1));
+                bar.file_done(size(&rec), || inputs[i].display_path());
                 match write(&rec) {
                     Ok(()) => ControlFlow::Continue(()),
                     Err(e) => {
@@ -400,7 +391,7 @@ impl BatchRun<'_> {
                 }
             },
         );
-        bar.finish_and_clear();
+        bar.finish();
         if let Some(e) = write_err {
             return Err(e);
         }

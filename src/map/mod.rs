@@ -62,6 +62,6 @@ pub use items::{
     TILEMAP_VERSION_TILESKIP,
 };
 pub use stats::{
-    map_stats, summarize, EntityCounts, LayerTileCounts, MapCounts, MapStats, MapSummary,
+    map_stats, summarize, EntityCounts, LayerTileCounts, MapCounts, MapStats, MapSummary, TileCount,
 };
 pub use tiles::{PhysicsKind, TileFormat, TileHistogram};

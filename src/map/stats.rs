@@ -99,6 +99,21 @@ pub struct MapStats {
     /// The DDNet special tiles present (names as ddnet.org uses, see
     /// [`super::names`]), sorted and deduplicated.
     pub special_tiles: Vec<&'static str>,
+    /// Tiles per physics layer and tile id (ids other than 0 that occur),
+    /// by layer in [`PhysicsKind::PHYSICS`] order, then id.
+    pub tiles: Vec<TileCount>,
+}
+
+/// How many tiles of one id one physics layer has.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct TileCount {
+    /// `game`, `front`, `tele`, `speedup`, `switch` or `tune`.
+    pub layer: &'static str,
+    /// The tile id byte.
+    pub id: u8,
+    /// The DDNet name of the id in this layer, if it has one.
+    pub name: Option<&'static str>,
+    pub count: u64,
 }
 
 impl MapStats {
@@ -130,6 +145,21 @@ impl MapStats {
                 if let Some(name) = names::tile_name(kind, id as u8) {
                     names.insert(name);
                 }
+            }
+        }
+        self.add_tile_counts(kind, &h.counts);
+    }
+
+    /// Appends the [`TileCount`]s of one physics layer's id counts.
+    pub fn add_tile_counts(&mut self, kind: PhysicsKind, counts: &[u64; 256]) {
+        for (id, &count) in counts.iter().enumerate().skip(1) {
+            if count > 0 {
+                self.tiles.push(TileCount {
+                    layer: kind.name(),
+                    id: id as u8,
+                    name: names::tile_name(kind, id as u8),
+                    count,
+                });
             }
         }
     }

@@ -15,10 +15,12 @@
 //! seeded SplitMix64: the same parameters give the same bytes.
 
 use super::rng::Rng;
+
 use crate::datafile::DatafileWriter;
 use crate::map::names::{self, ENTITY_OFFSET};
 use crate::map::strings::to_i32_string;
 use crate::map::uuids;
+use crate::map::PhysicsKind;
 use crate::map::{
     EntityCounts, LayerTileCounts, MapCounts, MapStats, ITEM_ENVELOPE, ITEM_ENVPOINTS, ITEM_GROUP,
     ITEM_IMAGE, ITEM_INFO, ITEM_LAYER, ITEM_VERSION,
@@ -273,7 +275,9 @@ pub fn build(p: &SynthParams) -> SynthMap {
             ..LayerTileCounts::default()
         },
         special_tiles: Vec::new(),
+        tiles: Vec::new(),
     };
+    stats.add_tile_counts(PhysicsKind::Game, &game.tally);
 
     let mut df = DatafileWriter::new();
     df.add_item(ITEM_VERSION, 0, &[1]);
@@ -354,6 +358,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
         }
         stats.front_entities = entity_counts(&front);
         stats.non_empty_tiles.front = Some(front.non_empty());
+        stats.add_tile_counts(PhysicsKind::Front, &front.tally);
         layers.push(TileLayerSpec {
             flags: 8,
             name: "Front",
@@ -385,6 +390,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
             }
         }
         stats.non_empty_tiles.tele = Some(tele.non_empty());
+        stats.add_tile_counts(PhysicsKind::Tele, &tele.tally);
         layers.push(TileLayerSpec {
             flags: 2,
             name: "Tele",
@@ -403,6 +409,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
         }
         names.insert("BOOST");
         stats.non_empty_tiles.speedup = Some(sp.non_empty());
+        stats.add_tile_counts(PhysicsKind::Speedup, &sp.tally);
         layers.push(TileLayerSpec {
             flags: 4,
             name: "Speedup",
@@ -426,6 +433,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
             }
         }
         stats.non_empty_tiles.switch = Some(sw.non_empty());
+        stats.add_tile_counts(PhysicsKind::Switch, &sw.tally);
         layers.push(TileLayerSpec {
             flags: 16,
             name: "Switch",
@@ -443,6 +451,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
         }
         names.insert("TUNE");
         stats.non_empty_tiles.tune = Some(tu.non_empty());
+        stats.add_tile_counts(PhysicsKind::Tune, &tu.tally);
         layers.push(TileLayerSpec {
             flags: 32,
             name: "Tune",

@@ -1,24 +1,81 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// The shared real-file datasets (`$TEEBATCH_DATASETS` or `../shared/datasets`).
 ///
-/// Returns `None`, after saying so on stderr, where neither exists (a user's
-/// fresh clone). CI always has the folder; set `TEEBATCH_REQUIRE_DATASETS=1`
-/// to turn a missing folder into a failure.
+/// Returns `None` where neither exists (a user's fresh clone) and counts the
+/// calling test as skipped (see [`skip`]). CI always has the folder; with
+/// `TEEBATCH_REQUIRE_DATASETS` set a missing folder fails the test.
 pub fn datasets() -> Option<PathBuf> {
-    match teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) {
-        Some(p) => Some(p),
-        None => {
-            if std::env::var_os("TEEBATCH_REQUIRE_DATASETS").is_some() {
-                panic!("TEEBATCH_REQUIRE_DATASETS is set but ../shared/datasets is missing");
-            }
-            eprintln!("SKIPPED: ../shared/datasets not found (set TEEBATCH_DATASETS)");
-            None
-        }
+    let found = optional_datasets();
+    if found.is_none() {
+        skip("../shared/datasets not found (set TEEBATCH_DATASETS=/path/to/datasets)");
     }
+    found
+}
+
+/// As [`datasets`] for a test that also runs without them (on less data):
+/// not counted as skipped.
+pub fn optional_datasets() -> Option<PathBuf> {
+    let found = teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR"));
+    if found.is_none() && require_data() {
+        panic!("TEEBATCH_REQUIRE_DATASETS is set but ../shared/datasets is missing");
+    }
+    found
+}
+
+/// Whether tests must not skip for lack of data (`TEEBATCH_REQUIRE_DATASETS`).
+pub fn require_data() -> bool {
+    std::env::var_os("TEEBATCH_REQUIRE_DATASETS").is_some()
+}
+
+/// The tests that skipped for lack of data (by test thread name; libtest
+/// runs each test on a thread named after it) and why.
+static SKIPPED: std::sync::Mutex<(BTreeSet<String>, BTreeSet<String>)> =
+    std::sync::Mutex::new((BTreeSet::new(), BTreeSet::new()));
+
+/// Records that the calling test skips (all or part of its checks) because
+/// `reason` names data that is missing; panics instead when
+/// `TEEBATCH_REQUIRE_DATASETS` is set. When the test binary exits, one line
+/// on stderr says how many tests skipped and why (libtest captures what a
+/// passing test prints, so a line per test would not be seen).
+pub fn skip(reason: &str) {
+    if require_data() {
+        panic!("TEEBATCH_REQUIRE_DATASETS is set but {reason}");
+    }
+    static REPORT: std::sync::Once = std::sync::Once::new();
+    REPORT.call_once(|| {
+        // SAFETY: `report_skipped` is an `extern "C" fn()` that does not
+        // unwind (it catches nothing that can panic: a poisoned lock and a
+        // failed write are ignored); `atexit` only stores the pointer.
+        unsafe {
+            libc::atexit(report_skipped);
+        }
+    });
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("unnamed test")
+        .to_owned();
+    if let Ok(mut s) = SKIPPED.lock() {
+        s.0.insert(test);
+        s.1.insert(reason.to_owned());
+    }
+}
+
+/// The one line of [`skip`], run at exit.
+extern "C" fn report_skipped() {
+    use std::io::Write;
+    let Ok(s) = SKIPPED.lock() else { return };
+    let reasons: Vec<&str> = s.1.iter().map(String::as_str).collect();
+    let _ = writeln!(
+        std::io::stderr(),
+        "SKIPPED {} tests for lack of data: {} (TEEBATCH_REQUIRE_DATASETS=1 makes this a failure)",
+        s.0.len(),
+        reasons.join("; ")
+    );
 }
 
 /// Every file below `dir` whose name ends in `ext`, sorted.

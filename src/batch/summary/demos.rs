@@ -147,12 +147,12 @@ impl Aggregate for DemosAggregate {
             t.kills += m.kills;
             t.race_finishes += m.race_finishes;
             t.undecodable_messages += m.undecodable;
-            for (k, n) in &m.by_name {
-                bump(&mut self.messages_by_name, k, *n);
+            for c in &m.by_name {
+                bump(&mut self.messages_by_name, &c.name, c.count);
             }
         }
-        for (k, s) in &r.item_types {
-            bump(&mut self.item_types, k, s.occurrences);
+        for t in &r.item_types {
+            bump(&mut self.item_types, &t.summary_key(), t.occurrences);
         }
         let mut names = BTreeSet::new();
         for p in &r.players {

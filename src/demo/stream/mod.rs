@@ -840,15 +840,11 @@ mod tests {
 
     #[test]
     fn warm_decoder_does_not_reallocate() {
-        let Some(dir) = crate::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
-            eprintln!("SKIPPED: no datasets");
+        let Some(dir) = crate::test_support::test_datasets() else {
             return;
         };
         let path = dir.join("demos/ddnet__Multeasymap_bench.demo");
-        let Ok(bytes) = std::fs::read(path) else {
-            eprintln!("SKIPPED: demo missing");
-            return;
-        };
+        let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let demo = Demo::parse(&bytes).unwrap();
         let mut dec = Decoder::new(Backend::Simd);
         // Warm up on the whole demo, then every buffer must stay in place

@@ -1,0 +1,214 @@
+//! Walking directory inputs: `--glob`, `--exclude`, `--max-depth`,
+//! `--no-follow`, `--hidden`, seen through `--list` and the records.
+
+use crate::common::{records, teebatch};
+use std::path::Path;
+
+/// A tree of maps (copies of one embedded map) at several depths, hidden
+/// ones, a link to a directory outside the tree and a file that is no map.
+/// Returns the walked root and the directory the link points to.
+fn tree() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let map = teebatch::batch::embedded::MAPS[0].1;
+    for rel in [
+        "a.map",
+        "b_old.map",
+        "novice/c.map",
+        "novice/deep/d.map",
+        "novice/deep/e_old.map",
+        "moderate/f.map",
+        ".hidden/g.map",
+        "moderate/.h.map",
+    ] {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, map).unwrap();
+    }
+    std::fs::write(root.join("readme.txt"), b"x").unwrap();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("i.map"), map).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(&outside, root.join("linked")).unwrap();
+    (dir, root)
+}
+
+/// `maps index --list ROOT extra...`: the listed paths relative to `root`,
+/// requiring exit code 0 and nothing on stderr.
+fn listed(root: &Path, extra: &[&str]) -> Vec<String> {
+    let mut a = vec!["maps", "index", "--list"];
+    a.extend(extra);
+    a.push(root.to_str().unwrap());
+    let o = teebatch(&a);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{a:?}: {err}");
+    assert!(err.is_empty(), "{a:?}: {err}");
+    String::from_utf8(o.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            Path::new(l)
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect()
+}
+
+#[test]
+fn walk_options_select_files() {
+    let (_dir, root) = tree();
+    let linked: &[&str] = if cfg!(unix) { &["linked/i.map"] } else { &[] };
+    let with_link = |v: &[&str]| {
+        let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+        v.extend(linked.iter().map(|s| s.to_string()));
+        v.sort();
+        v
+    };
+    // Default: hidden entries skipped, links followed, any depth, sorted.
+    let all = with_link(&[
+        "a.map",
+        "b_old.map",
+        "moderate/f.map",
+        "novice/c.map",
+        "novice/deep/d.map",
+        "novice/deep/e_old.map",
+    ]);
+    assert_eq!(listed(&root, &[]), all);
+    assert_eq!(
+        listed(&root, &["--hidden"]),
+        with_link(&[
+            ".hidden/g.map",
+            "a.map",
+            "b_old.map",
+            "moderate/.h.map",
+            "moderate/f.map",
+            "novice/c.map",
+            "novice/deep/d.map",
+            "novice/deep/e_old.map",
+        ])
+    );
+    // A glob that matches a hidden name does not bring it back.
+    assert!(!listed(&root, &["--glob", "*.map"])
+        .iter()
+        .any(|p| p.contains("/.") || p.starts_with('.')));
+    #[cfg(unix)]
+    assert_eq!(
+        listed(&root, &["--no-follow"]),
+        all.iter()
+            .filter(|p| !p.starts_with("linked/"))
+            .cloned()
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(
+        listed(&root, &["--max-depth", "1"]),
+        vec!["a.map", "b_old.map"]
+    );
+    assert_eq!(
+        listed(&root, &["--max-depth", "2"]),
+        with_link(&["a.map", "b_old.map", "moderate/f.map", "novice/c.map"])
+    );
+    // Whitelist globs: paths relative to the walked directory.
+    assert_eq!(
+        listed(&root, &["--glob", "novice/**"]),
+        vec!["novice/c.map", "novice/deep/d.map", "novice/deep/e_old.map"]
+    );
+    // Negated globs and --exclude: by name at any depth, or a directory.
+    let no_old = with_link(&[
+        "a.map",
+        "moderate/f.map",
+        "novice/c.map",
+        "novice/deep/d.map",
+    ]);
+    assert_eq!(listed(&root, &["--glob", "!*_old.map"]), no_old);
+    assert_eq!(listed(&root, &["--exclude", "*_old.map"]), no_old);
+    assert_eq!(
+        listed(&root, &["--exclude", "deep", "-g", "novice/**"]),
+        vec!["novice/c.map"]
+    );
+    // A later glob wins over an earlier one.
+    assert_eq!(
+        listed(&root, &["-g", "novice/**", "-g", "!*_old.map"]),
+        vec!["novice/c.map", "novice/deep/d.map"]
+    );
+    // A file named on the command line is taken whatever the options.
+    let hidden_file = root.join(".hidden/g.map");
+    let o = teebatch(&[
+        "maps",
+        "index",
+        "--list",
+        "--exclude",
+        "*.map",
+        hidden_file.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(o.stdout).unwrap(),
+        format!("{}\n", hidden_file.display())
+    );
+}
+
+/// The records follow the same selection as `--list`, for maps and demos.
+#[test]
+fn walk_options_apply_to_records() {
+    let (_dir, root) = tree();
+    let o = teebatch(&[
+        "maps",
+        "index",
+        "-q",
+        "--max-depth",
+        "2",
+        "--exclude",
+        "novice",
+        root.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let paths: Vec<String> = records(&o)
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_owned())
+        .collect();
+    let mut want = vec!["a.map", "b_old.map", "moderate/f.map"];
+    if cfg!(unix) {
+        want.push("linked/i.map");
+    }
+    want.sort();
+    let want: Vec<String> = want
+        .iter()
+        .map(|p| root.join(p).to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(paths, want);
+
+    let demos = root.join("demos/.old");
+    std::fs::create_dir_all(&demos).unwrap();
+    std::fs::write(demos.join("x.demo"), teebatch::batch::embedded::DEMOS[0].1).unwrap();
+    std::fs::write(
+        root.join("demos/y.demo"),
+        teebatch::batch::embedded::DEMOS[0].1,
+    )
+    .unwrap();
+    let o = teebatch(&["demos", "index", "-q", root.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let paths: Vec<String> = records(&o)
+        .iter()
+        .map(|r| r["path"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(paths, vec![root.join("demos/y.demo").to_string_lossy()]);
+}
+
+/// A glob that does not compile is a usage error naming it (exit 2), also
+/// with no PATH.
+#[test]
+fn bad_glob_is_a_usage_error() {
+    let (_dir, root) = tree();
+    for paths in [vec![root.to_str().unwrap()], vec![]] {
+        let mut a = vec!["maps", "index", "-q", "--glob", "a{b"];
+        a.extend(&paths);
+        let o = teebatch(&a);
+        assert_eq!(o.status.code(), Some(2), "{paths:?}");
+        assert!(o.stdout.is_empty());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains("--glob \"a{b\""), "{err}");
+    }
+}
