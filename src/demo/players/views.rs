@@ -8,7 +8,7 @@ use super::{
     PlayerWarning, PlayerWarningKind, V06_CHARACTER, V06_CLIENT_INFO, V06_PLAYER_INFO,
     V07_CHARACTER, V07_DE_CLIENT_INFO, V07_PLAYER_INFO,
 };
-use crate::codec::snapshot::{item_id, item_type, Changes, Protocol, Snapshot};
+use crate::codec::snapshot::{item_id, item_key, item_type, Changes, Protocol, Snapshot};
 
 /// One player as one snapshot (plus, in 0.7, the client-info messages so
 /// far) shows them.
@@ -113,6 +113,15 @@ fn is_player_item(protocol: Protocol, key: u32) -> bool {
     )
 }
 
+/// Whether `key` is a character item in `protocol`.
+#[inline]
+fn is_character(protocol: Protocol, key: u32) -> bool {
+    matches!(
+        (protocol, item_type(key)),
+        (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER)
+    )
+}
+
 /// Most updated keys a [`PlayerChanges`] keeps before it settles for a
 /// full update (several snapshot chunks in one tick each add theirs).
 const MAX_NOTED: usize = 2 * crate::codec::snapshot::MAX_ITEMS;
@@ -123,11 +132,14 @@ const MAX_NOTED: usize = 2 * crate::codec::snapshot::MAX_ITEMS;
 #[derive(Clone, Debug)]
 pub struct PlayerChanges {
     /// The views need a full update: a full snapshot or a change not
-    /// described item by item, a player item added or removed, or too many
-    /// updates noted.
+    /// described item by item, a player item other than a character added
+    /// or removed, or too many changes noted.
     rebuild: bool,
     /// Keys of player items updated in place (may repeat).
     updated: Vec<u32>,
+    /// Keys of characters removed and added (a player dies, respawns).
+    removed: Vec<u32>,
+    added: Vec<u32>,
 }
 
 impl Default for PlayerChanges {
@@ -142,6 +154,8 @@ impl PlayerChanges {
         PlayerChanges {
             rebuild: true,
             updated: Vec::new(),
+            removed: Vec::new(),
+            added: Vec::new(),
         }
     }
 
@@ -152,18 +166,25 @@ impl PlayerChanges {
             return;
         }
         let keys = snap.keys();
+        let added = keys.get(changes.added_from()..).unwrap_or_default();
+        let noted = self.updated.len() + self.removed.len() + self.added.len();
+        let other = |k: u32| is_player_item(protocol, k) && !is_character(protocol, k);
         let structural = !changes.is_known()
-            || changes
-                .removed()
-                .iter()
-                .any(|&(k, _)| is_player_item(protocol, k))
-            || keys
-                .get(changes.added_from()..)
-                .is_some_and(|added| added.iter().any(|&k| is_player_item(protocol, k)));
-        if structural || self.updated.len() + changes.updated().len() > MAX_NOTED {
-            self.rebuild = true;
-            self.updated.clear();
+            || changes.removed().iter().any(|&(k, _)| other(k))
+            || added.iter().any(|&k| other(k));
+        if structural || noted + changes.touched(snap) > MAX_NOTED {
+            self.set_rebuild();
             return;
+        }
+        for &(k, _) in changes.removed() {
+            if is_character(protocol, k) {
+                self.removed.push(k);
+            }
+        }
+        for &k in added {
+            if is_character(protocol, k) {
+                self.added.push(k);
+            }
         }
         for &i in changes.updated() {
             if let Some(&k) = keys.get(i as usize) {
@@ -178,12 +199,14 @@ impl PlayerChanges {
     pub fn clear(&mut self) {
         self.rebuild = false;
         self.updated.clear();
+        self.removed.clear();
+        self.added.clear();
     }
 
     /// A full update is due.
     pub fn set_rebuild(&mut self) {
+        self.clear();
         self.rebuild = true;
-        self.updated.clear();
     }
 }
 
@@ -374,20 +397,53 @@ impl PlayerViews {
             && !infos_changed
             && self.clean
             && self.calls > 0
-            && self.follow(snap, protocol, &changes.updated);
+            && self.follow(snap, protocol, changes);
         if !followed {
             self.update(snap, protocol, infos, warnings);
         }
     }
 
     /// The item-by-item way of [`PlayerViews::update_changed`]: checks
-    /// that every updated key can be followed (a character or player info
-    /// of a client with a view, a 0.6 player info still naming the same
-    /// client), then applies them; `false` (nothing applied) otherwise.
-    fn follow(&mut self, snap: &Snapshot, protocol: Protocol, updated: &[u32]) -> bool {
+    /// that every change can be followed (a character or player info of a
+    /// client with a view, a 0.6 player info still naming the same client,
+    /// a character removed from a client that keeps another item), then
+    /// applies them; `false` (nothing applied) otherwise.
+    fn follow(&mut self, snap: &Snapshot, protocol: Protocol, changes: &PlayerChanges) -> bool {
         let view_of =
             |views: &[PlayerView], id: u16| views.binary_search_by_key(&id, |v| v.client_id).ok();
-        // The view each update goes to, checked before anything changes.
+        let updated = &changes.updated[..];
+        // Every change checked against the snapshot's items before
+        // anything changes.
+        for &key in &changes.removed {
+            self.ops += 1;
+            let id = item_id(key);
+            let kept = match protocol {
+                Protocol::V06 => {
+                    let ids = &self.player_info_ids;
+                    snap.get(item_key(V06_CLIENT_INFO, id)).is_some()
+                        || ids
+                            .binary_search_by_key(&id, |&(item, _)| item)
+                            .is_ok_and(|at| ids[at].1 == id)
+                }
+                Protocol::V07 => {
+                    snap.get(item_key(V07_PLAYER_INFO, id)).is_some()
+                        || snap.get(item_key(V07_DE_CLIENT_INFO, id)).is_some()
+                }
+            };
+            // A character still there was removed and added back.
+            let back = snap.get(key).is_some_and(|d| d.len() >= 3);
+            if !(kept || back) || view_of(&self.views, id).is_none() {
+                return false;
+            }
+        }
+        for &key in &changes.added {
+            self.ops += 1;
+            let id = item_id(key);
+            let fits = snap.get(key).is_none_or(|d| d.len() >= 3);
+            if !fits || view_of(&self.views, id).is_none() {
+                return false;
+            }
+        }
         for &key in updated {
             self.ops += 1;
             let (ty, id) = (item_type(key), item_id(key));
@@ -413,6 +469,12 @@ impl PlayerViews {
             };
             if !ok {
                 return false;
+            }
+        }
+        for &key in changes.removed.iter().chain(&changes.added) {
+            if let Some(at) = view_of(&self.views, item_id(key)) {
+                let data = snap.get(key);
+                self.views[at].position = data.map(|d| (d[1], d[2]));
             }
         }
         for &key in updated {
@@ -444,7 +506,9 @@ impl PlayerViews {
                 _ => {}
             }
         }
-        self.calls += 1;
+        // `calls` stays: the client-info ints cached by the latest full
+        // update are still the current ones (a change to one is not
+        // followed), so the next full update reuses their strings.
         self.all_reused = true;
         true
     }
