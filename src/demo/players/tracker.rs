@@ -169,6 +169,34 @@ pub struct PlayerTracker {
     ops: u64,
 }
 
+/// Notes `p`'s team (a change, within the cap) and score in its record.
+fn note_team_and_score(
+    r: &mut PlayerRecord,
+    p: &PlayerView,
+    tick: i32,
+    cfg: TrackerConfig,
+    warnings: &mut Vec<PlayerWarning>,
+) {
+    if let Some(team) = p.team {
+        let changed = r.team != Some(team);
+        r.team = Some(team);
+        if changed && r.team_changes_dropped > 0 {
+            r.team_changes_dropped += 1;
+        } else if changed && r.teams.len() >= cfg.max_team_changes {
+            r.team_changes_dropped = 1;
+            warnings.push(PlayerWarning {
+                kind: PlayerWarningKind::TooManyTeamChanges,
+                key: u32::from(p.client_id),
+            });
+        } else if changed {
+            r.teams.push(TeamChange { tick, team });
+        }
+    }
+    if p.score.is_some() {
+        r.score = p.score;
+    }
+}
+
 /// Adds `s` to `list` unless it is there; returns `false` when it is new
 /// but the list is full (`cap`, so the search is bounded; only strings that
 /// changed since the previous tick's view get here,
@@ -243,6 +271,37 @@ impl PlayerTracker {
     /// Notes the views of the latest update in the records.
     fn record_views(&mut self, tick: i32, warnings: &mut Vec<PlayerWarning>) {
         let cfg = self.config;
+        if let (Some(changed), None) = (self.view.followed(), cfg.positions) {
+            // The views kept their players and strings since the previous
+            // tick, whose pass made every record and noted every string:
+            // each player's tick counts, and only the players whose player
+            // info changed can change team, score or `local`.
+            let new_tick = |r: &PlayerRecord| r.ticks_present == 0 || r.last_tick != tick;
+            for p in self.view.views() {
+                self.ops += 1;
+                if let Some(at) = record_index(&self.record_at, p.client_id) {
+                    let r = &mut self.records[at];
+                    if new_tick(r) {
+                        r.ticks_present = r.ticks_present.saturating_add(1);
+                    }
+                    r.last_tick = tick;
+                }
+            }
+            for &id in changed {
+                let views = self.view.views();
+                let Ok(v) = views.binary_search_by_key(&id, |v| v.client_id) else {
+                    continue;
+                };
+                let Some(at) = record_index(&self.record_at, id) else {
+                    continue;
+                };
+                let (p, r) = (&views[v], &mut self.records[at]);
+                r.local |= p.local;
+                note_team_and_score(r, p, tick, cfg, warnings);
+            }
+            self.names_from_messages = false;
+            return;
+        }
         for p in self.view.views() {
             self.ops += 1;
             if record_index(&self.record_at, p.client_id).is_none() {
@@ -321,24 +380,7 @@ impl PlayerTracker {
                     key: u32::from(p.client_id),
                 });
             }
-            if let Some(team) = p.team {
-                let changed = r.team != Some(team);
-                r.team = Some(team);
-                if changed && r.team_changes_dropped > 0 {
-                    r.team_changes_dropped += 1;
-                } else if changed && r.teams.len() >= cfg.max_team_changes {
-                    r.team_changes_dropped = 1;
-                    warnings.push(PlayerWarning {
-                        kind: PlayerWarningKind::TooManyTeamChanges,
-                        key: u32::from(p.client_id),
-                    });
-                } else if changed {
-                    r.teams.push(TeamChange { tick, team });
-                }
-            }
-            if p.score.is_some() {
-                r.score = p.score;
-            }
+            note_team_and_score(r, p, tick, cfg, warnings);
             if let (Some(pc), Some((x, y))) = (cfg.positions, p.position) {
                 let due = r
                     .last_sample

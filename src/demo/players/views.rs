@@ -96,6 +96,9 @@ pub struct PlayerViews {
     /// The latest update followed item updates: every string is the
     /// previous call's ([`PlayerViews::strings_reused`]).
     all_reused: bool,
+    /// After a followed update: the clients whose player info it updated
+    /// (team, score, `local` may have changed; may repeat).
+    changed: Vec<u16>,
 }
 
 /// Whether `key` is an item the views read in `protocol`.
@@ -220,9 +223,17 @@ impl PlayerViews {
         &self.views
     }
 
+    /// After an update that followed the changed items (the players and
+    /// strings are those of the update before): the clients whose player
+    /// info changed. `None` after a full update.
+    pub fn followed(&self) -> Option<&[u16]> {
+        self.all_reused.then_some(&self.changed[..])
+    }
+
     /// Whether the latest [`PlayerViews::update`] kept `client_id`'s name,
     /// clan and skin from the call before because its client-info ints
-    /// were unchanged. `false` says nothing.
+    /// were unchanged (always after a followed update). `false` says
+    /// nothing.
     pub fn strings_reused(&self, client_id: u16) -> bool {
         if self.all_reused {
             return true;
@@ -471,6 +482,7 @@ impl PlayerViews {
                 return false;
             }
         }
+        self.changed.clear();
         for &key in changes.removed.iter().chain(&changes.added) {
             if let Some(at) = view_of(&self.views, item_id(key)) {
                 let data = snap.get(key);
@@ -488,6 +500,7 @@ impl PlayerViews {
                 }
                 (Protocol::V06, V06_PLAYER_INFO) => {
                     let cid = data[1] as u16;
+                    self.changed.push(cid);
                     if let Some(at) = view_of(&self.views, cid) {
                         let p = &mut self.views[at];
                         p.local = data[0] != 0;
@@ -497,6 +510,7 @@ impl PlayerViews {
                     }
                 }
                 (Protocol::V07, V07_PLAYER_INFO) => {
+                    self.changed.push(id);
                     if let Some(at) = view_of(&self.views, id) {
                         let p = &mut self.views[at];
                         p.score = Some(data[1]);
