@@ -10,6 +10,7 @@ mod codec_huffman;
 mod codec_snapshot;
 mod codec_varint;
 mod datafile;
+mod delta_changes;
 mod demo_chunks;
 mod demo_export;
 mod demo_messages;

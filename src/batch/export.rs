@@ -11,13 +11,23 @@
 //! output is the same for any number of workers. Workers take demos in
 //! input order, so the demo the writer waits for is always being decoded
 //! (or done): no deadlock.
+//!
+//! Keyframe splitting: a demo of at least [`ExportOptions::split_bytes`]
+//! whose table allows it ([`Table::splittable`]) is cut at keyframes into
+//! about `size / split_bytes` segments ([`plan_units`]), and each segment
+//! is a unit of work of its own, with its own channel, in file order. The
+//! writer writes the units in order, so the rows are those of the whole
+//! demo whatever the number of workers; the demo's outcome is reported once,
+//! after its last segment, with the rows of all segments up to the first
+//! one that failed (the rows of later segments are dropped, as a whole
+//! pass would never have made them).
 
 use super::record::{BatchStats, ErrorRecord, Stage};
 use super::{load, Input, MmapMode};
 use crate::backend::Backend;
 use crate::demo::export::table::BatchEncoder;
-use crate::demo::export::{export_demo, RowBatch, RowSink, Table, TableBuilder, TableWriter};
-use crate::demo::stream::Decoder;
+use crate::demo::export::{export_segment, RowBatch, RowSink, Table, TableBuilder, TableWriter};
+use crate::demo::stream::{segments, Decoder, Segment};
 use crate::demo::Demo;
 use crate::limits::Limits;
 use std::io;
@@ -40,7 +50,15 @@ pub struct ExportOptions {
     pub batch_rows: usize,
     /// Batches a worker may have waiting for the writer.
     pub queue_batches: usize,
+    /// Demos of at least this many bytes are split at keyframes (see the
+    /// module docs).
+    pub split_bytes: u64,
 }
+
+/// Default [`ExportOptions::split_bytes`].
+pub const DEFAULT_SPLIT_BYTES: u64 = 64 << 20;
+/// Most segments one demo is split into.
+pub const MAX_SEGMENTS: u64 = 256;
 
 impl ExportOptions {
     pub fn new(table: Table) -> ExportOptions {
@@ -53,6 +71,7 @@ impl ExportOptions {
             limits: Limits::default(),
             batch_rows: 1024,
             queue_batches: 4,
+            split_bytes: DEFAULT_SPLIT_BYTES,
         }
     }
 }
@@ -78,6 +97,76 @@ pub struct ExportTotals {
     pub rows: u64,
     pub chunk_bytes: u64,
     pub items_seen: u64,
+    /// Workers that ran.
+    pub jobs: usize,
+    /// Units of work: demos, or segments of split demos.
+    pub units: usize,
+}
+
+/// A unit of work: a whole demo, or one segment of a split one.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Unit {
+    /// Position in the inputs.
+    pub input: usize,
+    /// The segment, for a split demo.
+    pub segment: Option<Segment>,
+    /// The demo's first and last unit.
+    pub first: bool,
+    pub last: bool,
+}
+
+/// The units of work of `inputs`, in output order: one per demo, or one
+/// per segment for the demos split at keyframes (see the module docs).
+/// Reads each demo of at least [`ExportOptions::split_bytes`] once for its
+/// framing (no decoding).
+#[doc(hidden)]
+pub fn plan_units(inputs: &[Input], opts: &ExportOptions) -> Vec<Unit> {
+    let mut units = Vec::with_capacity(inputs.len());
+    let mut buf = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let size = input.listed_size();
+        let segs = if size >= opts.split_bytes.max(1) && size <= opts.limits.max_demo_file_bytes {
+            split_input(input, opts, size, &mut buf)
+        } else {
+            Vec::new()
+        };
+        if segs.len() <= 1 {
+            units.push(Unit {
+                input: i,
+                segment: None,
+                first: true,
+                last: true,
+            });
+            continue;
+        }
+        let n = segs.len();
+        units.extend(segs.into_iter().enumerate().map(|(k, s)| Unit {
+            input: i,
+            segment: Some(s),
+            first: k == 0,
+            last: k + 1 == n,
+        }));
+    }
+    units
+}
+
+/// The segments of a demo to split (none when it cannot be read or its
+/// table needs the whole demo).
+fn split_input(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8>) -> Vec<Segment> {
+    let Ok(bytes) = load(input, opts.mmap, buf) else {
+        return Vec::new();
+    };
+    let Ok(demo) = Demo::parse(&bytes) else {
+        return Vec::new();
+    };
+    if !opts.table.splittable(demo.decode_protocol()) {
+        return Vec::new();
+    }
+    let count = size
+        .div_ceil(opts.split_bytes.max(1))
+        .clamp(1, MAX_SEGMENTS);
+    segments(&demo, count as usize)
 }
 
 enum Msg {
@@ -88,8 +177,9 @@ enum Msg {
 }
 
 /// Exports every input's rows of `opts.table` to `writer`, in input order,
-/// on `jobs` workers; `on_demo` sees each demo's outcome once its rows are
-/// written. Returns the writer's first error, if any (the run then stops).
+/// on at most `jobs` workers (one per unit of work at most); `on_demo` sees
+/// each demo's outcome once its rows are written. Returns the writer's
+/// first error, if any (the run then stops).
 pub fn run_export(
     inputs: &[Input],
     jobs: usize,
@@ -97,7 +187,9 @@ pub fn run_export(
     writer: &mut dyn TableWriter,
     mut on_demo: impl FnMut(&DemoDone),
 ) -> io::Result<ExportTotals> {
-    let n = inputs.len();
+    let units = plan_units(inputs, opts);
+    let units = &units[..];
+    let n = units.len();
     let slots: Mutex<Vec<Option<Receiver<Msg>>>> = Mutex::new((0..n).map(|_| None).collect());
     let posted = Condvar::new();
     let next = AtomicUsize::new(0);
@@ -107,10 +199,14 @@ pub fn run_export(
     let spares: Mutex<Vec<RowBatch>> = Mutex::new(Vec::new());
     let max_spares = jobs.max(1) * (opts.queue_batches.max(1) + 1);
     let byte_spares: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
-    let mut totals = ExportTotals::default();
+    let mut totals = ExportTotals {
+        jobs: jobs.clamp(1, n.max(1)),
+        units: n,
+        ..ExportTotals::default()
+    };
     let mut result = Ok(());
     std::thread::scope(|scope| {
-        for w in 0..jobs.clamp(1, n.max(1)) {
+        for w in 0..totals.jobs {
             let (slots, posted, next, cancel, spares) = (&slots, &posted, &next, &cancel, &spares);
             let byte_spares = &byte_spares;
             // Row formats are encoded on the workers, in parallel.
@@ -137,7 +233,8 @@ pub fn run_export(
                         if cancel.load(Ordering::Relaxed) {
                             continue;
                         }
-                        let input = &inputs[i];
+                        let unit = units[i];
+                        let input = &inputs[unit.input];
                         let mut sink = ChannelSink {
                             tx: &tx,
                             spares,
@@ -146,7 +243,8 @@ pub fn run_export(
                             own_spare: None,
                         };
                         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                            export_input(&mut decoder, &mut buf, input, opts, &mut sink)
+                            let seg = unit.segment.as_ref();
+                            export_input(&mut decoder, &mut buf, input, seg, opts, &mut sink)
                         }))
                         .unwrap_or_else(|_| {
                             decoder = new_decoder();
@@ -168,6 +266,10 @@ pub fn run_export(
                 })
                 .expect("spawn export worker");
         }
+        // The demo being written: its outcome so far, and whether one of
+        // its segments failed (the later ones are then dropped).
+        let mut demo: Option<DemoDone> = None;
+        let mut failed = false;
         for i in 0..n {
             let rx = {
                 let mut g = slots.lock().expect("slots");
@@ -178,8 +280,17 @@ pub fn run_export(
                     g = posted.wait(g).expect("slots");
                 }
             };
-            if result.is_err() {
+            let unit = units[i];
+            if unit.first {
+                demo = None;
+                failed = false;
+            }
+            if result.is_err() || failed {
                 // Dropping the receiver makes the worker's next send fail.
+                drop(rx);
+                if result.is_ok() && unit.last {
+                    report(&mut totals, demo.take(), &mut on_demo);
+                }
                 continue;
             }
             for msg in rx.iter() {
@@ -207,17 +318,36 @@ pub fn run_export(
                         }
                     }
                     Msg::Done(d) => {
-                        totals.stats.record(d.size, d.error.as_ref(), &[]);
-                        totals.rows += d.rows;
-                        totals.chunk_bytes += d.chunk_bytes;
-                        totals.items_seen += d.items_seen;
-                        on_demo(&d);
+                        failed = d.error.is_some();
+                        match &mut demo {
+                            None => demo = Some(d),
+                            Some(acc) => {
+                                acc.rows += d.rows;
+                                acc.chunk_bytes += d.chunk_bytes;
+                                acc.items_seen += d.items_seen;
+                                acc.error = d.error;
+                            }
+                        }
+                        if unit.last {
+                            report(&mut totals, demo.take(), &mut on_demo);
+                        }
                     }
                 }
             }
         }
     });
     result.map(|()| totals)
+}
+
+/// Counts a demo's outcome (all its segments) in the totals and hands it to
+/// `on_demo`.
+fn report(totals: &mut ExportTotals, d: Option<DemoDone>, on_demo: &mut impl FnMut(&DemoDone)) {
+    let Some(d) = d else { return };
+    totals.stats.record(d.size, d.error.as_ref(), &[]);
+    totals.rows += d.rows;
+    totals.chunk_bytes += d.chunk_bytes;
+    totals.items_seen += d.items_seen;
+    on_demo(&d);
 }
 
 /// Sends batches down a worker's channel and takes spare batches from the
@@ -259,11 +389,13 @@ impl RowSink for ChannelSink<'_> {
     }
 }
 
-/// Exports one input, handing row batches to `sink`.
+/// Exports one input (or one segment of it), handing row batches to
+/// `sink`.
 pub fn export_input(
     decoder: &mut Decoder,
     buf: &mut Vec<u8>,
     input: &Input,
+    segment: Option<&Segment>,
     opts: &ExportOptions,
     sink: &mut dyn RowSink,
 ) -> DemoDone {
@@ -304,7 +436,17 @@ pub fn export_input(
         opts.from,
         opts.to,
     );
-    let r = export_demo(&demo, decoder, &mut builder, opts.to, opts.batch_rows, sink);
+    let whole = Segment::whole(&demo);
+    let seg = segment.unwrap_or(&whole);
+    let r = export_segment(
+        &demo,
+        seg,
+        decoder,
+        &mut builder,
+        opts.to,
+        opts.batch_rows,
+        sink,
+    );
     done.rows = r.rows;
     done.chunk_bytes = r.chunk_bytes;
     done.items_seen = r.items_seen;

@@ -78,6 +78,11 @@ pub struct ExportArgs {
     /// or with a binary unit (K, M, G, T: 1K = 1024, 1G = 2^30), e.g. 512M.
     #[arg(long, default_value = "4G", value_name = "SIZE", value_parser = super::parse_byte_size)]
     pub max_file_bytes: u64,
+    /// Demos of at least this size are exported in segments cut at
+    /// keyframes, in parallel (same rows; tables that need the whole demo
+    /// are not split). For tests and measurement.
+    #[arg(long, hide = true, default_value = "64M", value_name = "SIZE", value_parser = super::parse_byte_size)]
+    pub split_bytes: u64,
     #[command(flatten)]
     pub batch: BatchArgs,
 }
@@ -230,7 +235,9 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     opts.mmap = args.batch.mmap;
     opts.backend = args.backend;
     opts.limits = args.limits();
-    let jobs = args.batch.jobs(inputs.len());
+    opts.split_bytes = args.split_bytes;
+    // Capped again at the units of work (demos, or segments of split ones).
+    let jobs = args.batch.jobs(usize::MAX);
     let total: u64 = inputs.iter().map(crate::batch::Input::listed_size).sum();
     let mut bar = args.batch.progress(total, inputs.len());
     let start = std::time::Instant::now();
@@ -252,7 +259,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
         let rate = |x: f64| if elapsed > 0.0 { x / elapsed } else { 0.0 };
         super::Summary {
             command: "demos export",
-            jobs,
+            jobs: totals.jobs,
             elapsed_s: elapsed,
             files_per_s: rate(totals.stats.files as f64),
             mb_per_s: super::mb_per_s(totals.stats.bytes, elapsed),

@@ -15,7 +15,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use super::message::{self, Body, MessageErrorKind, MessageWarning, MessageWarningKind};
 pub use super::players::TrackerConfig;
-use super::players::{ChatLine, PlayerRecord, PlayerTracker, PlayerWarning, PlayerWarningKind};
+use super::players::{
+    ChatLine, PlayerChanges, PlayerRecord, PlayerTracker, PlayerWarning, PlayerWarningKind,
+};
 use super::stream::{DemoStats, Event, StatsVisitor, Visitor};
 use crate::codec::snapshot::{item_id, item_type, Protocol};
 pub use crate::demo::stream::stats::Probe;
@@ -146,6 +148,9 @@ pub struct AnalysisVisitor {
     protocol: Protocol,
     stats: StatsVisitor,
     tracker: PlayerTracker,
+    /// What the snapshot chunks since the latest tick changed in the
+    /// player items: the tracker follows those only.
+    player_changes: PlayerChanges,
     messages: MessageCounts,
     /// Messages by (space, id), with the id's name: named once, at the
     /// end (a demo has a few dozen kinds and thousands of messages).
@@ -189,6 +194,7 @@ impl AnalysisVisitor {
             protocol,
             stats: StatsVisitor::new(),
             tracker: PlayerTracker::new(protocol, config),
+            player_changes: PlayerChanges::new(),
             messages: MessageCounts::default(),
             kinds: HashMap::new(),
             scratch_message: Vec::new(),
@@ -263,8 +269,13 @@ impl Visitor for AnalysisVisitor {
             Event::Tick(t) => {
                 if let Some(s) = t.snapshot {
                     self.scratch_players.clear();
-                    self.tracker
-                        .feed_snapshot(t.tick, s, &mut self.scratch_players);
+                    self.tracker.feed_snapshot_changed(
+                        t.tick,
+                        s,
+                        &self.player_changes,
+                        &mut self.scratch_players,
+                    );
+                    self.player_changes.clear();
                     for w in &self.scratch_players {
                         let w = AnalysisWarning {
                             stage: AnalysisStage::Players,
@@ -278,6 +289,10 @@ impl Visitor for AnalysisVisitor {
                         self.player_warnings.warn(w);
                     }
                 }
+            }
+            Event::Snapshot(e) => {
+                self.player_changes
+                    .note(self.protocol, e.snapshot, e.changes);
             }
             Event::Message(m) => {
                 self.scratch_message.clear();

@@ -47,8 +47,8 @@
 
 use super::delta::{ItemShape, DELTA_HEADER_INTS};
 use super::{
-    checksum_with, wrapping_add_with, Delta, Error, ErrorKind, ItemDelta, Protocol, Snapshot,
-    Warning, WarningKind,
+    checksum_with, wrapping_add_with, Changes, Delta, Error, ErrorKind, ItemDelta, Protocol,
+    Snapshot, Warning, WarningKind,
 };
 use crate::backend::Backend;
 
@@ -119,9 +119,102 @@ pub fn apply_delta_in_place_with(
     warnings: &mut Vec<Warning>,
     checksum: i32,
 ) -> Result<i32, Error> {
+    apply_in_place(
+        backend,
+        snap,
+        spare,
+        delta,
+        protocol,
+        warnings,
+        checksum,
+        &mut NoTrack,
+    )
+}
+
+/// [`apply_delta_in_place_with`], also filling `changes` with what the
+/// delta changed (see [`Changes`]): the removed items' keys and sizes as
+/// they are removed, the positions of the updated kept items as their
+/// diffs are added, and where the appended items start. No extra pass over
+/// the snapshot. On error `changes` is unspecified.
+#[allow(clippy::too_many_arguments)]
+pub fn apply_delta_in_place_tracked_with(
+    backend: Backend,
+    snap: &mut Snapshot,
+    spare: &mut Snapshot,
+    delta: &[i32],
+    protocol: Protocol,
+    warnings: &mut Vec<Warning>,
+    checksum: i32,
+    changes: &mut Changes,
+) -> Result<i32, Error> {
+    changes.clear();
+    apply_in_place(
+        backend, snap, spare, delta, protocol, warnings, checksum, changes,
+    )
+}
+
+/// Receives what an in-place application changes; [`NoTrack`] ignores it
+/// (the plain kernel compiles without a trace of it).
+trait Track {
+    /// The item `key` of `size` data ints was removed.
+    fn removed(&mut self, key: u32, size: usize);
+    /// Kept item `i` (a position in the new snapshot) got its first diff
+    /// of this delta.
+    fn updated(&mut self, i: usize);
+    /// Items from position `n_kept` on are appended by the delta.
+    fn kept(&mut self, n_kept: usize);
+    /// The change is not described (the copying way ran).
+    fn unknown(&mut self);
+}
+
+struct NoTrack;
+
+impl Track for NoTrack {
+    #[inline(always)]
+    fn removed(&mut self, _: u32, _: usize) {}
+    #[inline(always)]
+    fn updated(&mut self, _: usize) {}
+    #[inline(always)]
+    fn kept(&mut self, _: usize) {}
+    #[inline(always)]
+    fn unknown(&mut self) {}
+}
+
+impl Track for Changes {
+    #[inline(always)]
+    fn removed(&mut self, key: u32, size: usize) {
+        self.removed.push((key, size as u32));
+    }
+    #[inline(always)]
+    fn updated(&mut self, i: usize) {
+        self.updated.push(i as u32);
+    }
+    #[inline(always)]
+    fn kept(&mut self, n_kept: usize) {
+        self.added_from = n_kept;
+    }
+    fn unknown(&mut self) {
+        self.clear();
+        self.known = false;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn apply_in_place<T: Track>(
+    backend: Backend,
+    snap: &mut Snapshot,
+    spare: &mut Snapshot,
+    delta: &[i32],
+    protocol: Protocol,
+    warnings: &mut Vec<Warning>,
+    checksum: i32,
+    track: &mut T,
+) -> Result<i32, Error> {
     let parsed = Delta::parse(delta, protocol)?;
     if delta.len() >= REMOVED_STAMP as usize {
         // Diff offsets would not fit a stamp.
+        track.unknown();
         return apply_delta_by_copy_with(backend, snap, spare, delta, protocol, warnings);
     }
     if parsed.padding() != 0 {
@@ -162,13 +255,15 @@ pub fn apply_delta_in_place_with(
             first_removed,
             num_removed,
             removed_stamp,
+            track,
         ));
     }
     let removed = num_removed > 0;
+    track.kept(snap.len());
     let change = match backend {
-        Backend::Oracle => apply_items::<Oracle>(snap, spare, &parsed, removed, warnings),
-        Backend::Scalar => apply_items::<Scalar>(snap, spare, &parsed, removed, warnings),
-        Backend::Simd => apply_items::<Simd>(snap, spare, &parsed, removed, warnings),
+        Backend::Oracle => apply_items::<Oracle, T>(snap, spare, &parsed, removed, warnings, track),
+        Backend::Scalar => apply_items::<Scalar, T>(snap, spare, &parsed, removed, warnings, track),
+        Backend::Simd => apply_items::<Simd, T>(snap, spare, &parsed, removed, warnings, track),
     }?;
     Ok(sum.wrapping_add(change))
 }
@@ -232,12 +327,13 @@ impl AddAssign for Simd {
 /// of length `n_kept` (one bounds check per lookup covers keys, starts and
 /// stamps); an item delta that is not an update of a kept item leaves the
 /// inner loop for [`add_item`], after which the slices are taken again.
-fn apply_items<K: AddAssign>(
+fn apply_items<K: AddAssign, T: Track>(
     snap: &mut Snapshot,
     spare: &Snapshot,
     delta: &Delta<'_>,
     removed: bool,
     warnings: &mut Vec<Warning>,
+    track: &mut T,
 ) -> Result<i32, Error> {
     let ints = delta.ints();
     let protocol = delta.protocol();
@@ -303,6 +399,8 @@ fn apply_items<K: AddAssign>(
             let stamp = &mut stamps[i];
             if *stamp >= current {
                 sum = sum.wrapping_sub(undo_update(dst, ints, stamp_offset(*stamp)));
+            } else {
+                track.updated(i);
             }
             *stamp = make_stamp(generation, diff_at);
             diffs = K::add_assign(dst, diff, diffs);
@@ -336,13 +434,14 @@ fn apply_items<K: AddAssign>(
 /// updated finds its old data): the kept items after `first` move down, one
 /// copy per run, with their index entries. Returns the sum of the removed
 /// data. The moved items' stamps are cleared (they held other items').
-fn remove_items(
+fn remove_items<T: Track>(
     backend: Backend,
     snap: &mut Snapshot,
     spare: &mut Snapshot,
     first: usize,
     num_removed: usize,
     removed: u64,
+    track: &mut T,
 ) -> i32 {
     spare.clear();
     spare.index.reset(num_removed);
@@ -358,6 +457,7 @@ fn remove_items(
             // they fit. Through `Snapshot::push` and its checks the real
             // demos' decode ran 60.31 M instructions per pass, not 59.36 M.
             spare.append_unchecked(key, |d| d.extend_from_slice(&snap.data[s0..s1]));
+            track.removed(key, s1 - s0);
             snap.index.remove(key);
             r += 1;
             continue;

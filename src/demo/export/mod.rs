@@ -7,7 +7,7 @@ pub mod tables;
 pub use table::{Column, ColumnType, Format, RowBatch, Schema, TableWriter, Value};
 pub use tables::{Table, TableBuilder};
 
-use crate::demo::stream::{Decoder, Event, StreamError};
+use crate::demo::stream::{Decoder, Event, Segment, StreamError};
 use crate::demo::Demo;
 
 /// Where [`export_demo`] hands its rows.
@@ -58,8 +58,25 @@ pub fn export_demo(
     batch_rows: usize,
     sink: &mut dyn RowSink,
 ) -> DemoExport {
+    let whole = Segment::whole(demo);
+    export_segment(demo, &whole, decoder, builder, to, batch_rows, sink)
+}
+
+/// [`export_demo`] for one [`Segment`] of `demo` (a run of chunks from a
+/// keyframe, see [`crate::demo::stream::parallel`]): the rows a whole pass
+/// makes from those chunks, for the tables whose rows need no state from
+/// before the keyframe ([`Table::splittable`]).
+pub fn export_segment(
+    demo: &Demo<'_>,
+    segment: &Segment,
+    decoder: &mut Decoder,
+    builder: &mut TableBuilder,
+    to: i32,
+    batch_rows: usize,
+    sink: &mut dyn RowSink,
+) -> DemoExport {
     let mut out = DemoExport::default();
-    let mut stream = decoder.stream(demo);
+    let mut stream = decoder.stream_segment(demo, segment);
     while let Some(ev) = stream.next_event() {
         match ev {
             Ok(Event::Snapshot(s)) => {
@@ -67,7 +84,7 @@ pub fn export_demo(
                     break;
                 }
                 out.chunk_bytes += s.payload.decompressed.len() as u64;
-                builder.snapshot(s.tick, s.snapshot);
+                builder.snapshot_changed(s.tick, s.snapshot, s.changes);
             }
             Ok(Event::Message(m)) => {
                 if m.tick > to {

@@ -11,9 +11,12 @@
 
 use super::table::{Column, ColumnType, RowBatch, Schema, Value};
 use crate::codec::snapshot::uuid::{lookup_uuid, uuid_from_ints, OFFSET_UUID_TYPE};
-use crate::codec::snapshot::{item_id, item_key, item_type, Protocol, Snapshot};
+use crate::codec::snapshot::{item_id, item_key, item_type, Changes, Protocol, Snapshot};
 use crate::demo::message::{self, Body, ChatMode, MessageWarning};
-use crate::demo::players::{PlayerTracker, PlayerView, PlayerWarning, TrackerConfig};
+use crate::demo::players::{
+    PlayerChanges, PlayerTracker, PlayerView, PlayerWarning, TrackerConfig,
+};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// The tables `demos export` writes.
@@ -157,6 +160,20 @@ impl Table {
             Table::Game => GAME,
             Table::Events => EVENTS,
             _ => &[],
+        }
+    }
+
+    /// Whether a demo's rows of this table can be made segment by
+    /// segment, each segment starting at a keyframe (full snapshot) with
+    /// fresh state: the item tables, whose rows come from one snapshot
+    /// each, and 0.6 `positions`, whose names and teams come from the same
+    /// snapshot's client and player infos. The message tables, `players`
+    /// and 0.7 `positions` (names by message) carry state through the
+    /// whole demo.
+    pub fn splittable(self, protocol: Protocol) -> bool {
+        match self {
+            Table::Positions => protocol == Protocol::V06,
+            t => !t.layouts().is_empty(),
         }
     }
 
@@ -525,6 +542,13 @@ impl Resolved {
             row[col] = Value::I32(v);
         }
     }
+
+    /// Sets the row's columns of this layout to null.
+    fn clear(&self, row: &mut [Value]) {
+        for &col in &self.columns {
+            row[col] = Value::Null;
+        }
+    }
 }
 
 /// One player's state as the `players` table compares it.
@@ -593,14 +617,35 @@ fn chat_mode(m: ChatMode) -> &'static str {
     }
 }
 
+/// Where an item goes in an item table (or `positions`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// A row of its own, with this layout.
+    Row(usize),
+    /// `positions`: the DDNet character fields of the row of the character
+    /// with the same id.
+    Ddnet,
+}
+
 /// Builds one table's rows from one demo's events.
 ///
-/// Feed it [`TableBuilder::snapshot`] and [`TableBuilder::message`] in
-/// stream order; rows collect in [`TableBuilder::rows`], which the caller
-/// takes ([`TableBuilder::take_rows`]) whenever it wants to pass them on.
-/// Rows come by tick, then by id (client id, item id), then in stream
-/// order; only ticks in `from..=to` give rows, but every event before them
-/// still updates the players (names at the first exported tick are right).
+/// Feed it [`TableBuilder::snapshot_changed`] (or
+/// [`TableBuilder::snapshot`]) and [`TableBuilder::message`] in stream
+/// order; rows collect in [`TableBuilder::rows`], which the caller takes
+/// ([`TableBuilder::take_rows`]) whenever it wants to pass them on. Rows
+/// come by tick, then by id (client id, item id), then in stream order;
+/// only ticks in `from..=to` give rows, but every event before them still
+/// updates the players (names at the first exported tick are right).
+///
+/// Item tables and `positions` keep the rows of the previous snapshot's
+/// items, by (id, type), and follow what each delta changed
+/// ([`Changes`]): a removed item drops its row, an updated or added one is
+/// (re)filled, and every other row is repeated as it was. So a delta that
+/// touches 3 of 300 items costs 3 item fills
+/// ([`TableBuilder::items_seen`]), whatever the snapshot holds. A full
+/// snapshot, a change not described item by item, a change to a UUID
+/// declaration or a snapshot after ticks out of range fills every row
+/// anew.
 pub struct TableBuilder {
     table: Table,
     protocol: Protocol,
@@ -623,15 +668,23 @@ pub struct TableBuilder {
     /// `players`: the previous snapshot's players, by client id (`None`
     /// before the first snapshot in range).
     players: Option<Vec<PlayerState>>,
-    /// The current snapshot's items of this table: (id, type, index,
-    /// layout), sorted.
-    found: Vec<(u16, u16, u32, usize)>,
+    /// Item tables and `positions`: the rows of the current snapshot's
+    /// items by (id, type), in output order, `demo` and `tick` left to
+    /// fill.
+    cache: BTreeMap<(u16, u16), Box<[Value]>>,
+    /// Whether `cache` and `ex_in_snap` are those of the snapshot before
+    /// (else the next snapshot is read whole).
+    cache_valid: bool,
+    /// What the current snapshot changed in the player items (fed to the
+    /// tracker right away).
+    player_changes: PlayerChanges,
     /// `positions`: the name each client id had in the previous row.
     names: Vec<Option<Arc<str>>>,
     rows: RowBatch,
     /// Rows made so far.
     pub rows_made: u64,
-    /// Snapshot items looked at by the item tables (work counter).
+    /// Snapshot items read into rows by the item tables (work counter:
+    /// item fills, not rows repeated).
     pub items_seen: u64,
 }
 
@@ -676,7 +729,9 @@ impl TableBuilder {
             message_warnings: Vec::new(),
             chat_seen: 0,
             players: None,
-            found: Vec::new(),
+            cache: BTreeMap::new(),
+            cache_valid: false,
+            player_changes: PlayerChanges::new(),
             names: Vec::new(),
             rows: RowBatch::new(schema.columns.len()),
             rows_made: 0,
@@ -714,21 +769,173 @@ impl TableBuilder {
         row
     }
 
-    /// A snapshot (full or delta-built) of tick `tick`.
+    /// A snapshot of tick `tick`, read whole (as after a full snapshot).
     pub fn snapshot(&mut self, tick: i32, snap: &Snapshot) {
+        let mut whole = Changes::default();
+        whole.set_unknown();
+        self.snapshot_changed(tick, snap, &whole);
+    }
+
+    /// A snapshot of tick `tick` that `changes` made from the previous
+    /// snapshot fed (see the type docs).
+    pub fn snapshot_changed(&mut self, tick: i32, snap: &Snapshot, changes: &Changes) {
         if let Some(t) = &mut self.tracker {
-            t.feed_snapshot(tick, snap, &mut self.player_warnings);
+            self.player_changes.note(t.protocol(), snap, changes);
+            t.feed_snapshot_changed(tick, snap, &self.player_changes, &mut self.player_warnings);
+            self.player_changes.clear();
             self.player_warnings.clear();
         }
         if !self.in_range(tick) {
+            self.cache_valid = false;
             return;
         }
-        self.declared_types(snap);
         match self.table {
-            Table::Positions => self.positions(tick, snap),
             Table::Players => self.players(tick),
-            t if !t.layouts().is_empty() => self.items(tick, snap),
+            Table::Positions => {
+                self.follow_items(snap, changes);
+                self.emit_positions(tick);
+            }
+            t if !t.layouts().is_empty() => {
+                self.follow_items(snap, changes);
+                self.emit_items(tick);
+            }
             _ => {}
+        }
+    }
+
+    /// Brings the cached rows from the previous snapshot to `snap`.
+    fn follow_items(&mut self, snap: &Snapshot, changes: &Changes) {
+        let is_declaration = |k: u32| item_type(k) == 0 && item_id(k) >= OFFSET_UUID_TYPE;
+        let whole = !self.cache_valid
+            || (!(self.by_ex.is_empty() && self.ddnet_character.is_none())
+                && changes.touches(snap, is_declaration))
+            || !changes.is_known();
+        if whole {
+            self.declared_types(snap);
+            self.cache.clear();
+            for i in 0..snap.len() {
+                self.add_item(snap, i, true);
+            }
+            self.cache_valid = true;
+            return;
+        }
+        for &(key, _) in changes.removed() {
+            self.remove_item(key);
+        }
+        for &i in changes.updated() {
+            self.update_item(snap, i as usize);
+        }
+        for i in changes.added_from()..snap.len() {
+            self.add_item(snap, i, false);
+        }
+    }
+
+    /// Where an item of type `ty` goes in this table, if anywhere.
+    fn slot(&self, ty: u16) -> Option<Slot> {
+        if ty >= OFFSET_UUID_TYPE {
+            let &(_, l) = self.ex_in_snap.iter().find(|&&(t, _)| t == ty)?;
+            return Some(match l {
+                usize::MAX => Slot::Ddnet,
+                l => Slot::Row(l),
+            });
+        }
+        self.by_ordinal
+            .get(usize::from(ty))
+            .copied()
+            .flatten()
+            .map(Slot::Row)
+    }
+
+    /// The DDNet character type declared in the current snapshot.
+    fn ddnet_type(&self) -> Option<u16> {
+        self.ex_in_snap
+            .iter()
+            .find(|&&(_, l)| l == usize::MAX)
+            .map(|&(t, _)| t)
+    }
+
+    /// The row key of `positions`' character `id`.
+    fn character_row(&self, id: u16) -> Option<(u16, u16)> {
+        let ty = self.by_ordinal.iter().position(Option::is_some)?;
+        Some((id, ty as u16))
+    }
+
+    /// Adds the row of item `i` of `snap` (`whole`: the snapshot is read
+    /// from scratch, so a character finds its DDNet fields itself and the
+    /// DDNet items need no pass of their own).
+    fn add_item(&mut self, snap: &Snapshot, i: usize, whole: bool) {
+        let Some((key, data)) = snap.item(i) else {
+            return;
+        };
+        let (ty, id) = (item_type(key), item_id(key));
+        match self.slot(ty) {
+            Some(Slot::Row(layout)) => {
+                self.items_seen += 1;
+                let mut row = vec![Value::Null; self.width].into_boxed_slice();
+                let l = &self.layouts[layout];
+                if self.table == Table::Positions {
+                    row[2] = Value::I32(i32::from(id));
+                    l.fill(&mut row, data);
+                    let ddnet = self.ddnet_type().and_then(|t| snap.get(item_key(t, id)));
+                    if let (Some(d), Some(dl)) = (ddnet, &self.ddnet_character) {
+                        dl.fill(&mut row, d);
+                    }
+                } else {
+                    row[2] = l.kind.clone();
+                    row[3] = Value::I32(i32::from(id));
+                    l.fill(&mut row, data);
+                }
+                self.cache.insert((id, ty), row);
+            }
+            Some(Slot::Ddnet) if !whole => self.set_ddnet(id, Some(data)),
+            _ => {}
+        }
+    }
+
+    /// Refills the row of the kept item `i` of `snap`, which the delta
+    /// updated (same size: the same columns).
+    fn update_item(&mut self, snap: &Snapshot, i: usize) {
+        let Some((key, data)) = snap.item(i) else {
+            return;
+        };
+        let (ty, id) = (item_type(key), item_id(key));
+        match self.slot(ty) {
+            Some(Slot::Row(layout)) => {
+                if let Some(row) = self.cache.get_mut(&(id, ty)) {
+                    self.items_seen += 1;
+                    self.layouts[layout].fill(row, data);
+                }
+            }
+            Some(Slot::Ddnet) => self.set_ddnet(id, Some(data)),
+            None => {}
+        }
+    }
+
+    /// Drops the row of the removed item `key`.
+    fn remove_item(&mut self, key: u32) {
+        let (ty, id) = (item_type(key), item_id(key));
+        match self.slot(ty) {
+            Some(Slot::Row(_)) => {
+                self.cache.remove(&(id, ty));
+            }
+            Some(Slot::Ddnet) => self.set_ddnet(id, None),
+            None => {}
+        }
+    }
+
+    /// Sets (or with `None` clears) the DDNet fields of character `id`'s
+    /// row, if it has one.
+    fn set_ddnet(&mut self, id: u16, data: Option<&[i32]>) {
+        let Some(at) = self.character_row(id) else {
+            return;
+        };
+        let (Some(row), Some(l)) = (self.cache.get_mut(&at), &self.ddnet_character) else {
+            return;
+        };
+        self.items_seen += 1;
+        l.clear(row);
+        if let Some(d) = data {
+            l.fill(row, d);
         }
     }
 
@@ -758,56 +965,34 @@ impl TableBuilder {
         }
     }
 
-    fn positions(&mut self, tick: i32, snap: &Snapshot) {
-        // The one ordinal layout of `positions`: this protocol's character.
-        let Some((ty, layout)) = self
-            .by_ordinal
-            .iter()
-            .enumerate()
-            .find_map(|(t, l)| Some((t as u16, (*l)?)))
-        else {
-            return;
-        };
-        let ddnet_ty = self
-            .ex_in_snap
-            .iter()
-            .find(|&&(_, l)| l == usize::MAX)
-            .map(|&(t, _)| t);
-        // Items are in stream order, not sorted: pick the characters and
-        // order them by id.
-        let mut found = std::mem::take(&mut self.found);
-        found.clear();
-        for (i, &key) in snap.keys().iter().enumerate() {
-            if item_type(key) == ty {
-                found.push((item_id(key), 0, i as u32, layout));
-            }
-        }
-        found.sort_unstable();
+    /// One row per character, repeated from the cache, with the current
+    /// name and team of its client.
+    fn emit_positions(&mut self, tick: i32) {
+        let cache = std::mem::take(&mut self.cache);
         let name_col = POSITION_FIELDS.len() + 3;
-        for &(_, _, i, _) in &found {
-            let Some((key, data)) = snap.item(i as usize) else {
-                continue;
-            };
-            self.items_seen += 1;
-            let id = item_id(key);
+        for (&(id, _), cached) in &cache {
             let (name, team) = self.name_and_team(id);
-            let ddnet = ddnet_ty.and_then(|t| snap.get(item_key(t, id)));
-            let layouts = &self.layouts;
-            let ddnet_layout = self.ddnet_character.as_ref();
             self.rows_made += 1;
             let demo = self.demo.clone();
             let row = self.rows.push_row();
+            row.clone_from_slice(cached);
             row[0] = demo;
             row[1] = Value::I32(tick);
-            row[2] = Value::I32(i32::from(id));
-            layouts[layout].fill(row, data);
             row[name_col] = name.map_or(Value::Null, Value::Str);
             row[name_col + 1] = team.into();
-            if let (Some(d), Some(l)) = (ddnet, ddnet_layout) {
-                l.fill(row, d);
-            }
         }
-        self.found = found;
+        self.cache = cache;
+    }
+
+    /// One row per item of the table, repeated from the cache.
+    fn emit_items(&mut self, tick: i32) {
+        for cached in self.cache.values() {
+            self.rows_made += 1;
+            let row = self.rows.push_row();
+            row.clone_from_slice(cached);
+            row[0] = self.demo.clone();
+            row[1] = Value::I32(tick);
+        }
     }
 
     /// The current name (shared with the previous row of the same client
@@ -888,44 +1073,6 @@ impl TableBuilder {
             row[9] = s.score.into();
             row[10] = Value::Bool(s.local);
         }
-    }
-
-    fn items(&mut self, tick: i32, snap: &Snapshot) {
-        // Items are in stream order: pick this table's and order them by
-        // id, then type.
-        let mut found = std::mem::take(&mut self.found);
-        found.clear();
-        for (i, &key) in snap.keys().iter().enumerate() {
-            let ty = item_type(key);
-            let layout = if ty >= OFFSET_UUID_TYPE {
-                self.ex_in_snap
-                    .iter()
-                    .find(|&&(t, _)| t == ty)
-                    .map(|&(_, l)| l)
-            } else {
-                self.by_ordinal.get(usize::from(ty)).copied().flatten()
-            };
-            if let Some(layout) = layout {
-                found.push((item_id(key), ty, i as u32, layout));
-            }
-        }
-        found.sort_unstable();
-        for &(id, _, i, layout) in &found {
-            let Some((_, data)) = snap.item(i as usize) else {
-                continue;
-            };
-            self.items_seen += 1;
-            let l = &self.layouts[layout];
-            self.rows_made += 1;
-            let demo = self.demo.clone();
-            let row = self.rows.push_row();
-            row[0] = demo;
-            row[1] = Value::I32(tick);
-            row[2] = l.kind.clone();
-            row[3] = Value::I32(i32::from(id));
-            l.fill(row, data);
-        }
-        self.found = found;
     }
 
     /// A message chunk's bytes at tick `tick`.

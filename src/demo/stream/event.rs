@@ -1,7 +1,7 @@
 //! What a demo stream hands its [`Visitor`]: positions, payloads and
 //! events.
 
-use crate::codec::snapshot::Snapshot;
+use crate::codec::snapshot::{Changes, Snapshot};
 
 /// Where a chunk is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,6 +65,10 @@ pub struct SnapshotEvent<'a> {
     pub pos: ChunkPos,
     pub payload: Payload<'a>,
     pub snapshot: &'a Snapshot,
+    /// What this chunk changed in the previous snapshot: known for deltas
+    /// applied in place, unknown (every item new) for full snapshots and
+    /// the oracle tier's copying application.
+    pub changes: &'a Changes,
     /// Wrapping sum of the item data.
     pub checksum: i32,
 }

@@ -77,7 +77,7 @@ use super::{Chunks, Demo, DemoError};
 use crate::backend::Backend;
 use crate::codec::huffman::{self, HuffmanError, HuffmanErrorKind};
 use crate::codec::snapshot::{
-    self, apply_delta_by_copy_with, apply_delta_in_place_with, Protocol, Snapshot,
+    self, apply_delta_by_copy_with, apply_delta_in_place_tracked_with, Changes, Protocol, Snapshot,
 };
 use crate::codec::varint::{self, VarintErrorKind, VarintWarning};
 use crate::warn::{Warn, Warnings};
@@ -134,6 +134,8 @@ pub struct Decoder {
     message: Vec<u8>,
     current: Snapshot,
     scratch: Snapshot,
+    /// What the latest snapshot chunk changed.
+    changes: Changes,
     varint_warnings: Vec<VarintWarning>,
     snapshot_warnings: Vec<snapshot::Warning>,
     warnings: Warnings<StreamWarning>,
@@ -156,6 +158,7 @@ impl Decoder {
             message: Vec::new(),
             current: Snapshot::new(),
             scratch: Snapshot::new(),
+            changes: Changes::default(),
             varint_warnings: Vec::new(),
             snapshot_warnings: Vec::new(),
             warnings: Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS),
@@ -394,6 +397,7 @@ impl<'d, 'a> Stream<'d, 'a> {
                         pos,
                         payload,
                         snapshot: &dec.current,
+                        changes: &dec.changes,
                         checksum: self.checksum,
                     }),
                     DataKind::Message => Event::Message(MessageEvent {
@@ -672,6 +676,7 @@ impl<'d, 'a> Stream<'d, 'a> {
                     StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset)
                 })?;
                 std::mem::swap(&mut dec.current, &mut dec.scratch);
+                dec.changes.set_unknown();
                 let checksum = dec.current.checksum_with(dec.backend);
                 self.reconstructed(checksum);
             }
@@ -686,18 +691,22 @@ impl<'d, 'a> Stream<'d, 'a> {
                 dec.snapshot_warnings.clear();
                 // The oracle tier builds a new snapshot and sums all its
                 // data (the reference); the others update the current one
-                // in place and the checksum by what changed. On error the
-                // stream ends, so a half-updated snapshot is never seen.
+                // in place, the checksum by what changed, and note what
+                // changed. On error the stream ends, so a half-updated
+                // snapshot is never seen.
                 let r = match dec.backend {
-                    Backend::Oracle => apply_delta_by_copy_with(
-                        dec.backend,
-                        &mut dec.current,
-                        &mut dec.scratch,
-                        ints_slice,
-                        self.protocol,
-                        &mut dec.snapshot_warnings,
-                    ),
-                    backend => apply_delta_in_place_with(
+                    Backend::Oracle => {
+                        dec.changes.set_unknown();
+                        apply_delta_by_copy_with(
+                            dec.backend,
+                            &mut dec.current,
+                            &mut dec.scratch,
+                            ints_slice,
+                            self.protocol,
+                            &mut dec.snapshot_warnings,
+                        )
+                    }
+                    backend => apply_delta_in_place_tracked_with(
                         backend,
                         &mut dec.current,
                         &mut dec.scratch,
@@ -705,6 +714,7 @@ impl<'d, 'a> Stream<'d, 'a> {
                         self.protocol,
                         &mut dec.snapshot_warnings,
                         self.checksum,
+                        &mut dec.changes,
                     ),
                 };
                 let inner = dec.snapshot_warnings.iter();

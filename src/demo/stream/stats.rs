@@ -41,7 +41,7 @@ use uuid::Uuid;
 use super::{visit, Decoder, Event, Outcome, Visitor};
 use crate::backend::Backend;
 use crate::codec::snapshot::uuid::{lookup_uuid, uuid_from_ints, OFFSET_UUID_TYPE};
-use crate::codec::snapshot::{item_id, item_type, Snapshot};
+use crate::codec::snapshot::{item_id, item_type, Changes, Snapshot};
 use crate::demo::Demo;
 
 /// Chunk counts (golden `chunks`).
@@ -121,9 +121,21 @@ impl AddAssign for DemoStats {
 const SMALL_SIZES: usize = 8;
 
 /// Per-type counters with small flat tables for the hot path.
+///
+/// Occurrences are counted lazily: `live` items of the type are in the
+/// current snapshot since snapshot number `since`, and `occurrences`
+/// holds the snapshots before that. A snapshot that adds or removes an
+/// item of the type settles the count ([`TypeCounter::settle`]); one that
+/// does not costs nothing here.
 #[derive(Clone, Debug, Default)]
 struct TypeCounter {
     occurrences: u64,
+    /// Items of the type in the current snapshot.
+    live: u64,
+    /// First snapshot number not yet in `occurrences`.
+    since: u64,
+    /// Whether the counter is in [`StatsVisitor::touched`].
+    listed: bool,
     /// Distinct sizes seen, the first [`SMALL_SIZES`] of them.
     sizes: Vec<usize>,
     /// Distinct sizes beyond those.
@@ -131,14 +143,31 @@ struct TypeCounter {
 }
 
 impl TypeCounter {
-    /// Counts an item of `size` ints; `ops` counts the set lookups past
-    /// the short list (the caller counts one per item).
+    /// Adds the snapshots before number `now` to `occurrences`, with the
+    /// current `live` count.
     #[inline(always)]
-    fn add(&mut self, size: usize, ops: &mut u64) {
-        self.occurrences += 1;
+    fn settle(&mut self, now: u64) {
+        self.occurrences += self.live * now.saturating_sub(self.since);
+        self.since = now;
+    }
+
+    /// Notes an item of `size` ints in the current snapshot (number
+    /// `now`); `ops` counts the set lookups past the short list (the
+    /// caller counts one per item).
+    #[inline(always)]
+    fn add(&mut self, size: usize, now: u64, ops: &mut u64) {
+        self.settle(now);
+        self.live += 1;
         if !self.sizes.contains(&size) {
             self.add_size(size, ops);
         }
+    }
+
+    /// An item of the type left the current snapshot (number `now`).
+    #[inline(always)]
+    fn remove(&mut self, now: u64) {
+        self.settle(now);
+        self.live = self.live.saturating_sub(1);
     }
 
     /// A size not among the first [`SMALL_SIZES`] (the scan of those, at
@@ -161,15 +190,12 @@ impl TypeCounter {
     }
 }
 
-/// Counts an item of the ordinal type number `t` with `size` ints.
-#[inline(always)]
-fn ordinal_add(ordinal: &mut Vec<TypeCounter>, t: u16, size: usize, ops: &mut u64) {
-    let t = usize::from(t);
-    if t >= ordinal.len() {
-        ordinal.resize(t + 1, TypeCounter::default());
-    }
-    ordinal[t].add(size, ops);
-}
+/// A counter: an ordinal type number (below `1 << 16`), or `1 << 16`
+/// plus the position of a UUID type in [`StatsVisitor::uuid`].
+type CounterId = u32;
+
+/// The counter id of the UUID type at position `at`.
+const UUID_COUNTER: CounterId = 1 << 16;
 
 /// Operation counts of the analysis tables, for the scaling tests: each
 /// element compared in a scan and each hash or tree lookup counts one.
@@ -194,6 +220,14 @@ pub struct Probe {
 const UUID_TYPES: usize = 0x1_0000 - OFFSET_UUID_TYPE as usize;
 
 /// A [`Visitor`] computing [`DemoStats`].
+///
+/// Item counts follow what each snapshot chunk changed
+/// ([`crate::codec::snapshot::Changes`]): a delta's removed and appended
+/// items move the per-type live counts (updated items keep their type and
+/// size), so a delta costs work in proportion to the items it touched,
+/// not to the snapshot. A full snapshot, a delta of unknown change (the
+/// oracle tier) or one that touches a UUID declaration (type 0, id
+/// `0x4000..`) recounts the snapshot ([`StatsVisitor::recount`]).
 #[derive(Debug, Default)]
 pub struct StatsVisitor {
     stats: DemoStats,
@@ -203,13 +237,19 @@ pub struct StatsVisitor {
     /// Position in `uuid` of each UUID.
     uuid_at: HashMap<Uuid, u32>,
     /// By UUID type number - `0x4000` (allocated at the first
-    /// declaration): the number of the latest snapshot that declared it and
-    /// the position in `uuid` it declared. A snapshot usually declares what
+    /// declaration): the recount (`epoch`) that last declared it and the
+    /// position in `uuid` it declared. A snapshot usually declares what
     /// the previous one did, so a declaration is checked against this
     /// before the UUID is hashed.
     decl: Vec<(u64, u32)>,
-    /// Snapshots counted so far (the stamp of `decl`).
+    /// Recounts so far (the stamp of `decl`): declarations hold from one
+    /// recount to the next, since a snapshot that changes one is recounted.
+    epoch: u64,
+    /// Snapshots counted so far (the current one's number).
     snapshots: u64,
+    /// Counters that may have live items (each once, `listed`): what a
+    /// recount resets.
+    touched: Vec<CounterId>,
     /// This snapshot's items of a UUID type number seen before their
     /// declaration: (type number, size).
     pending: Vec<(u16, usize)>,
@@ -224,14 +264,91 @@ impl StatsVisitor {
         StatsVisitor::default()
     }
 
-    /// Counts the items of `snap` in one pass: an item of a UUID type
-    /// number is charged to the UUID its snapshot declares (type-0 items,
-    /// anywhere in the snapshot: items seen before their declaration wait
-    /// in `pending`), else counted under its number. Every item costs O(1)
-    /// table work (amortised), whatever the number of types.
-    fn count_items(&mut self, snap: &Snapshot) {
+    /// Counts snapshot `snap`, which `changes` made from the previous one.
+    fn count_snapshot(&mut self, snap: &Snapshot, changes: &Changes) {
         self.snapshots += 1;
-        let stamp = self.snapshots;
+        let is_declaration = |k: u32| item_type(k) == 0 && item_id(k) >= OFFSET_UUID_TYPE;
+        if changes.touches(snap, is_declaration) {
+            self.recount(snap);
+            return;
+        }
+        let now = self.snapshots;
+        let mut size_ops = 0;
+        let mut uuid_ops = 0;
+        for &(key, _) in changes.removed() {
+            size_ops += 1;
+            let id = self.resolve(item_type(key), &mut uuid_ops);
+            self.counter(id).remove(now);
+        }
+        for i in changes.added_from()..snap.len() {
+            let Some((key, data)) = snap.item(i) else {
+                break;
+            };
+            size_ops += 1;
+            let id = self.resolve(item_type(key), &mut uuid_ops);
+            self.live_add(id, data.len(), &mut size_ops);
+        }
+        self.probe.item_sizes += size_ops;
+        self.probe.uuid_items += uuid_ops;
+    }
+
+    /// The counter of an item of type `t` in the current snapshot: the
+    /// UUID its declaration names, else its number.
+    #[inline]
+    fn resolve(&self, t: u16, uuid_ops: &mut u64) -> CounterId {
+        if t >= OFFSET_UUID_TYPE {
+            *uuid_ops += 1;
+            if let Some(at) = self.declared(t) {
+                return UUID_COUNTER + at as CounterId;
+            }
+        }
+        CounterId::from(t)
+    }
+
+    /// The counter `id`, created if needed.
+    #[inline]
+    fn counter(&mut self, id: CounterId) -> &mut TypeCounter {
+        if id >= UUID_COUNTER {
+            return &mut self.uuid[(id - UUID_COUNTER) as usize].1;
+        }
+        let t = id as usize;
+        if t >= self.ordinal.len() {
+            self.ordinal.resize(t + 1, TypeCounter::default());
+        }
+        &mut self.ordinal[t]
+    }
+
+    /// Notes an item of `size` ints for counter `id` in the current
+    /// snapshot.
+    #[inline]
+    fn live_add(&mut self, id: CounterId, size: usize, ops: &mut u64) {
+        let now = self.snapshots;
+        let c = self.counter(id);
+        c.add(size, now, ops);
+        if !c.listed {
+            c.listed = true;
+            self.touched.push(id);
+        }
+    }
+
+    /// Counts the items of `snap` from scratch in one pass: an item of a
+    /// UUID type number is charged to the UUID its snapshot declares
+    /// (type-0 items, anywhere in the snapshot: items seen before their
+    /// declaration wait in `pending`), else counted under its number.
+    /// Every item costs O(1) table work (amortised), whatever the number
+    /// of types.
+    fn recount(&mut self, snap: &Snapshot) {
+        let now = self.snapshots;
+        for i in 0..self.touched.len() {
+            let id = self.touched[i];
+            let c = self.counter(id);
+            c.settle(now);
+            c.live = 0;
+            c.listed = false;
+        }
+        self.touched.clear();
+        self.epoch += 1;
+        let stamp = self.epoch;
         self.pending.clear();
         // Operation counts in locals (registers), added to the probe once.
         let mut size_ops = snap.len() as u64;
@@ -242,7 +359,7 @@ impl StatsVisitor {
                 uuid_ops += 1;
                 let size = data.len();
                 match self.declared(t) {
-                    Some(at) => self.uuid[at].1.add(size, &mut size_ops),
+                    Some(at) => self.live_add(UUID_COUNTER + at as CounterId, size, &mut size_ops),
                     None => self.pending.push((t, size)),
                 }
                 continue;
@@ -252,26 +369,23 @@ impl StatsVisitor {
                     self.declare(item_id(key), u, stamp);
                 }
             }
-            ordinal_add(&mut self.ordinal, t, data.len(), &mut size_ops);
+            self.live_add(CounterId::from(t), data.len(), &mut size_ops);
         }
         for i in 0..self.pending.len() {
             let (t, size) = self.pending[i];
-            uuid_ops += 1;
-            match self.declared(t) {
-                Some(at) => self.uuid[at].1.add(size, &mut size_ops),
-                None => ordinal_add(&mut self.ordinal, t, size, &mut size_ops),
-            }
+            let id = self.resolve(t, &mut uuid_ops);
+            self.live_add(id, size, &mut size_ops);
         }
         self.probe.item_sizes += size_ops;
         self.probe.uuid_items += uuid_ops;
     }
 
-    /// Position in `uuid` of what this snapshot declares for the UUID
-    /// type number `t`, if it declared it (so far).
+    /// Position in `uuid` of what the current snapshot declares for the
+    /// UUID type number `t`, if it declared it (so far).
     #[inline]
     fn declared(&self, t: u16) -> Option<usize> {
         let (stamp, at) = *self.decl.get(usize::from(t - OFFSET_UUID_TYPE))?;
-        (stamp == self.snapshots).then_some(at as usize)
+        (stamp == self.epoch).then_some(at as usize)
     }
 
     /// Notes that this snapshot (`stamp`) declares UUID type number `t` as
@@ -294,7 +408,11 @@ impl StatsVisitor {
                 let next = self.uuid.len() as u32;
                 let at = *self.uuid_at.entry(u).or_insert(next);
                 if at == next {
-                    self.uuid.push((u, TypeCounter::default()));
+                    let counter = TypeCounter {
+                        since: self.snapshots,
+                        ..TypeCounter::default()
+                    };
+                    self.uuid.push((u, counter));
                 }
                 at
             }
@@ -317,7 +435,12 @@ impl StatsVisitor {
     }
 
     /// The statistics gathered so far.
-    pub fn finish(self) -> DemoStats {
+    pub fn finish(mut self) -> DemoStats {
+        let end = self.snapshots + 1;
+        for i in 0..self.touched.len() {
+            let id = self.touched[i];
+            self.counter(id).settle(end);
+        }
         let mut stats = self.stats;
         stats.snapshots_reconstructed += self.open_snapshots;
         for (t, c) in self.ordinal.iter().enumerate() {
@@ -359,7 +482,7 @@ impl Visitor for StatsVisitor {
                 }
                 self.open_snapshots += 1;
                 s.decompressed_snapshot_and_delta_bytes += e.payload.decompressed.len() as u64;
-                self.count_items(e.snapshot);
+                self.count_snapshot(e.snapshot, e.changes);
             }
             Event::Message(m) => {
                 s.chunks.message += 1;
@@ -407,8 +530,10 @@ mod tests {
             .unwrap();
         snap.push(item_key(0x4001, 2), &[6, 7, 8]).unwrap();
         let mut v = StatsVisitor::new();
-        v.count_items(&snap);
-        v.count_items(&snap);
+        let mut full = Changes::default();
+        full.set_unknown();
+        v.count_snapshot(&snap, &full);
+        v.count_snapshot(&snap, &full);
         let stats = v.finish();
         let sizes = |s: &ItemTypeStats| s.sizes_ints.iter().copied().collect::<Vec<_>>();
         let uuid = &stats.item_types_uuid;

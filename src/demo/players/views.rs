@@ -1,0 +1,605 @@
+//! Per-snapshot views: who is in one snapshot (names, clans, skins, teams,
+//! scores, positions), rebuilt tick after tick in reused buffers.
+
+use std::collections::BTreeMap;
+
+use super::strings::{read_str_into, set_opt_str, set_str};
+use super::{
+    PlayerWarning, PlayerWarningKind, V06_CHARACTER, V06_CLIENT_INFO, V06_PLAYER_INFO,
+    V07_CHARACTER, V07_DE_CLIENT_INFO, V07_PLAYER_INFO,
+};
+use crate::codec::snapshot::{item_id, item_key, item_type, Changes, Protocol, Snapshot};
+
+/// One player as one snapshot (plus, in 0.7, the client-info messages so
+/// far) shows them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerView {
+    pub client_id: u16,
+    pub name: Option<String>,
+    pub clan: Option<String>,
+    pub country: Option<i32>,
+    /// 0.6 skin name; 0.7 body part name.
+    pub skin: Option<String>,
+    pub team: Option<i32>,
+    pub score: Option<i32>,
+    pub latency: Option<i32>,
+    /// The recording client's own player.
+    pub local: bool,
+    /// `obj_character` position, if the player has a character.
+    pub position: Option<(i32, i32)>,
+}
+
+/// What 0.7 messages said about a client (name, clan, skin body, team).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MessageInfo {
+    pub name: String,
+    pub clan: Option<String>,
+    pub skin: Option<String>,
+    pub country: Option<i32>,
+    pub team: Option<i32>,
+}
+
+/// Client ids below this have their client-info strings cached; larger
+/// ones are decoded anew.
+const CACHED_IDS: usize = 256;
+
+/// Name (4), clan (3), country (1), skin (6): the same layout in 0.6
+/// `obj_client_info` (from int 0) and 0.7 `obj_de_client_info` (from int 2).
+const RAW_INFO_INTS: usize = 14;
+
+/// A table by client id (every `u16`: indexing needs no bounds check).
+#[derive(Clone, Debug)]
+struct IdIndex(Box<[u32; 1 << 16]>);
+
+impl IdIndex {
+    fn new() -> IdIndex {
+        let table: Box<[u32]> = vec![0; 1 << 16].into_boxed_slice();
+        IdIndex(table.try_into().expect("1 << 16 entries"))
+    }
+}
+
+/// The players of the latest snapshot given to [`PlayerViews::update`],
+/// kept from one call to the next: a view's string buffers are reused, and
+/// a client whose client-info ints did not change since the previous call
+/// keeps its name, clan and skin without decoding or comparing them (only
+/// strings that decoded without warnings are kept, so warnings repeat
+/// exactly as on a fresh decode). Called tick after tick it allocates
+/// nothing once warm.
+#[derive(Clone, Debug, Default)]
+pub struct PlayerViews {
+    views: Vec<PlayerView>,
+    /// Parallel to `views` during an update: (any item seen, client-info
+    /// strings set).
+    seen: Vec<(bool, bool)>,
+    pool: Vec<String>,
+    /// By client id: the client-info ints of call number `.0`, when its
+    /// strings decoded cleanly (only those of the previous call count).
+    raw: Vec<Option<(u64, [i32; RAW_INFO_INTS])>>,
+    /// Client ids whose strings the latest call kept unchanged.
+    reused: [u64; CACHED_IDS / 64],
+    calls: u64,
+    /// Decode every string anew (tests compare this with the reuse).
+    pub(super) always_decode: bool,
+    /// By client id: position + 1 of its view during an update (0: none);
+    /// allocated at the first update and reset entry by entry, so an
+    /// update costs O(items).
+    index: Option<IdIndex>,
+    /// Views looked up (see [`crate::demo::analysis::Probe`]).
+    pub(super) ops: u64,
+    /// Whether the views can follow item updates one by one
+    /// ([`PlayerViews::update_changed`]): the latest full update gave no
+    /// warning and no client has two 0.6 player-info items.
+    clean: bool,
+    /// 0.6: (item id, client id) of every player-info item of the latest
+    /// full update, sorted by item id.
+    player_info_ids: Vec<(u16, u16)>,
+    /// The latest update followed item updates: every string is the
+    /// previous call's ([`PlayerViews::strings_reused`]).
+    all_reused: bool,
+    /// After a followed update: the clients whose player info it updated
+    /// (team, score, `local` may have changed; may repeat).
+    changed: Vec<u16>,
+}
+
+/// Whether `key` is an item the views read in `protocol`.
+#[inline]
+fn is_player_item(protocol: Protocol, key: u32) -> bool {
+    matches!(
+        (protocol, item_type(key)),
+        (
+            Protocol::V06,
+            V06_CHARACTER | V06_PLAYER_INFO | V06_CLIENT_INFO
+        ) | (
+            Protocol::V07,
+            V07_CHARACTER | V07_PLAYER_INFO | V07_DE_CLIENT_INFO
+        )
+    )
+}
+
+/// Whether `key` is a character item in `protocol`.
+#[inline]
+fn is_character(protocol: Protocol, key: u32) -> bool {
+    matches!(
+        (protocol, item_type(key)),
+        (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER)
+    )
+}
+
+/// Most updated keys a [`PlayerChanges`] keeps before it settles for a
+/// full update (several snapshot chunks in one tick each add theirs).
+const MAX_NOTED: usize = 2 * crate::codec::snapshot::MAX_ITEMS;
+
+/// What changed in the player items since the views were last updated,
+/// noted snapshot chunk by snapshot chunk ([`PlayerChanges::note`]) from
+/// the stream's [`Changes`], for [`PlayerViews::update_changed`].
+#[derive(Clone, Debug)]
+pub struct PlayerChanges {
+    /// The views need a full update: a full snapshot or a change not
+    /// described item by item, a player item other than a character added
+    /// or removed, or too many changes noted.
+    rebuild: bool,
+    /// Keys of player items updated in place (may repeat).
+    updated: Vec<u32>,
+    /// Keys of characters removed and added (a player dies, respawns).
+    removed: Vec<u32>,
+    added: Vec<u32>,
+}
+
+impl Default for PlayerChanges {
+    fn default() -> Self {
+        PlayerChanges::new()
+    }
+}
+
+impl PlayerChanges {
+    /// Before the first snapshot: a full update is due.
+    pub fn new() -> PlayerChanges {
+        PlayerChanges {
+            rebuild: true,
+            updated: Vec::new(),
+            removed: Vec::new(),
+            added: Vec::new(),
+        }
+    }
+
+    /// Notes what `changes` changed in the player items of `protocol` in
+    /// making `snap`: work in proportion to the changed items.
+    pub fn note(&mut self, protocol: Protocol, snap: &Snapshot, changes: &Changes) {
+        if self.rebuild {
+            return;
+        }
+        let keys = snap.keys();
+        let added = keys.get(changes.added_from()..).unwrap_or_default();
+        let noted = self.updated.len() + self.removed.len() + self.added.len();
+        let other = |k: u32| is_player_item(protocol, k) && !is_character(protocol, k);
+        let structural = !changes.is_known()
+            || changes.removed().iter().any(|&(k, _)| other(k))
+            || added.iter().any(|&k| other(k));
+        if structural || noted + changes.touched(snap) > MAX_NOTED {
+            self.set_rebuild();
+            return;
+        }
+        for &(k, _) in changes.removed() {
+            if is_character(protocol, k) {
+                self.removed.push(k);
+            }
+        }
+        for &k in added {
+            if is_character(protocol, k) {
+                self.added.push(k);
+            }
+        }
+        for &i in changes.updated() {
+            if let Some(&k) = keys.get(i as usize) {
+                if is_player_item(protocol, k) {
+                    self.updated.push(k);
+                }
+            }
+        }
+    }
+
+    /// Nothing changed (after the views were updated).
+    pub fn clear(&mut self) {
+        self.rebuild = false;
+        self.updated.clear();
+        self.removed.clear();
+        self.added.clear();
+    }
+
+    /// A full update is due.
+    pub fn set_rebuild(&mut self) {
+        self.clear();
+        self.rebuild = true;
+    }
+}
+
+impl PlayerViews {
+    pub fn new() -> PlayerViews {
+        PlayerViews::default()
+    }
+
+    /// The players of the latest snapshot, sorted by client id.
+    pub fn views(&self) -> &[PlayerView] {
+        &self.views
+    }
+
+    /// After an update that followed the changed items (the players and
+    /// strings are those of the update before): the clients whose player
+    /// info changed. `None` after a full update.
+    pub fn followed(&self) -> Option<&[u16]> {
+        self.all_reused.then_some(&self.changed[..])
+    }
+
+    /// Whether the latest [`PlayerViews::update`] kept `client_id`'s name,
+    /// clan and skin from the call before because its client-info ints
+    /// were unchanged (always after a followed update). `false` says
+    /// nothing.
+    pub fn strings_reused(&self, client_id: u16) -> bool {
+        if self.all_reused {
+            return true;
+        }
+        let id = usize::from(client_id);
+        id < CACHED_IDS && self.reused[id / 64] >> (id % 64) & 1 != 0
+    }
+
+    /// Replaces the views with the players of `snap` (see [`players`]).
+    pub fn update(
+        &mut self,
+        snap: &Snapshot,
+        protocol: Protocol,
+        infos: &BTreeMap<u16, MessageInfo>,
+        warnings: &mut Vec<PlayerWarning>,
+    ) {
+        let warnings_before = warnings.len();
+        self.calls += 1;
+        self.all_reused = false;
+        self.player_info_ids.clear();
+        self.reused = [0; CACHED_IDS / 64];
+        if self.raw.len() < CACHED_IDS {
+            self.raw.resize(CACHED_IDS, None);
+        }
+        let mut index = self.index.take().unwrap_or_else(IdIndex::new);
+        self.seen.clear();
+        for (i, v) in self.views.iter_mut().enumerate() {
+            v.country = None;
+            v.team = None;
+            v.score = None;
+            v.latency = None;
+            v.local = false;
+            v.position = None;
+            self.seen.push((false, false));
+            index.0[usize::from(v.client_id)] = i as u32 + 1;
+        }
+        for (key, data) in snap.iter() {
+            let (ty, id) = (item_type(key), item_id(key));
+            let short = |need: usize, w: &mut Vec<PlayerWarning>| {
+                let s = data.len() < need;
+                if s {
+                    w.push(PlayerWarning {
+                        kind: PlayerWarningKind::ShortItem,
+                        key,
+                    });
+                }
+                s
+            };
+            match (protocol, ty) {
+                (Protocol::V06, V06_CLIENT_INFO) => {
+                    if short(17, warnings) {
+                        continue;
+                    }
+                    let at = self.entry(&mut index, id);
+                    self.client_strings(at, &data[..RAW_INFO_INTS], key, warnings);
+                }
+                (Protocol::V06, V06_PLAYER_INFO) => {
+                    if short(5, warnings) {
+                        continue;
+                    }
+                    let Ok(cid) = u16::try_from(data[1]) else {
+                        continue;
+                    };
+                    self.player_info_ids.push((id, cid));
+                    let at = self.entry(&mut index, cid);
+                    let p = &mut self.views[at];
+                    p.local = data[0] != 0;
+                    p.team = Some(data[2]);
+                    p.score = Some(data[3]);
+                    p.latency = Some(data[4]);
+                }
+                (Protocol::V07, V07_PLAYER_INFO) => {
+                    if short(3, warnings) {
+                        continue;
+                    }
+                    let at = self.entry(&mut index, id);
+                    let p = &mut self.views[at];
+                    p.score = Some(data[1]);
+                    p.latency = Some(data[2]);
+                }
+                (Protocol::V07, V07_DE_CLIENT_INFO) => {
+                    if short(58, warnings) {
+                        continue;
+                    }
+                    let at = self.entry(&mut index, id);
+                    let p = &mut self.views[at];
+                    p.local = data[0] != 0;
+                    p.team = Some(data[1]);
+                    self.client_strings(at, &data[2..2 + RAW_INFO_INTS], key, warnings);
+                }
+                (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER) => {
+                    if short(3, warnings) {
+                        continue;
+                    }
+                    let at = self.entry(&mut index, id);
+                    self.views[at].position = Some((data[1], data[2]));
+                }
+                _ => {}
+            }
+        }
+        for v in &self.views {
+            index.0[usize::from(v.client_id)] = 0;
+        }
+        self.index = Some(index);
+        self.clean = warnings.len() == warnings_before && self.player_infos_distinct();
+        // Drop the clients without items, and the strings of clients
+        // without client info, into the pool.
+        let mut kept = 0;
+        for i in 0..self.views.len() {
+            let (present, strings) = self.seen[i];
+            let v = &mut self.views[i];
+            if !present || !strings {
+                let strings = [v.name.take(), v.clan.take(), v.skin.take()];
+                self.pool.extend(strings.into_iter().flatten());
+            }
+            if present {
+                self.views.swap(kept, i);
+                kept += 1;
+            }
+        }
+        self.views.truncate(kept);
+        if protocol == Protocol::V07 {
+            for p in self.views.iter_mut() {
+                if let Some(info) = infos.get(&p.client_id) {
+                    if p.name.is_none() {
+                        set_str(&mut p.name, &info.name, &mut self.pool);
+                        set_opt_str(&mut p.clan, info.clan.as_deref(), &mut self.pool);
+                        set_opt_str(&mut p.skin, info.skin.as_deref(), &mut self.pool);
+                        p.country = info.country;
+                    }
+                    if p.team.is_none() {
+                        p.team = info.team;
+                    }
+                }
+            }
+        }
+        // Usually already in order (the views kept theirs; new ones follow
+        // the items' order, which is by type then id).
+        if !self.views.is_sorted_by_key(|p| p.client_id) {
+            self.views.sort_unstable_by_key(|p| p.client_id);
+        }
+    }
+
+    /// Whether no two 0.6 player-info items name the same client (then an
+    /// update of one sets all of its view's player fields); sorts
+    /// `player_info_ids` by item id.
+    fn player_infos_distinct(&mut self) -> bool {
+        let ids = &mut self.player_info_ids;
+        ids.sort_unstable_by_key(|&(_, cid)| cid);
+        let distinct = ids.windows(2).all(|w| w[0].1 != w[1].1);
+        ids.sort_unstable();
+        distinct
+    }
+
+    /// Brings the views from the snapshot of the latest update to `snap`,
+    /// which `changes` describes: item by item when the player items were
+    /// only updated in place (characters, player infos: work in
+    /// proportion to those), else (items added or removed, client infos
+    /// changed, `infos_changed`, or the latest update was not
+    /// [`PlayerViews::clean`]) by a full [`PlayerViews::update`]. The
+    /// views, strings and warnings are those of a full update either way.
+    pub fn update_changed(
+        &mut self,
+        snap: &Snapshot,
+        protocol: Protocol,
+        infos: &BTreeMap<u16, MessageInfo>,
+        changes: &PlayerChanges,
+        infos_changed: bool,
+        warnings: &mut Vec<PlayerWarning>,
+    ) {
+        let followed = !changes.rebuild
+            && !infos_changed
+            && self.clean
+            && self.calls > 0
+            && self.follow(snap, protocol, changes);
+        if !followed {
+            self.update(snap, protocol, infos, warnings);
+        }
+    }
+
+    /// The item-by-item way of [`PlayerViews::update_changed`]: checks
+    /// that every change can be followed (a character or player info of a
+    /// client with a view, a 0.6 player info still naming the same client,
+    /// a character removed from a client that keeps another item), then
+    /// applies them; `false` (nothing applied) otherwise.
+    fn follow(&mut self, snap: &Snapshot, protocol: Protocol, changes: &PlayerChanges) -> bool {
+        let view_of =
+            |views: &[PlayerView], id: u16| views.binary_search_by_key(&id, |v| v.client_id).ok();
+        let updated = &changes.updated[..];
+        // Every change checked against the snapshot's items before
+        // anything changes.
+        for &key in &changes.removed {
+            self.ops += 1;
+            let id = item_id(key);
+            let kept = match protocol {
+                Protocol::V06 => {
+                    let ids = &self.player_info_ids;
+                    snap.get(item_key(V06_CLIENT_INFO, id)).is_some()
+                        || ids
+                            .binary_search_by_key(&id, |&(item, _)| item)
+                            .is_ok_and(|at| ids[at].1 == id)
+                }
+                Protocol::V07 => {
+                    snap.get(item_key(V07_PLAYER_INFO, id)).is_some()
+                        || snap.get(item_key(V07_DE_CLIENT_INFO, id)).is_some()
+                }
+            };
+            // A character still there was removed and added back.
+            let back = snap.get(key).is_some_and(|d| d.len() >= 3);
+            if !(kept || back) || view_of(&self.views, id).is_none() {
+                return false;
+            }
+        }
+        for &key in &changes.added {
+            self.ops += 1;
+            let id = item_id(key);
+            let fits = snap.get(key).is_none_or(|d| d.len() >= 3);
+            if !fits || view_of(&self.views, id).is_none() {
+                return false;
+            }
+        }
+        for &key in updated {
+            self.ops += 1;
+            let (ty, id) = (item_type(key), item_id(key));
+            let Some(data) = snap.get(key) else {
+                return false;
+            };
+            let ok = match (protocol, ty) {
+                (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER) => {
+                    data.len() >= 3 && view_of(&self.views, id).is_some()
+                }
+                (Protocol::V06, V06_PLAYER_INFO) => {
+                    let ids = &self.player_info_ids;
+                    data.len() >= 5
+                        && ids
+                            .binary_search_by_key(&id, |&(item, _)| item)
+                            .is_ok_and(|at| i32::from(ids[at].1) == data[1])
+                        && u16::try_from(data[1]).is_ok_and(|c| view_of(&self.views, c).is_some())
+                }
+                (Protocol::V07, V07_PLAYER_INFO) => {
+                    data.len() >= 3 && view_of(&self.views, id).is_some()
+                }
+                _ => false,
+            };
+            if !ok {
+                return false;
+            }
+        }
+        self.changed.clear();
+        for &key in changes.removed.iter().chain(&changes.added) {
+            if let Some(at) = view_of(&self.views, item_id(key)) {
+                let data = snap.get(key);
+                self.views[at].position = data.map(|d| (d[1], d[2]));
+            }
+        }
+        for &key in updated {
+            let (ty, id) = (item_type(key), item_id(key));
+            let Some(data) = snap.get(key) else { continue };
+            match (protocol, ty) {
+                (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER) => {
+                    if let Some(at) = view_of(&self.views, id) {
+                        self.views[at].position = Some((data[1], data[2]));
+                    }
+                }
+                (Protocol::V06, V06_PLAYER_INFO) => {
+                    let cid = data[1] as u16;
+                    self.changed.push(cid);
+                    if let Some(at) = view_of(&self.views, cid) {
+                        let p = &mut self.views[at];
+                        p.local = data[0] != 0;
+                        p.team = Some(data[2]);
+                        p.score = Some(data[3]);
+                        p.latency = Some(data[4]);
+                    }
+                }
+                (Protocol::V07, V07_PLAYER_INFO) => {
+                    self.changed.push(id);
+                    if let Some(at) = view_of(&self.views, id) {
+                        let p = &mut self.views[at];
+                        p.score = Some(data[1]);
+                        p.latency = Some(data[2]);
+                    }
+                }
+                _ => {}
+            }
+        }
+        // `calls` stays: the client-info ints cached by the latest full
+        // update are still the current ones (a change to one is not
+        // followed), so the next full update reuses their strings.
+        self.all_reused = true;
+        true
+    }
+
+    /// The view of client `id`, added if it has none yet.
+    #[inline]
+    fn entry(&mut self, index: &mut IdIndex, id: u16) -> usize {
+        self.ops += 1;
+        let slot = usize::from(id);
+        let at = match index.0[slot] {
+            0 => {
+                self.views.push(PlayerView::default());
+                self.seen.push((false, false));
+                let at = self.views.len() - 1;
+                self.views[at].client_id = id;
+                index.0[slot] = at as u32 + 1;
+                at
+            }
+            i => i as usize - 1,
+        };
+        self.seen[at].0 = true;
+        at
+    }
+
+    /// Sets view `at`'s name, clan, country and skin from the client-info
+    /// ints `info` ([`RAW_INFO_INTS`] of them), keeping the strings of the
+    /// previous call when the ints are the same.
+    fn client_strings(
+        &mut self,
+        at: usize,
+        info: &[i32],
+        key: u32,
+        warnings: &mut Vec<PlayerWarning>,
+    ) {
+        let Ok(raw) = <[i32; RAW_INFO_INTS]>::try_from(info) else {
+            return;
+        };
+        self.seen[at].1 = true;
+        let p = &mut self.views[at];
+        p.country = Some(raw[7]);
+        let id = usize::from(p.client_id);
+        let cached = self.raw.get(id).copied().flatten();
+        let same = |c: &[i32; RAW_INFO_INTS]| {
+            // An OR of XORs, not `==`: the array comparison compiles to a
+            // libc memcmp call that cost more than the rest of the update.
+            c.iter().zip(&raw).fold(0, |acc, (a, b)| acc | (a ^ b)) == 0
+        };
+        let unchanged = cached.is_some_and(|(call, c)| call + 1 == self.calls && same(&c));
+        if unchanged && p.name.is_some() && !self.always_decode {
+            self.reused[id / 64] |= 1 << (id % 64);
+            self.raw[id] = Some((self.calls, raw));
+            return;
+        }
+        let before = warnings.len();
+        let pool = &mut self.pool;
+        read_str_into(&raw, 0..4, key, &mut p.name, pool, warnings);
+        read_str_into(&raw, 4..7, key, &mut p.clan, pool, warnings);
+        read_str_into(&raw, 8..14, key, &mut p.skin, pool, warnings);
+        if let Some(slot) = self.raw.get_mut(id) {
+            *slot = (warnings.len() == before).then_some((self.calls, raw));
+        }
+    }
+}
+
+/// The players of one snapshot, sorted by client id.
+///
+/// `infos` supplies 0.7 names from messages (ignored for 0.6); a 0.7
+/// `obj_de_client_info` item takes precedence over it. A player is listed
+/// when any of its items is present. [`PlayerViews`] does the same tick
+/// after tick without allocating.
+pub fn players(
+    snap: &Snapshot,
+    protocol: Protocol,
+    infos: &BTreeMap<u16, MessageInfo>,
+    warnings: &mut Vec<PlayerWarning>,
+) -> Vec<PlayerView> {
+    let mut views = PlayerViews::new();
+    views.update(snap, protocol, infos, warnings);
+    views.views
+}
