@@ -20,3 +20,4 @@ pub mod datafile;
 pub mod demo;
 pub mod limits;
 pub mod map;
+pub mod render;

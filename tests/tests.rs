@@ -23,4 +23,5 @@ mod map_bounds;
 mod maps;
 mod parquet_records;
 mod reliability_io;
+mod render;
 mod scaling;

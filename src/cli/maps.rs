@@ -20,6 +20,11 @@ pub enum MapsCommand {
     /// Exit code: 0 all maps good, 1 some map failed or no *.map file was
     /// found (a warning on stderr names the paths searched), 2 usage error.
     Index(IndexArgs),
+    /// Draw maps as PNG pictures: `DIR/<name>.png` per map, one record per
+    /// map on stdout (see the README's "Pictures" section).
+    ///
+    /// Exit code: 0 all maps drawn, 1 some map failed, 2 usage error.
+    Render(super::render::RenderArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -101,6 +106,7 @@ pub struct SynthMapsArgs {
 pub fn run(cmd: MapsCommand) -> io::Result<ExitCode> {
     match cmd {
         MapsCommand::Index(args) => index(args),
+        MapsCommand::Render(args) => super::render::render(args),
     }
 }
 

@@ -20,6 +20,7 @@ mod bench;
 pub mod collection;
 mod demos;
 mod maps;
+pub mod render;
 
 use crate::batch::record::BatchStats;
 use crate::batch::summary::{Aggregate, InputPart, Summary as SummaryDoc};
