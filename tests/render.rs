@@ -320,26 +320,247 @@ fn render_every_real_map() {
     assert!(ok >= 230, "{ok} maps rendered");
 }
 
-/// A spawn tile of a real map is drawn in the spawn colour.
+/// Spawn and flag tiles of a real map are drawn in their colours: the
+/// palette's, and with the atlas (when present) the mean of the atlas
+/// cell's 2 × 2 pixel blocks over the background at 32 pixels per tile.
 #[test]
 fn render_real_map_spawn_pixel() {
     let Some(ds) = datasets() else { return };
-    let path = files_with_ext(&ds.join("maps"), "map")
-        .into_iter()
-        .find(|p| p.file_name().unwrap() == "ctf2.map")
-        .unwrap();
-    let bytes = std::fs::read(&path).unwrap();
+    let bytes = std::fs::read(ds.join("maps/ddnet/ctf2.map")).unwrap();
     let layers = physics_layers(&bytes);
     let (img, _) = render_palette(&bytes, Size::Scale(2));
     let game = &layers[0];
-    let mut spawns = 0;
+    let mut entities = Vec::new();
     for y in 0..game.height {
         for x in 0..game.width {
-            if id_at(game, x, y) == 192 && layers[1..].iter().all(|l| id_at(l, x, y) == 0) {
-                assert_eq!(rgb_at(&img, x as u32 * 2, y as u32 * 2), [255, 255, 0]);
-                spawns += 1;
+            let id = id_at(game, x, y);
+            if (192..=196).contains(&id) && layers[1..].iter().all(|l| id_at(l, x, y) == 0) {
+                assert_eq!(
+                    rgb_at(&img, x as u32 * 2, y as u32 * 2),
+                    legend_colour(PhysicsKind::Game, id)
+                );
+                entities.push((x, y, id));
             }
         }
     }
-    assert!(spawns > 0);
+    let ids: BTreeSet<u8> = entities.iter().map(|e| e.2).collect();
+    assert!(ids.contains(&193) && ids.contains(&194) && ids.contains(&195), "{ids:?}");
+
+    let atlas_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/reference/ddnet-mapres");
+    if !atlas_dir.join("entities/DDNet.png").is_file() {
+        eprintln!("SKIPPED: ../shared/reference/ddnet-mapres not found");
+        return;
+    }
+    let atlas = decode_png(&std::fs::read(atlas_dir.join("entities/DDNet.png")).unwrap()).unwrap();
+    let textures = Textures::locate(Some(&atlas_dir)).unwrap();
+    assert!(textures.has_atlas());
+    let opts = RenderOptions {
+        style: Style::Entities,
+        size: Size::Scale(32),
+    };
+    let mut inf = Inflater::new(Limits::default());
+    let pic = render_map(&bytes, &opts, &textures, &mut inf, &mut Vec::new()).unwrap();
+    for &(x, y, id) in &entities {
+        for (dx, dy) in [(16u32, 16u32), (5, 25)] {
+            // Premultiplied mean of the 2 × 2 atlas pixels under (dx, dy).
+            let mut sum = [0f64; 4];
+            for (ox, oy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let ax = u32::from(id % 16) * 64 + 2 * dx + ox;
+                let ay = u32::from(id / 16) * 64 + 2 * dy + oy;
+                let p = &atlas.pixels[((ay * atlas.width + ax) * 4) as usize..][..4];
+                let a = f64::from(p[3]) / 255.0;
+                for c in 0..3 {
+                    sum[c] += f64::from(p[c]) * a / 4.0;
+                }
+                sum[3] += a / 4.0;
+            }
+            let want: [f64; 3] =
+                std::array::from_fn(|c| sum[c] + f64::from(BACKGROUND[c]) * (1.0 - sum[3]));
+            let got = pic.canvas.pixel(x as u32 * 32 + dx, y as u32 * 32 + dy).unwrap();
+            for c in 0..3 {
+                assert!(
+                    (f64::from(got[c]) - want[c]).abs() <= 2.0,
+                    "tile {id}: {got:?} vs {want:?}"
+                );
+            }
+        }
+    }
+}
+
+/// The heatmap's hottest tile is where the `positions` rows (exported by
+/// `demos export`, binned here) are densest, and is drawn pure red.
+#[test]
+fn heatmap_hottest_tile_matches_positions() {
+    let Some(ds) = datasets() else { return };
+    let demo = ds.join("demos/ddnet__Multeasymap_bench.demo");
+    let demo = demo.to_str().unwrap();
+    let csv = teebatch(&["demos", "export", "--table", "positions", demo, "-q"]);
+    assert!(csv.status.success());
+    let mut rd = csv::Reader::from_reader(csv.stdout.as_slice());
+    let head = rd.headers().unwrap().clone();
+    let col = |n: &str| head.iter().position(|h| h == n).unwrap();
+    let (xi, yi) = (col("x"), col("y"));
+    let mut bins: std::collections::HashMap<(i64, i64), u64> = Default::default();
+    let mut rows = 0;
+    for r in rd.records() {
+        let r = r.unwrap();
+        let (Ok(x), Ok(y)) = (r[xi].parse::<i64>(), r[yi].parse::<i64>()) else {
+            continue;
+        };
+        *bins.entry((x.div_euclid(32), y.div_euclid(32))).or_default() += 1;
+        rows += 1;
+    }
+    let max = *bins.values().max().unwrap();
+    let hottest: Vec<(i64, i64)> = bins
+        .iter()
+        .filter(|(_, &c)| c == max)
+        .map(|(&k, _)| k)
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("heat.png");
+    let recs = run_records(
+        &[
+            "demos",
+            "heatmap",
+            demo,
+            "-o",
+            png.to_str().unwrap(),
+            "--scale",
+            "2",
+            "--mapres",
+            dir.path().to_str().unwrap(),
+            "-q",
+        ],
+        0,
+    );
+    assert_eq!(recs.len(), 2);
+    assert_eq!(recs[0]["positions"], rows);
+    let pic = &recs[1];
+    assert_eq!(pic["positions"].as_u64().unwrap() + pic["outside"].as_u64().unwrap(), rows);
+    let h = pic["hottest"].as_array().unwrap();
+    let (hx, hy) = (h[0].as_i64().unwrap(), h[1].as_i64().unwrap());
+    assert_eq!(h[2].as_u64().unwrap(), max);
+    assert!(hottest.contains(&(hx, hy)), "{hottest:?} vs ({hx}, {hy})");
+    let img = decode_png(&std::fs::read(&png).unwrap()).unwrap();
+    for (x, y) in &hottest {
+        assert_eq!(rgb_at(&img, *x as u32 * 2 + 1, *y as u32 * 2), [255, 0, 0]);
+    }
+    // A tile with fewer positions is not pure red.
+    let (&(cx, cy), _) = bins.iter().find(|(_, &c)| c < max).unwrap();
+    assert_ne!(rgb_at(&img, cx as u32 * 2, cy as u32 * 2), [255, 0, 0]);
+}
+
+/// Demos of one map aggregate into one picture; demos of different maps
+/// need --out DIR.
+#[test]
+fn heatmap_aggregates_per_map() {
+    let Some(ds) = datasets() else { return };
+    let demos = ds.join("demos");
+    let tiny: Vec<String> = files_with_ext(&demos, "demo")
+        .into_iter()
+        .filter(|p| p.to_str().unwrap().contains("tinycave"))
+        .map(|p| p.to_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(tiny.len(), 4);
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("t.png");
+    let mut args = vec!["demos", "heatmap", "-o", png.to_str().unwrap(), "-q"];
+    args.extend(tiny.iter().map(String::as_str));
+    let recs = run_records(&args, 0);
+    assert_eq!(recs.len(), 5);
+    let sum: u64 = recs[..4].iter().map(|r| r["positions"].as_u64().unwrap()).sum();
+    assert_eq!(recs[4]["demos"], 4);
+    assert_eq!(
+        recs[4]["positions"].as_u64().unwrap() + recs[4]["outside"].as_u64().unwrap(),
+        sum
+    );
+    // Jobs do not change the picture.
+    let png1 = dir.path().join("t1.png");
+    let mut args1 = vec!["demos", "heatmap", "-o", png1.to_str().unwrap(), "-q", "-j", "1"];
+    args1.extend(tiny.iter().map(String::as_str));
+    run_records(&args1, 0);
+    assert_eq!(std::fs::read(&png).unwrap(), std::fs::read(&png1).unwrap());
+
+    let all = demos.to_str().unwrap();
+    let out = teebatch(&["demos", "heatmap", all, "-o", png.to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("different maps"));
+    let per_map = dir.path().join("per-map");
+    let out = teebatch(&[
+        "demos",
+        "heatmap",
+        all,
+        "--out",
+        per_map.to_str().unwrap(),
+        "--max-side",
+        "128",
+        "-q",
+    ]);
+    let recs = crate::common::records(&out);
+    let pictures: Vec<_> = recs.iter().filter(|r| r.get("picture").is_some()).collect();
+    let shas: BTreeSet<&str> = recs
+        .iter()
+        .filter_map(|r| r.get("map_sha256").and_then(|v| v.as_str()))
+        .collect();
+    assert_eq!(pictures.len(), shas.len());
+    for p in pictures {
+        assert!(std::path::Path::new(p["picture"].as_str().unwrap()).is_file());
+    }
+}
+
+/// `maps index --thumbnails` writes the pictures of `maps render
+/// --max-side 256` and the same records as without it.
+#[test]
+fn index_thumbnails_match_render() {
+    let dir = tempfile::tempdir().unwrap();
+    let maps = dir.path().join("m");
+    std::fs::create_dir_all(&maps).unwrap();
+    for i in 0..3 {
+        let p = SynthParams::collection(5, i);
+        std::fs::write(maps.join(format!("s{i}.map")), generate(&p)).unwrap();
+    }
+    std::fs::write(maps.join("empty.map"), b"").unwrap();
+    let m = maps.to_str().unwrap();
+    let thumbs = dir.path().join("thumbs");
+    let rendered = dir.path().join("rendered");
+    let nomapres = dir.path().to_str().unwrap();
+    let plain = run_records(&["maps", "index", m, "-q"], 1);
+    let with = run_records(
+        &[
+            "maps",
+            "index",
+            m,
+            "-q",
+            "--thumbnails",
+            thumbs.to_str().unwrap(),
+            "--mapres",
+            nomapres,
+        ],
+        1,
+    );
+    assert_eq!(plain, with);
+    run_records(
+        &[
+            "maps",
+            "render",
+            m,
+            "--out",
+            rendered.to_str().unwrap(),
+            "--max-side",
+            "256",
+            "--mapres",
+            nomapres,
+            "-q",
+        ],
+        1,
+    );
+    for i in 0..3 {
+        let name = format!("s{i}.png");
+        let a = std::fs::read(thumbs.join(&name)).unwrap();
+        assert_eq!(a, std::fs::read(rendered.join(&name)).unwrap());
+        let img = decode_png(&a).unwrap();
+        assert!(img.width.max(img.height) <= 256);
+    }
+    assert!(!thumbs.join("empty.png").exists());
 }

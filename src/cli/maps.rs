@@ -2,7 +2,7 @@
 
 use super::{open_output, BatchArgs, BatchRun};
 use crate::batch::embedded;
-use crate::batch::maps::{index_input, IndexOptions, MapRecord, Worker};
+use crate::batch::maps::{index_input, index_input_then, IndexOptions, MapRecord, Worker};
 use crate::batch::summary::MapsAggregate;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -48,6 +48,14 @@ pub struct IndexArgs {
     /// (K, M, G, T: 1K = 1024, 1G = 2^30), e.g. 512M.
     #[arg(long, default_value = "1G", value_name = "SIZE", value_parser = super::parse_byte_size)]
     pub max_decompressed_bytes: u64,
+    /// Also write a thumbnail of every map, `DIR/<name>.png` (the pictures
+    /// of `maps render --max-side 256`), in the same pass over each file. A
+    /// map that cannot be drawn gets a warning of stage `render`.
+    #[arg(long, value_name = "DIR")]
+    pub thumbnails: Option<PathBuf>,
+    /// Folder with DDNet's textures for --thumbnails (as for `maps render`).
+    #[arg(long, value_name = "DIR", requires = "thumbnails")]
+    pub mapres: Option<PathBuf>,
     #[command(flatten)]
     pub batch: BatchArgs,
 }
@@ -137,6 +145,26 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         },
         ..IndexOptions::default()
     };
+    let thumbs = match &args.thumbnails {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| super::with_path(dir, e))?;
+            Some((
+                dir,
+                super::render::textures(args.mapres.as_deref(), args.batch.quiet)?,
+                super::render::picture_names(&sel.inputs),
+            ))
+        }
+        None => None,
+    };
+    let names_index: std::collections::HashMap<String, usize> = match &thumbs {
+        Some(_) => sel
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, input)| (input.display_path(), i))
+            .collect(),
+        None => Default::default(),
+    };
     let batch = BatchRun {
         command: "maps index",
         args: &args.batch,
@@ -148,7 +176,24 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let (code, _) = batch.run(
         &sel.inputs,
         || (Worker::new(opts.limits), MapsAggregate::default()),
-        |w, input| index_input(&mut w.0, input, &opts),
+        |w, input| match &thumbs {
+            None => index_input(&mut w.0, input, &opts),
+            Some((dir, textures, names)) => {
+                index_input_then(&mut w.0, input, &opts, |bytes, inflater, buf, rec| {
+                    if rec.error.is_some() {
+                        // The record already says why the map is unusable.
+                        return;
+                    }
+                    let name = &names[names_index[&rec.path]];
+                    let path = dir.join(format!("{name}.png"));
+                    if let Some(warning) =
+                        super::render::write_thumbnail(bytes, textures, inflater, buf, &path)
+                    {
+                        rec.warnings.push(warning);
+                    }
+                })
+            }
+        },
         |rec: &MapRecord| rec.size,
         |rec| sink.write(rec),
         |w| std::mem::take(&mut w.0.stats),

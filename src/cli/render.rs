@@ -63,6 +63,8 @@ impl SizeArgs {
 pub enum StyleArg {
     /// The physics layers as DDNet's editor shows entities.
     Entities,
+    /// The map as the game draws it: groups, textured tile layers, quads.
+    Full,
 }
 
 /// One line of `maps render` output.
@@ -136,6 +138,38 @@ pub fn textures(dir: Option<&Path>, quiet: bool) -> io::Result<Textures> {
     Ok(t)
 }
 
+/// The size of `maps index --thumbnails` pictures.
+pub const THUMBNAIL_SIZE: Size = Size::MaxSide(256);
+
+/// Draws the thumbnail of the map in `bytes` to `path`; the failure as a
+/// warning of stage `render` (the map's record stays that of the index).
+pub fn write_thumbnail(
+    bytes: &[u8],
+    textures: &Textures,
+    inflater: &mut crate::datafile::Inflater,
+    buf: &mut Vec<u8>,
+    path: &Path,
+) -> Option<WarningRecord> {
+    let opts = RenderOptions {
+        style: Style::Entities,
+        size: THUMBNAIL_SIZE,
+    };
+    inflater.start_file();
+    let err = match crate::render::render_map(bytes, &opts, textures, inflater, buf) {
+        Ok(p) => match p.canvas.encode_png().and_then(|png| std::fs::write(path, png)) {
+            Ok(()) => return None,
+            Err(e) => ErrorRecord::io(&super::with_path(path, e)),
+        },
+        Err(e) => e,
+    };
+    Some(WarningRecord {
+        stage: "render",
+        kind: format!("thumbnail_{}", err.kind),
+        section: err.section,
+        offset: err.offset,
+    })
+}
+
 /// Renders one input and writes its picture to `out`.
 pub fn render_input(
     w: &mut Worker,
@@ -206,6 +240,7 @@ pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
     let opts = RenderOptions {
         style: match args.style {
             StyleArg::Entities => Style::Entities,
+            StyleArg::Full => Style::Full,
         },
         size: args.size.size(),
     };
@@ -513,6 +548,26 @@ fn heat_demo(
     rec
 }
 
+/// `name` with every character but ASCII letters, digits, `.`, `-` and `_`
+/// replaced by `_` (map names come from demo headers).
+fn file_name_part(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("map{s}")
+    } else {
+        s
+    }
+}
+
 /// `teebatch demos heatmap`.
 pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
     use crate::render::heatmap::{draw_trails, TRAIL_COLOURS};
@@ -593,13 +648,35 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
     let mut scratch = Vec::new();
     for (sha, m) in &maps {
         let path = match (&args.out, &args.output) {
-            (Some(d), _) => d.join(format!("{}-{}.png", m.name, &hex::encode(sha)[..8])),
+            (Some(d), _) => d.join(format!(
+                "{}-{}.png",
+                file_name_part(&m.name),
+                &hex::encode(sha)[..8]
+            )),
             (None, Some(p)) => p.clone(),
             (None, None) => unreachable!("clap requires -o or --out"),
         };
         inflater.start_file();
-        let pic = crate::render::render_map(&m.bytes, &opts, &textures, &mut inflater, &mut scratch)
-            .map_err(|e| io::Error::other(format!("{}: {}", m.name, e.message)))?;
+        let pic = match crate::render::render_map(
+            &m.bytes,
+            &opts,
+            &textures,
+            &mut inflater,
+            &mut scratch,
+        ) {
+            Ok(p) => p,
+            Err(e) => {
+                super::note!(
+                    "teebatch: {}: map {} ({}): {}",
+                    path.display(),
+                    m.name,
+                    &hex::encode(sha)[..8],
+                    e.message
+                );
+                failed += 1;
+                continue;
+            }
+        };
         let mut canvas = pic.canvas;
         let trails: Vec<crate::render::heatmap::Trail> = m.trails.values().cloned().collect();
         let mut legend = Vec::new();

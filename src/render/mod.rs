@@ -8,6 +8,8 @@
 //!   per cell size with a box filter), PNG encoding and decoding.
 //! - [`entities`]: the `entities` style (physics layers as DDNet's editor
 //!   shows them), with the flat palette used when no atlas is found.
+//! - [`full`]: the `full` style (groups with parallax, textured tile
+//!   layers, quads), with external images from `mapres/`.
 //! - [`heatmap`]: density grids of character positions (mergeable sums of
 //!   counts per cell) and trails, drawn over the entities render.
 //! - this module: the picture size ([`Size`] → [`Geometry`]), where the
@@ -21,6 +23,7 @@
 //! one-pixel colours.
 
 pub mod entities;
+pub mod full;
 pub mod heatmap;
 pub mod raster;
 
@@ -117,6 +120,8 @@ pub struct Textures {
     /// The entities atlas; `None`: the flat palette.
     atlas: Option<Rgba>,
     cache: Mutex<HashMap<(Option<PhysicsKind>, u32), Arc<Cells>>>,
+    /// External images by name (`None`: not found or unreadable).
+    external: Mutex<HashMap<String, Option<Arc<Rgba>>>>,
     resamples: AtomicU64,
 }
 
@@ -161,8 +166,31 @@ impl Textures {
             dir,
             atlas,
             cache: Mutex::new(HashMap::new()),
+            external: Mutex::new(HashMap::new()),
             resamples: AtomicU64::new(0),
         }
+    }
+
+    /// External image `name` (`mapres/<name>.png` in the folder), loaded
+    /// once per run; `None` when missing, unreadable, or a name that is not
+    /// a plain file name.
+    pub fn external(&self, name: &str) -> Option<Arc<Rgba>> {
+        let dir = self.dir.as_ref()?;
+        let plain = !name.is_empty()
+            && !name.contains(['/', '\\', '\0'])
+            && name != "."
+            && name != "..";
+        if !plain {
+            return None;
+        }
+        let mut cache = self.external.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(name.to_owned())
+            .or_insert_with(|| {
+                let bytes = std::fs::read(dir.join("mapres").join(format!("{name}.png"))).ok()?;
+                raster::decode_png(&bytes).ok().map(Arc::new)
+            })
+            .clone()
     }
 
     /// Whether the entities atlas was found (else the flat palette is used).
@@ -217,6 +245,7 @@ impl Textures {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
     Entities,
+    Full,
 }
 
 /// Options of one render.
@@ -289,7 +318,7 @@ pub fn render_datafile(
         .collect();
     let load = LoadOptions {
         info: false,
-        names: false,
+        names: opts.style == Style::Full,
         check_env_points: false,
         check_quads: false,
     };
@@ -319,6 +348,26 @@ pub fn render_datafile(
     };
     let (tw, th) = (game.width.max(0) as u32, game.height.max(0) as u32);
     let geometry = Geometry::new(tw, th, opts.size).map_err(|m| render_error("too_large", m))?;
+    let canvas = match opts.style {
+        Style::Entities => draw_entities(df, &map, &geometry, textures, inflater, buf)?,
+        Style::Full => full::draw(df, &map, &geometry, textures, inflater, buf, &mut warnings)?,
+    };
+    Ok(Picture {
+        canvas,
+        geometry,
+        warnings,
+    })
+}
+
+/// The `entities` style of a parsed map.
+fn draw_entities(
+    df: &Datafile<'_>,
+    map: &Map,
+    geometry: &Geometry,
+    textures: &Textures,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+) -> Result<Canvas, ErrorRecord> {
     let mut layers: Vec<TileLayer> = Vec::new();
     for kind in PhysicsKind::PHYSICS {
         let Some(i) = map.physics_layer(kind) else {
@@ -331,20 +380,11 @@ pub fn render_datafile(
             layers.push(t);
         }
     }
+    let n = if geometry.shrink > 1 { 1 } else { geometry.cell };
     let cells: Vec<Arc<Cells>> = layers
         .iter()
-        .map(|l| {
-            let n = if geometry.shrink > 1 { 1 } else { geometry.cell };
-            textures.entity_cells(l.kind, n)
-        })
+        .map(|l| textures.entity_cells(l.kind, n))
         .collect();
     let pairs: Vec<(&TileLayer, &Cells)> = layers.iter().zip(cells.iter().map(|c| &**c)).collect();
-    let canvas = match opts.style {
-        Style::Entities => entities::draw(&pairs, &geometry),
-    };
-    Ok(Picture {
-        canvas,
-        geometry,
-        warnings,
-    })
+    Ok(entities::draw(&pairs, geometry))
 }
