@@ -310,8 +310,8 @@ fn render_every_real_map() {
         match r.get("error") {
             None => {
                 ok += 1;
-                let img = decode_png(&std::fs::read(r["output"].as_str().unwrap()).unwrap())
-                    .unwrap();
+                let img =
+                    decode_png(&std::fs::read(r["output"].as_str().unwrap()).unwrap()).unwrap();
                 assert_eq!(img.width as u64, r["width"].as_u64().unwrap());
             }
             Some(e) => assert_eq!(e["kind"], "no_map", "{r}"),
@@ -344,10 +344,13 @@ fn render_real_map_spawn_pixel() {
         }
     }
     let ids: BTreeSet<u8> = entities.iter().map(|e| e.2).collect();
-    assert!(ids.contains(&193) && ids.contains(&194) && ids.contains(&195), "{ids:?}");
+    assert!(
+        ids.contains(&193) && ids.contains(&194) && ids.contains(&195),
+        "{ids:?}"
+    );
 
-    let atlas_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/reference/ddnet-mapres");
+    let atlas_dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/ddnet-mapres");
     if !atlas_dir.join("entities/DDNet.png").is_file() {
         eprintln!("SKIPPED: ../shared/reference/ddnet-mapres not found");
         return;
@@ -377,7 +380,10 @@ fn render_real_map_spawn_pixel() {
             }
             let want: [f64; 3] =
                 std::array::from_fn(|c| sum[c] + f64::from(BACKGROUND[c]) * (1.0 - sum[3]));
-            let got = pic.canvas.pixel(x as u32 * 32 + dx, y as u32 * 32 + dy).unwrap();
+            let got = pic
+                .canvas
+                .pixel(x as u32 * 32 + dx, y as u32 * 32 + dy)
+                .unwrap();
             for c in 0..3 {
                 assert!(
                     (f64::from(got[c]) - want[c]).abs() <= 2.0,
@@ -408,7 +414,9 @@ fn heatmap_hottest_tile_matches_positions() {
         let (Ok(x), Ok(y)) = (r[xi].parse::<i64>(), r[yi].parse::<i64>()) else {
             continue;
         };
-        *bins.entry((x.div_euclid(32), y.div_euclid(32))).or_default() += 1;
+        *bins
+            .entry((x.div_euclid(32), y.div_euclid(32)))
+            .or_default() += 1;
         rows += 1;
     }
     let max = *bins.values().max().unwrap();
@@ -437,7 +445,10 @@ fn heatmap_hottest_tile_matches_positions() {
     assert_eq!(recs.len(), 2);
     assert_eq!(recs[0]["positions"], rows);
     let pic = &recs[1];
-    assert_eq!(pic["positions"].as_u64().unwrap() + pic["outside"].as_u64().unwrap(), rows);
+    assert_eq!(
+        pic["positions"].as_u64().unwrap() + pic["outside"].as_u64().unwrap(),
+        rows
+    );
     let h = pic["hottest"].as_array().unwrap();
     let (hx, hy) = (h[0].as_i64().unwrap(), h[1].as_i64().unwrap());
     assert_eq!(h[2].as_u64().unwrap(), max);
@@ -469,7 +480,10 @@ fn heatmap_aggregates_per_map() {
     args.extend(tiny.iter().map(String::as_str));
     let recs = run_records(&args, 0);
     assert_eq!(recs.len(), 5);
-    let sum: u64 = recs[..4].iter().map(|r| r["positions"].as_u64().unwrap()).sum();
+    let sum: u64 = recs[..4]
+        .iter()
+        .map(|r| r["positions"].as_u64().unwrap())
+        .sum();
     assert_eq!(recs[4]["demos"], 4);
     assert_eq!(
         recs[4]["positions"].as_u64().unwrap() + recs[4]["outside"].as_u64().unwrap(),
@@ -477,7 +491,15 @@ fn heatmap_aggregates_per_map() {
     );
     // Jobs do not change the picture.
     let png1 = dir.path().join("t1.png");
-    let mut args1 = vec!["demos", "heatmap", "-o", png1.to_str().unwrap(), "-q", "-j", "1"];
+    let mut args1 = vec![
+        "demos",
+        "heatmap",
+        "-o",
+        png1.to_str().unwrap(),
+        "-q",
+        "-j",
+        "1",
+    ];
     args1.extend(tiny.iter().map(String::as_str));
     run_records(&args1, 0);
     assert_eq!(std::fs::read(&png).unwrap(), std::fs::read(&png1).unwrap());
@@ -563,4 +585,158 @@ fn index_thumbnails_match_render() {
         assert!(img.width.max(img.height) <= 256);
     }
     assert!(!thumbs.join("empty.png").exists());
+}
+
+/// The full style of a generated map: the Deco tile layer (external image
+/// `grass_main`) in its cells, a warning naming the image when it is
+/// missing (tiles then drawn in the layer colour, white), air where no
+/// tile or quad is.
+#[test]
+fn render_full_style_synth() {
+    let bytes = generate(&SynthParams::new(5, 50, 30));
+    let df = Datafile::parse(&bytes).unwrap();
+    let mut inf = Inflater::new(Limits::default());
+    let mut buf = Vec::new();
+    let map = Map::parse_with(&df, &mut inf, &mut buf, LoadOptions::FULL)
+        .unwrap()
+        .unwrap();
+    let deco_i = map.layers.iter().position(|l| l.name == "Deco").unwrap();
+    let deco = map
+        .load_tiles(&df, deco_i, &mut inf, &mut buf)
+        .unwrap()
+        .unwrap();
+    let opts = RenderOptions {
+        style: Style::Full,
+        size: Size::Scale(32),
+    };
+    let plain = Textures::palette();
+    let pic = render_map(&bytes, &opts, &plain, &mut inf, &mut Vec::new()).unwrap();
+    assert_eq!((pic.geometry.width, pic.geometry.height), (1600, 960));
+    let w = &pic.warnings;
+    assert!(
+        w.iter()
+            .any(|w| w.kind == "missing_external_image" && w.section == "image 0 (grass_main)"),
+        "{w:?}"
+    );
+    let mut tiles = 0;
+    for y in 0..30 {
+        for x in 0..50 {
+            let id = deco.tile(x, y).unwrap()[0];
+            let p = pic
+                .canvas
+                .pixel(x as u32 * 32 + 16, y as u32 * 32 + 16)
+                .unwrap();
+            if id != 0 {
+                assert_eq!(p, [255, 255, 255], "deco tile ({x}, {y})");
+                tiles += 1;
+            } else {
+                // Air, or one of the two white quads.
+                assert!(
+                    p == teebatch::render::full::BACKGROUND || p == [255; 3],
+                    "{p:?}"
+                );
+            }
+        }
+    }
+    assert!(tiles > 0);
+
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/ddnet-mapres");
+    if !dir.join("mapres/grass_main.png").is_file() {
+        eprintln!("SKIPPED: ../shared/reference/ddnet-mapres not found");
+        return;
+    }
+    let grass = decode_png(&std::fs::read(dir.join("mapres/grass_main.png")).unwrap()).unwrap();
+    let textures = Textures::locate(Some(&dir)).unwrap();
+    let pic = render_map(&bytes, &opts, &textures, &mut inf, &mut Vec::new()).unwrap();
+    assert!(pic
+        .warnings
+        .iter()
+        .all(|w| w.kind != "missing_external_image"));
+    let mut checked = 0;
+    for y in 0..30 {
+        for x in 0..50 {
+            let id = deco.tile(x, y).unwrap()[0];
+            if id == 0 {
+                continue;
+            }
+            let (dx, dy) = (12u32, 20u32);
+            let got = pic
+                .canvas
+                .pixel(x as u32 * 32 + dx, y as u32 * 32 + dy)
+                .unwrap();
+            if got == [255; 3] {
+                continue; // under a quad
+            }
+            let mut sum = [0f64; 4];
+            for (ox, oy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                let ax = u32::from(id % 16) * 64 + 2 * dx + ox;
+                let ay = u32::from(id / 16) * 64 + 2 * dy + oy;
+                let p = &grass.pixels[((ay * grass.width + ax) * 4) as usize..][..4];
+                let a = f64::from(p[3]) / 255.0;
+                for c in 0..3 {
+                    sum[c] += f64::from(p[c]) * a / 4.0;
+                }
+                sum[3] += a / 4.0;
+            }
+            let bg = teebatch::render::full::BACKGROUND;
+            for c in 0..3 {
+                let want = sum[c] + f64::from(bg[c]) * (1.0 - sum[3]);
+                assert!(
+                    (f64::from(got[c]) - want).abs() <= 2.0,
+                    "({x}, {y}) id {id}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 0);
+}
+
+/// `datasets/pictures/` is what the documented commands draw.
+#[test]
+fn example_pictures_are_reproducible() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let none = dir.path().join("no-textures");
+    std::fs::create_dir_all(&none).unwrap();
+    let (none, out) = (none.to_str().unwrap(), dir.path().to_str().unwrap());
+    let d = |rel: &str| root.join(rel).to_str().unwrap().to_owned();
+    let heat = dir.path().join("heatmap-synth-s1-0005.png");
+    let trails = dir.path().join("trails-synth-s1-0002.png");
+    let map = d("datasets/maps/synth-s1-0001.map");
+    run_records(
+        &[
+            "maps", "render", &map, "--out", out, "--scale", "4", "--mapres", none, "-q",
+        ],
+        0,
+    );
+    let demo5 = d("datasets/demos/synth-s1-0005.demo");
+    let demo2 = d("datasets/demos/synth-s1-0002.demo");
+    let heat_s = heat.to_str().unwrap();
+    let trails_s = trails.to_str().unwrap();
+    run_records(
+        &[
+            "demos", "heatmap", &demo5, "-o", heat_s, "--scale", "4", "--mapres", none, "-q",
+        ],
+        0,
+    );
+    run_records(
+        &[
+            "demos", "heatmap", &demo2, "-o", trails_s, "--scale", "4", "--trails", "--mapres",
+            none, "-q",
+        ],
+        0,
+    );
+    for name in [
+        "synth-s1-0001.png",
+        "heatmap-synth-s1-0005.png",
+        "trails-synth-s1-0002.png",
+    ] {
+        assert_eq!(
+            std::fs::read(dir.path().join(name)).unwrap(),
+            std::fs::read(root.join("datasets/pictures").join(name)).unwrap(),
+            "{name}"
+        );
+    }
 }

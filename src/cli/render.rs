@@ -156,7 +156,11 @@ pub fn write_thumbnail(
     };
     inflater.start_file();
     let err = match crate::render::render_map(bytes, &opts, textures, inflater, buf) {
-        Ok(p) => match p.canvas.encode_png().and_then(|png| std::fs::write(path, png)) {
+        Ok(p) => match p
+            .canvas
+            .encode_png()
+            .and_then(|png| std::fs::write(path, png))
+        {
             Ok(()) => return None,
             Err(e) => ErrorRecord::io(&super::with_path(path, e)),
         },
@@ -308,7 +312,12 @@ pub struct HeatmapArgs {
     /// Demo files or directories (default: the embedded dataset).
     pub paths: Vec<PathBuf>,
     /// The picture (all demos must be of the same map).
-    #[arg(long, short = 'o', value_name = "FILE.png", required_unless_present = "out")]
+    #[arg(
+        long,
+        short = 'o',
+        value_name = "FILE.png",
+        required_unless_present = "out"
+    )]
     pub output: Option<PathBuf>,
     /// One picture per map instead, `DIR/<map>-<sha256 prefix>.png`
     /// (created if missing).
@@ -397,7 +406,13 @@ struct HeatWorker {
     failed: u64,
 }
 
-fn demo_error(stage: &'static str, e: &impl std::fmt::Display, kind: String, section: String, offset: u64) -> ErrorRecord {
+fn demo_error(
+    stage: &'static str,
+    e: &impl std::fmt::Display,
+    kind: String,
+    section: String,
+    offset: u64,
+) -> ErrorRecord {
     ErrorRecord {
         stage,
         kind,
@@ -422,8 +437,8 @@ fn game_size(
         check_env_points: false,
         check_quads: false,
     };
-    let map = Map::parse_with(&df, inflater, scratch, opts)
-        .map_err(|e| crate::render::map_error(&e))?;
+    let map =
+        Map::parse_with(&df, inflater, scratch, opts).map_err(|e| crate::render::map_error(&e))?;
     match map.as_ref().and_then(|m| m.game_layer()) {
         Some(g) => Ok((g.width.max(0) as u32, g.height.max(0) as u32)),
         None => Err(ErrorRecord {
@@ -504,7 +519,13 @@ fn heat_demo(
     let schema = Table::Positions.schema();
     let col = |n: &str| schema.index_of(n).expect("positions column");
     let (ci, xi, yi, ni) = (col("client_id"), col("x"), col("y"), col("name"));
-    let mut builder = TableBuilder::new(Table::Positions, demo.decode_protocol(), &rec.path, from, to);
+    let mut builder = TableBuilder::new(
+        Table::Positions,
+        demo.decode_protocol(),
+        &rec.path,
+        from,
+        to,
+    );
     let mut positions = 0u64;
     let trails = args.trails;
     let players = &args.players;
@@ -709,7 +730,10 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
             outside: m.grid.outside,
             width: canvas.width,
             height: canvas.height,
-            hottest: m.grid.hottest().map(|(x, y, c)| [u64::from(x), u64::from(y), c]),
+            hottest: m
+                .grid
+                .hottest()
+                .map(|(x, y, c)| [u64::from(x), u64::from(y), c]),
             legend,
         };
         super::write_json_line(&mut out, &rec)?;

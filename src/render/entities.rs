@@ -48,7 +48,12 @@ pub const LEGEND: &[(&str, PhysicsKind, &[u8], [u8; 3])] = {
         ("red flag", Game, &[195], [255, 60, 160]),
         ("blue flag", Game, &[196], [60, 60, 255]),
         ("armor, health", Game, &[197, 198], [255, 120, 120]),
-        ("weapons, ninja", Game, &[199, 200, 201, 202], [230, 180, 80]),
+        (
+            "weapons, ninja",
+            Game,
+            &[199, 200, 201, 202],
+            [230, 180, 80],
+        ),
         ("door", Game, &[240], [0, 110, 80]),
         ("teleporter in", Tele, &[10, 14, 15, 26], [160, 0, 200]),
         ("teleporter out", Tele, &[27], [220, 120, 255]),
@@ -119,11 +124,7 @@ pub fn draw(layers: &[(&TileLayer, &Cells)], geo: &Geometry) -> Canvas {
         let ts = l.kind.tile_size();
         for y in 0..l.height.min(geo.tiles_h as usize) {
             let row = &l.bytes[y * l.width * ts..][..l.width * ts];
-            for (x, t) in row
-                .chunks_exact(ts)
-                .enumerate()
-                .take(geo.tiles_w as usize)
-            {
+            for (x, t) in row.chunks_exact(ts).enumerate().take(geo.tiles_w as usize) {
                 let (id, tr) = id_and_transform(l.kind, t);
                 if id == 0 {
                     continue;

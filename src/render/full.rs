@@ -161,10 +161,7 @@ pub fn draw(
     }
     let mut canvas = Canvas::new(geo.tiles_w * cell, geo.tiles_h * cell, BACKGROUND);
     let px_per_world = f64::from(cell) / 32.0;
-    let centre = (
-        f64::from(geo.tiles_w) * 16.0,
-        f64::from(geo.tiles_h) * 16.0,
-    );
+    let centre = (f64::from(geo.tiles_w) * 16.0, f64::from(geo.tiles_h) * 16.0);
     let mut images = Images {
         textures,
         loaded: vec![None; map.images.len()],
@@ -248,7 +245,15 @@ pub fn draw(
 
 /// Draws a tile cell tinted by `tint` with its flags at `(x0, y0)` (may be
 /// partly or wholly outside).
-fn draw_tinted(canvas: &mut Canvas, x0: i64, y0: i64, n: u32, cell: &[u8], flags: u8, tint: [u8; 4]) {
+fn draw_tinted(
+    canvas: &mut Canvas,
+    x0: i64,
+    y0: i64,
+    n: u32,
+    cell: &[u8],
+    flags: u8,
+    tint: [u8; 4],
+) {
     let (w, h) = (i64::from(canvas.width), i64::from(canvas.height));
     let nn = i64::from(n);
     if x0 >= w || y0 >= h || x0 + nn <= 0 || y0 + nn <= 0 {
@@ -297,9 +302,17 @@ fn draw_quad(canvas: &mut Canvas, q: &[u8], scale: f64, shift: (i64, i64), tex: 
     let uvs = [uv(0), uv(1), uv(2), uv(3)];
     let (w, h) = (f64::from(canvas.width), f64::from(canvas.height));
     let min_x = p.iter().map(|v| v.0).fold(f64::INFINITY, f64::min).max(0.0);
-    let max_x = p.iter().map(|v| v.0).fold(f64::NEG_INFINITY, f64::max).min(w);
+    let max_x = p
+        .iter()
+        .map(|v| v.0)
+        .fold(f64::NEG_INFINITY, f64::max)
+        .min(w);
     let min_y = p.iter().map(|v| v.1).fold(f64::INFINITY, f64::min).max(0.0);
-    let max_y = p.iter().map(|v| v.1).fold(f64::NEG_INFINITY, f64::max).min(h);
+    let max_y = p
+        .iter()
+        .map(|v| v.1)
+        .fold(f64::NEG_INFINITY, f64::max)
+        .min(h);
     if !(min_x < max_x && min_y < max_y) {
         return;
     }
@@ -365,10 +378,10 @@ fn shrink(src: &Canvas, geo: &Geometry) -> Canvas {
                     n += 1;
                 }
             }
-            if n > 0 {
-                let i = ((py * geo.width + px) * 3) as usize;
-                for c in 0..3 {
-                    out.rgb[i + c] = ((acc[c] + n / 2) / n) as u8;
+            let i = ((py * geo.width + px) * 3) as usize;
+            for (o, a) in out.rgb[i..i + 3].iter_mut().zip(acc) {
+                if let Some(mean) = (a + n / 2).checked_div(n) {
+                    *o = mean as u8;
                 }
             }
         }

@@ -94,8 +94,7 @@ impl HeatGrid {
         let mut out = vec![0u64; bw as usize * bh as usize];
         for y in 0..self.height {
             for x in 0..self.width {
-                out[(y / k * bw + x / k) as usize] +=
-                    self.counts[(y * self.width + x) as usize];
+                out[(y / k * bw + x / k) as usize] += self.counts[(y * self.width + x) as usize];
             }
         }
         (bw, bh, out)
@@ -119,11 +118,7 @@ impl HeatGrid {
                 let colour = premultiply(heat_colour(c, max));
                 for dy in 0..cell {
                     for dx in 0..cell {
-                        canvas.blend(
-                            i64::from(bx * cell + dx),
-                            i64::from(by * cell + dy),
-                            colour,
-                        );
+                        canvas.blend(i64::from(bx * cell + dx), i64::from(by * cell + dy), colour);
                     }
                 }
             }

@@ -112,6 +112,9 @@ impl Geometry {
     }
 }
 
+/// The layer kind (`None`: any) and size of a cell set.
+type CellsKey = (Option<PhysicsKind>, u32);
+
 /// Where textures come from, and the cells resampled so far (shared by all
 /// workers; each atlas is resampled once per cell size).
 pub struct Textures {
@@ -119,7 +122,7 @@ pub struct Textures {
     pub dir: Option<PathBuf>,
     /// The entities atlas; `None`: the flat palette.
     atlas: Option<Rgba>,
-    cache: Mutex<HashMap<(Option<PhysicsKind>, u32), Arc<Cells>>>,
+    cache: Mutex<HashMap<CellsKey, Arc<Cells>>>,
     /// External images by name (`None`: not found or unreadable).
     external: Mutex<HashMap<String, Option<Arc<Rgba>>>>,
     resamples: AtomicU64,
@@ -176,10 +179,8 @@ impl Textures {
     /// a plain file name.
     pub fn external(&self, name: &str) -> Option<Arc<Rgba>> {
         let dir = self.dir.as_ref()?;
-        let plain = !name.is_empty()
-            && !name.contains(['/', '\\', '\0'])
-            && name != "."
-            && name != "..";
+        let plain =
+            !name.is_empty() && !name.contains(['/', '\\', '\0']) && name != "." && name != "..";
         if !plain {
             return None;
         }
@@ -380,7 +381,11 @@ fn draw_entities(
             layers.push(t);
         }
     }
-    let n = if geometry.shrink > 1 { 1 } else { geometry.cell };
+    let n = if geometry.shrink > 1 {
+        1
+    } else {
+        geometry.cell
+    };
     let cells: Vec<Arc<Cells>> = layers
         .iter()
         .map(|l| textures.entity_cells(l.kind, n))
