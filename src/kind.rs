@@ -31,6 +31,8 @@ pub enum Stage {
     Players,
     /// `demos export` itself.
     Export,
+    /// Drawing a picture (`maps render`, thumbnails, `demos heatmap`).
+    Render,
 }
 
 impl Stage {
@@ -45,10 +47,11 @@ impl Stage {
         Stage::Message,
         Stage::Players,
         Stage::Export,
+        Stage::Render,
     ];
 
     /// The stage's name in records: `io`, `archive`, `datafile`, `map`,
-    /// `demo`, `stream`, `message`, `players`, `export`.
+    /// `demo`, `stream`, `message`, `players`, `export`, `render`.
     pub fn name(self) -> &'static str {
         match self {
             Stage::Io => "io",
@@ -60,6 +63,7 @@ impl Stage {
             Stage::Message => "message",
             Stage::Players => "players",
             Stage::Export => "export",
+            Stage::Render => "render",
         }
     }
 }
@@ -126,6 +130,7 @@ mod tests {
         add(Stage::Io, crate::batch::record::IO_KINDS.to_vec());
         add(Stage::Archive, crate::batch::archive::KINDS.to_vec());
         add(Stage::Export, vec!["panic"]);
+        add(Stage::Render, crate::render::KINDS.to_vec());
         let df_errors: Vec<_> = datafile::ErrorKind::ALL.iter().map(|k| k.kind()).collect();
         add(Stage::Datafile, df_errors.clone());
         add(

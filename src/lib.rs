@@ -76,6 +76,7 @@ pub mod demo;
 pub mod kind;
 pub mod limits;
 pub mod map;
+pub mod render;
 #[cfg(feature = "synth")]
 pub mod synth;
 #[doc(hidden)]

@@ -21,9 +21,9 @@ use teebatch::codec::snapshot::{item_key, Changes, Protocol, Snapshot};
 use teebatch::demo::analysis::{Analysis, AnalysisVisitor, Probe, TrackerConfig};
 use teebatch::demo::export::{RowBatch, Table, TableBuilder};
 use teebatch::demo::stream::{Decoder, Event, SnapshotEvent, Visitor};
-use teebatch::synth::demo::{generate, SynthParams};
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
 use teebatch::demo::Demo;
+use teebatch::synth::demo::{generate, SynthParams};
 
 use crate::common;
 

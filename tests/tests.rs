@@ -27,6 +27,7 @@ mod progress;
 mod readme;
 mod records;
 mod reliability_io;
+mod render;
 mod scaling;
 mod skips;
 mod walk;

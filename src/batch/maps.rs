@@ -166,6 +166,18 @@ impl Worker {
 
 /// Indexes one map and records it in the worker's statistics.
 pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> MapRecord {
+    index_input_then(w, input, opts, |_, _, _, _| {})
+}
+
+/// [`index_input`], then `then(bytes, inflater, scratch, record)` on the
+/// same bytes before they are released (e.g. to draw a thumbnail in the
+/// same pass over the file); not called when the file could not be read.
+pub fn index_input_then(
+    w: &mut Worker,
+    input: &Input,
+    opts: &IndexOptions,
+    then: impl FnOnce(&[u8], &mut Inflater, &mut Vec<u8>, &mut MapRecord),
+) -> MapRecord {
     let mut rec = MapRecord {
         path: input.display_path(),
         name: input.stem(),
@@ -184,7 +196,10 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> MapRec
         stats,
     } = w;
     match load(input, opts.mmap, read_buf) {
-        Ok(bytes) => index_bytes(&mut rec, &bytes, opts, inflater, data_buf),
+        Ok(bytes) => {
+            index_bytes(&mut rec, &bytes, opts, inflater, data_buf);
+            then(&bytes, inflater, data_buf, &mut rec);
+        }
         Err(e) => rec.error = Some(ErrorRecord::io(&e)),
     }
     crate::limits::shrink_buffer(data_buf);

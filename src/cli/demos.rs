@@ -45,6 +45,14 @@ pub enum DemosCommand {
     /// fails keeps the rows before the fault; the error goes to stderr and
     /// the exit code is 1, as when no *.demo file was found.
     Export(ExportArgs),
+    /// Draw where characters were (a density of positions over all
+    /// snapshots) or, with --trails, each player's path, over the entities
+    /// picture of the demos' embedded map (see the README's "Pictures").
+    ///
+    /// One record per demo on stdout, then one per picture. Demos of the
+    /// same map (same SHA-256) make one picture; demos of different maps
+    /// are an error unless --out DIR asks for one picture per map.
+    Heatmap(super::render::HeatmapArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -207,6 +215,7 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
         DemosCommand::Dump(a) => dump(a),
         DemosCommand::Slice(a) => slice(a),
         DemosCommand::Export(a) => export(a),
+        DemosCommand::Heatmap(a) => super::render::heatmap(a),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::{open_output, BatchArgs, BatchRun};
 use crate::batch::embedded;
-use crate::batch::maps::{index_input, CsvRow, IndexOptions, MapRecord, Worker};
+use crate::batch::maps::{index_input, index_input_then, CsvRow, IndexOptions, MapRecord, Worker};
 use crate::batch::summary::MapsAggregate;
 use crate::limits::Limits;
 use std::io::{self, Write};
@@ -21,6 +21,11 @@ pub enum MapsCommand {
     /// Exit code: 0 all maps good, 1 some map failed or no *.map file was
     /// found (a warning on stderr names the paths searched), 2 usage error.
     Index(IndexArgs),
+    /// Draw maps as PNG pictures: `DIR/<name>.png` per map, one record per
+    /// map on stdout (see the README's "Pictures" section).
+    ///
+    /// Exit code: 0 all maps drawn, 1 some map failed, 2 usage error.
+    Render(super::render::RenderArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -45,6 +50,14 @@ pub struct IndexArgs {
     /// (K, M, G, T: 1K = 1024, 1G = 2^30), e.g. 512M.
     #[arg(long, default_value = "1G", value_name = "SIZE", value_parser = super::parse_byte_size)]
     pub max_decompressed_bytes: u64,
+    /// Also write a thumbnail of every map, `DIR/<name>.png` (the pictures
+    /// of `maps render --max-side 256`), in the same pass over each file. A
+    /// map that cannot be drawn gets a warning of stage `render`.
+    #[arg(long, value_name = "DIR")]
+    pub thumbnails: Option<PathBuf>,
+    /// Folder with DDNet's textures for --thumbnails (as for `maps render`).
+    #[arg(long, value_name = "DIR", requires = "thumbnails")]
+    pub mapres: Option<PathBuf>,
     #[command(flatten)]
     pub batch: BatchArgs,
 }
@@ -113,6 +126,7 @@ pub struct SynthMapsArgs {
 pub fn run(cmd: MapsCommand) -> io::Result<ExitCode> {
     match cmd {
         MapsCommand::Index(args) => index(args),
+        MapsCommand::Render(args) => super::render::render(args),
     }
 }
 
@@ -140,6 +154,26 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         mmap: args.batch.mmap,
         limits: args.limits(),
     };
+    let thumbs = match &args.thumbnails {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).map_err(|e| super::with_path(dir, e))?;
+            Some((
+                dir,
+                super::render::textures(args.mapres.as_deref(), args.batch.quiet)?,
+                super::render::picture_names(&sel.inputs),
+            ))
+        }
+        None => None,
+    };
+    let names_index: std::collections::HashMap<String, usize> = match &thumbs {
+        Some(_) => sel
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, input)| (input.display_path(), i))
+            .collect(),
+        None => Default::default(),
+    };
     let batch = BatchRun {
         command: "maps index",
         args: &args.batch,
@@ -151,7 +185,24 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let (code, _) = batch.run(
         &sel.inputs,
         || (Worker::new(opts.limits), MapsAggregate::default()),
-        |w, input| index_input(&mut w.0, input, &opts),
+        |w, input| match &thumbs {
+            None => index_input(&mut w.0, input, &opts),
+            Some((dir, textures, names)) => {
+                index_input_then(&mut w.0, input, &opts, |bytes, inflater, buf, rec| {
+                    if rec.error.is_some() {
+                        // The record already says why the map is unusable.
+                        return;
+                    }
+                    let name = &names[names_index[&rec.path]];
+                    let path = dir.join(format!("{name}.png"));
+                    if let Some(warning) =
+                        super::render::write_thumbnail(bytes, textures, inflater, buf, &path)
+                    {
+                        rec.warnings.push(warning);
+                    }
+                })
+            }
+        },
         |rec: &MapRecord| rec.size,
         |rec| sink.write(rec),
         |w| std::mem::take(&mut w.0.stats),

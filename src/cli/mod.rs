@@ -21,6 +21,7 @@ pub mod collection;
 mod demos;
 mod maps;
 mod progress;
+pub mod render;
 
 use crate::batch::record::BatchStats;
 use crate::batch::summary::{Aggregate, InputPart, Summary as SummaryDoc};

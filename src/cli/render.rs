@@ -1,0 +1,747 @@
+//! `teebatch maps render` (and the picture options of other commands).
+
+use super::BatchArgs;
+use crate::batch::embedded;
+use crate::batch::maps::Worker;
+use crate::batch::record::{BatchStats, ErrorRecord, WarningRecord};
+use crate::batch::{load, run_ordered, Input};
+use crate::kind::Stage;
+use crate::render::{RenderOptions, Size, Style, Textures};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::io::{self, Write};
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[derive(clap::Args, Debug)]
+pub struct RenderArgs {
+    /// Map files or directories (default: the embedded dataset).
+    pub paths: Vec<PathBuf>,
+    /// Directory to write `<name>.png` to, one per map (created if missing).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// What to draw.
+    #[arg(long, value_enum, default_value_t = StyleArg::Entities)]
+    pub style: StyleArg,
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// Folder with DDNet's textures: `entities/DDNet.png` (or a DDNet
+    /// `data` folder with `editor/entities/DDNet.png`) and `mapres/*.png`.
+    /// Default: $TEEBATCH_MAPRES, else ../shared/reference/ddnet-mapres if
+    /// it exists; without textures a flat palette is used (see the README).
+    #[arg(long, value_name = "DIR")]
+    pub mapres: Option<PathBuf>,
+    #[command(flatten)]
+    pub batch: BatchArgs,
+}
+
+/// `--scale` / `--max-side`.
+#[derive(clap::Args, Debug, Clone, Copy)]
+#[group(multiple = false)]
+pub struct SizeArgs {
+    /// Pixels per tile (1 to 64).
+    #[arg(long, value_name = "PX_PER_TILE", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub scale: Option<u32>,
+    /// The longer side at most PX pixels (default 1024): the most pixels
+    /// per tile that fit, or several tiles per pixel for large maps.
+    #[arg(long, value_name = "PX", value_parser = clap::value_parser!(u32).range(1..=65536))]
+    pub max_side: Option<u32>,
+}
+
+impl SizeArgs {
+    pub fn size(&self) -> Size {
+        match (self.scale, self.max_side) {
+            (Some(s), _) => Size::Scale(s),
+            (None, m) => Size::MaxSide(m.unwrap_or(1024)),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum StyleArg {
+    /// The physics layers as DDNet's editor shows entities.
+    Entities,
+    /// The map as the game draws it: groups, textured tile layers, quads.
+    Full,
+}
+
+/// One line of `maps render` output.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RenderRecord {
+    pub path: String,
+    pub name: String,
+    pub size: u64,
+    /// The PNG written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// Pixels per tile (1 when several tiles share a pixel).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub px_per_tile: Option<u32>,
+    /// Tiles per pixel along each side (1 unless the map is larger than
+    /// the picture).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiles_per_px: Option<u32>,
+    pub warnings: Vec<WarningRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorRecord>,
+}
+
+/// The picture file names of `inputs`: the file stem, and where two
+/// inputs share a stem, the stem and the first 8 hex digits of the SHA-256
+/// of the input's record path (stable whatever else is rendered).
+pub fn picture_names(inputs: &[Input]) -> Vec<String> {
+    let stems: Vec<String> = inputs
+        .iter()
+        .map(|i| {
+            let s = i.stem();
+            if s.is_empty() {
+                "map".to_owned()
+            } else {
+                s
+            }
+        })
+        .collect();
+    let mut seen: HashMap<&str, u32> = HashMap::new();
+    for s in &stems {
+        *seen.entry(s.as_str()).or_default() += 1;
+    }
+    stems
+        .iter()
+        .zip(inputs)
+        .map(|(s, i)| {
+            if seen[s.as_str()] > 1 {
+                let h = Sha256::digest(i.display_path().as_bytes());
+                format!("{s}-{}", hex::encode(&h[..4]))
+            } else {
+                s.clone()
+            }
+        })
+        .collect()
+}
+
+/// Finds the textures, noting on stderr when the flat palette is used.
+pub fn textures(dir: Option<&Path>, quiet: bool) -> io::Result<Textures> {
+    let t = Textures::locate(dir).map_err(|e| io::Error::new(io::ErrorKind::NotFound, e))?;
+    if !t.has_atlas() && !quiet {
+        super::note!(
+            "teebatch: no entities texture found (--mapres DIR, ${}, or {}): drawing with the flat palette (legend in the README)",
+            crate::render::MAPRES_ENV,
+            crate::render::DEFAULT_MAPRES
+        );
+    }
+    Ok(t)
+}
+
+/// The size of `maps index --thumbnails` pictures.
+pub const THUMBNAIL_SIZE: Size = Size::MaxSide(256);
+
+/// Draws the thumbnail of the map in `bytes` to `path`; the failure as a
+/// warning of stage `render` (the map's record stays that of the index).
+pub fn write_thumbnail(
+    bytes: &[u8],
+    textures: &Textures,
+    inflater: &mut crate::datafile::Inflater,
+    buf: &mut Vec<u8>,
+    path: &Path,
+) -> Option<WarningRecord> {
+    let opts = RenderOptions {
+        style: Style::Entities,
+        size: THUMBNAIL_SIZE,
+    };
+    inflater.start_file();
+    let err = match crate::render::render_map(bytes, &opts, textures, inflater, buf) {
+        Ok(p) => match p
+            .canvas
+            .encode_png()
+            .and_then(|png| std::fs::write(path, png))
+        {
+            Ok(()) => return None,
+            Err(e) => ErrorRecord::io(&super::with_path(path, e)),
+        },
+        Err(e) => e,
+    };
+    Some(WarningRecord {
+        stage: err.stage,
+        kind: err.kind,
+        section: format!("thumbnail: {}", err.section),
+        offset: err.offset,
+    })
+}
+
+/// Renders one input and writes its picture to `out`.
+pub fn render_input(
+    w: &mut Worker,
+    input: &Input,
+    opts: &RenderOptions,
+    textures: &Textures,
+    out: &Path,
+) -> RenderRecord {
+    let mut rec = RenderRecord {
+        path: input.display_path(),
+        name: input.stem(),
+        size: input.listed_size(),
+        ..RenderRecord::default()
+    };
+    let limit = crate::limits::Limits::DEFAULT_MAX_MAP_FILE_BYTES;
+    if input.listed_size() > limit {
+        rec.error = Some(ErrorRecord::too_large(limit));
+    } else {
+        let Worker {
+            read_buf,
+            data_buf,
+            inflater,
+            ..
+        } = w;
+        match load(input, crate::batch::MmapMode::Never, read_buf) {
+            Ok(bytes) => {
+                rec.size = bytes.len() as u64;
+                inflater.start_file();
+                match crate::render::render_map(&bytes, opts, textures, inflater, data_buf) {
+                    Ok(p) => {
+                        rec.warnings = p.warnings;
+                        rec.width = Some(p.geometry.width);
+                        rec.height = Some(p.geometry.height);
+                        rec.px_per_tile = Some(p.geometry.cell);
+                        rec.tiles_per_px = Some(p.geometry.shrink);
+                        match p
+                            .canvas
+                            .encode_png()
+                            .and_then(|png| std::fs::write(out, png))
+                        {
+                            Ok(()) => rec.output = Some(crate::batch::encode_path(out)),
+                            Err(e) => rec.error = Some(ErrorRecord::io(&super::with_path(out, e))),
+                        }
+                    }
+                    Err(e) => rec.error = Some(e),
+                }
+            }
+            Err(e) => rec.error = Some(ErrorRecord::io(&e)),
+        }
+        crate::limits::shrink_buffer(&mut w.data_buf);
+        crate::limits::shrink_buffer(&mut w.read_buf);
+    }
+    w.stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
+    rec
+}
+
+/// `teebatch maps render`.
+pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
+    if args.batch.list {
+        return args.batch.list(&args.paths, "map", embedded::map_inputs);
+    }
+    let sel = args
+        .batch
+        .select
+        .select(&args.paths, "map", embedded::map_inputs)?;
+    std::fs::create_dir_all(&args.out).map_err(|e| super::with_path(&args.out, e))?;
+    let textures = textures(args.mapres.as_deref(), args.batch.quiet)?;
+    let opts = RenderOptions {
+        style: match args.style {
+            StyleArg::Entities => Style::Entities,
+            StyleArg::Full => Style::Full,
+        },
+        size: args.size.size(),
+    };
+    let names = picture_names(&sel.inputs);
+    let jobs = args.batch.jobs(sel.inputs.len());
+    let total: u64 = sel.inputs.iter().map(Input::listed_size).sum();
+    let mut bar = args.batch.progress(total, sel.inputs.len());
+    let mut out = super::open_output(None)?;
+    let mut write_err = None;
+    let start = Instant::now();
+    let workers = run_ordered(
+        &sel.inputs,
+        jobs,
+        || Worker::new(crate::limits::Limits::default()),
+        |w, i, input| {
+            let path = args.out.join(format!("{}.png", names[i]));
+            render_input(w, input, &opts, &textures, &path)
+        },
+        |_, rec: RenderRecord| {
+            bar.file_done(rec.size, || rec.path.clone());
+            match super::write_json_line(&mut out, &rec) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    write_err = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        },
+    );
+    bar.finish();
+    if let Some(e) = write_err {
+        return Err(e);
+    }
+    out.flush()?;
+    let elapsed = start.elapsed().as_secs_f64();
+    let mut st = BatchStats::default();
+    for w in workers {
+        st += w.stats;
+    }
+    if !args.batch.quiet {
+        super::note!(
+            "maps render: {} files ({} ok, {} failed) in {:.3} s on {} jobs: {:.1} maps/s",
+            st.files,
+            st.ok,
+            st.failed,
+            elapsed,
+            jobs,
+            if elapsed > 0.0 {
+                st.files as f64 / elapsed
+            } else {
+                0.0
+            }
+        );
+    }
+    Ok(if st.failed > 0 || sel.nothing_found {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+#[derive(clap::Args, Debug)]
+pub struct HeatmapArgs {
+    /// Demo files or directories (default: the embedded dataset).
+    pub paths: Vec<PathBuf>,
+    /// The picture (all demos must be of the same map).
+    #[arg(
+        long,
+        short = 'o',
+        value_name = "FILE.png",
+        required_unless_present = "out"
+    )]
+    pub output: Option<PathBuf>,
+    /// One picture per map instead, `DIR/<map>-<sha256 prefix>.png`
+    /// (created if missing).
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    pub out: Option<PathBuf>,
+    /// Only these client ids (comma-separated).
+    #[arg(long, value_delimiter = ',', value_name = "ID,...")]
+    pub players: Vec<i32>,
+    /// Only ticks from this one on (absolute server tick).
+    #[arg(long, allow_negative_numbers = true)]
+    pub from: Option<i32>,
+    /// Only ticks up to this one (absolute server tick).
+    #[arg(long, allow_negative_numbers = true)]
+    pub to: Option<i32>,
+    /// Draw each player's path (one colour per player) instead of the density.
+    #[arg(long)]
+    pub trails: bool,
+    #[command(flatten)]
+    pub size: SizeArgs,
+    /// Folder with DDNet's textures (as for `maps render`).
+    #[arg(long, value_name = "DIR")]
+    pub mapres: Option<PathBuf>,
+    #[command(flatten)]
+    pub batch: BatchArgs,
+}
+
+/// One line of `demos heatmap` output per demo.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HeatDemoRecord {
+    pub path: String,
+    pub size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map_sha256: Option<String>,
+    /// Positions counted.
+    pub positions: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorRecord>,
+}
+
+/// The line of `demos heatmap` output per picture.
+#[derive(Clone, Debug, Serialize)]
+pub struct HeatPictureRecord {
+    pub picture: String,
+    pub map: String,
+    pub map_sha256: String,
+    pub demos: u64,
+    pub positions: u64,
+    /// Positions outside the game layer (not drawn).
+    pub outside: u64,
+    pub width: u32,
+    pub height: u32,
+    /// The tile with the most positions: `[x, y, count]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hottest: Option<[u64; 3]>,
+    /// With `--trails`: the colour of each player's path.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub legend: Vec<TrailLegend>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TrailLegend {
+    pub colour: String,
+    pub name: String,
+    pub demo: String,
+    pub client_id: i32,
+}
+
+/// One map's counts in one worker.
+struct MapHeat {
+    name: String,
+    bytes: Vec<u8>,
+    grid: crate::render::heatmap::HeatGrid,
+    demos: u64,
+    /// `(input index, client id)` → trail.
+    trails: std::collections::BTreeMap<(usize, i32), crate::render::heatmap::Trail>,
+}
+
+struct HeatWorker {
+    decoder: crate::demo::stream::Decoder,
+    buf: Vec<u8>,
+    inflater: crate::datafile::Inflater,
+    scratch: Vec<u8>,
+    maps: std::collections::BTreeMap<[u8; 32], MapHeat>,
+    failed: u64,
+}
+
+fn demo_error(
+    stage: crate::kind::Stage,
+    e: &impl std::fmt::Display,
+    kind: &'static str,
+    section: String,
+    offset: u64,
+) -> ErrorRecord {
+    ErrorRecord {
+        stage,
+        kind,
+        section,
+        offset,
+        message: e.to_string(),
+    }
+}
+
+/// The game layer size of a map, or why it has none.
+fn game_size(
+    bytes: &[u8],
+    inflater: &mut crate::datafile::Inflater,
+    scratch: &mut Vec<u8>,
+) -> Result<(u32, u32), ErrorRecord> {
+    use crate::map::{LoadOptions, Map};
+    let df = crate::datafile::Datafile::parse(bytes).map_err(|e| ErrorRecord::datafile(&e))?;
+    inflater.start_file();
+    let opts = LoadOptions {
+        info: false,
+        names: false,
+        check_env_points: false,
+        check_quads: false,
+    };
+    let map =
+        Map::parse_with(&df, inflater, scratch, opts).map_err(|e| crate::render::map_error(&e))?;
+    match map.as_ref().and_then(|m| m.game_layer()) {
+        Some(g) => Ok((g.width.max(0) as u32, g.height.max(0) as u32)),
+        None => Err(ErrorRecord {
+            stage: Stage::Render,
+            kind: "no_game_layer",
+            section: "map".into(),
+            offset: 0,
+            message: "the embedded map has no game layer".into(),
+        }),
+    }
+}
+
+fn heat_demo(
+    w: &mut HeatWorker,
+    index: usize,
+    input: &Input,
+    args: &HeatmapArgs,
+    from: i32,
+    to: i32,
+) -> HeatDemoRecord {
+    use crate::demo::export::{export_demo, RowBatch, Table, TableBuilder, Value};
+    let mut rec = HeatDemoRecord {
+        path: input.display_path(),
+        size: input.listed_size(),
+        ..HeatDemoRecord::default()
+    };
+    let bytes = match load(input, args.batch.mmap, &mut w.buf) {
+        Ok(b) => b,
+        Err(e) => {
+            rec.error = Some(ErrorRecord::io(&e));
+            w.failed += 1;
+            return rec;
+        }
+    };
+    rec.size = bytes.len() as u64;
+    let demo = match crate::demo::Demo::parse(&bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            rec.error = Some(demo_error(
+                Stage::Demo,
+                &e,
+                e.kind.kind(),
+                e.section.to_string(),
+                e.offset as u64,
+            ));
+            w.failed += 1;
+            return rec;
+        }
+    };
+    let map = demo.map();
+    let sha: [u8; 32] = Sha256::digest(map).into();
+    let name = String::from_utf8_lossy(demo.map_name()).into_owned();
+    rec.map = Some(name.clone());
+    rec.map_sha256 = Some(hex::encode(sha));
+    if !w.maps.contains_key(&sha) {
+        match game_size(map, &mut w.inflater, &mut w.scratch) {
+            Ok((gw, gh)) => {
+                w.maps.insert(
+                    sha,
+                    MapHeat {
+                        name,
+                        bytes: map.to_vec(),
+                        grid: crate::render::heatmap::HeatGrid::new(gw, gh),
+                        demos: 0,
+                        trails: Default::default(),
+                    },
+                );
+            }
+            Err(e) => {
+                rec.error = Some(e);
+                w.failed += 1;
+                return rec;
+            }
+        }
+    }
+    let heat = w.maps.get_mut(&sha).expect("inserted above");
+    heat.demos += 1;
+    let schema = Table::Positions.schema();
+    let col = |n: &str| schema.index_of(n).expect("positions column");
+    let (ci, xi, yi, ni) = (col("client_id"), col("x"), col("y"), col("name"));
+    let mut builder = TableBuilder::new(
+        Table::Positions,
+        demo.decode_protocol(),
+        &rec.path,
+        from,
+        to,
+    );
+    let mut positions = 0u64;
+    let trails = args.trails;
+    let players = &args.players;
+    let mut sink = |batch: RowBatch| {
+        for row in batch.rows() {
+            let (Value::I32(c), Value::I32(x), Value::I32(y)) = (&row[ci], &row[xi], &row[yi])
+            else {
+                continue;
+            };
+            if !players.is_empty() && !players.contains(c) {
+                continue;
+            }
+            positions += 1;
+            if trails {
+                let t = heat.trails.entry((index, *c)).or_default();
+                if t.name.is_empty() {
+                    if let Value::Str(n) = &row[ni] {
+                        t.name = n.to_string();
+                    }
+                }
+                t.points.push((*x, *y));
+            } else {
+                heat.grid.add(*x, *y);
+            }
+        }
+        true
+    };
+    let r = export_demo(&demo, &mut w.decoder, &mut builder, to, 4096, &mut sink);
+    rec.positions = positions;
+    if let Some(e) = r.error {
+        rec.error = Some(demo_error(
+            Stage::Stream,
+            &e,
+            e.kind.kind(),
+            format!("chunk {}", e.chunk),
+            e.offset as u64,
+        ));
+        w.failed += 1;
+    }
+    crate::limits::shrink_buffer(&mut w.buf);
+    rec
+}
+
+/// `name` with every character but ASCII letters, digits, `.`, `-` and `_`
+/// replaced by `_` (map names come from demo headers).
+fn file_name_part(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("map{s}")
+    } else {
+        s
+    }
+}
+
+/// `teebatch demos heatmap`.
+pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
+    use crate::render::heatmap::{draw_trails, TRAIL_COLOURS};
+    if args.batch.list {
+        return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
+    }
+    let sel = args
+        .batch
+        .select
+        .select(&args.paths, "demo", embedded::demo_inputs)?;
+    if let Some(d) = &args.out {
+        std::fs::create_dir_all(d).map_err(|e| super::with_path(d, e))?;
+    }
+    let textures = textures(args.mapres.as_deref(), args.batch.quiet)?;
+    let (from, to) = (args.from.unwrap_or(i32::MIN), args.to.unwrap_or(i32::MAX));
+    let jobs = args.batch.jobs(sel.inputs.len());
+    let mut out = super::open_output(None)?;
+    let mut write_err = None;
+    let workers = run_ordered(
+        &sel.inputs,
+        jobs,
+        || HeatWorker {
+            decoder: crate::demo::stream::Decoder::new(crate::backend::Backend::Simd),
+            buf: Vec::new(),
+            inflater: crate::datafile::Inflater::new(crate::datafile::InflateLimits::default()),
+            scratch: Vec::new(),
+            maps: Default::default(),
+            failed: 0,
+        },
+        |w, i, input| heat_demo(w, i, input, &args, from, to),
+        |_, rec: HeatDemoRecord| match super::write_json_line(&mut out, &rec) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                write_err = Some(e);
+                ControlFlow::Break(())
+            }
+        },
+    );
+    if let Some(e) = write_err {
+        return Err(e);
+    }
+    let mut failed = 0;
+    let mut maps: std::collections::BTreeMap<[u8; 32], MapHeat> = Default::default();
+    for w in workers {
+        failed += w.failed;
+        for (sha, h) in w.maps {
+            match maps.get_mut(&sha) {
+                None => {
+                    maps.insert(sha, h);
+                }
+                Some(m) => {
+                    m.grid.merge(&h.grid);
+                    m.demos += h.demos;
+                    m.trails.extend(h.trails);
+                }
+            }
+        }
+    }
+    if maps.len() > 1 && args.out.is_none() {
+        let names: Vec<String> = maps
+            .iter()
+            .map(|(sha, m)| format!("{} ({})", m.name, &hex::encode(sha)[..8]))
+            .collect();
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "the demos are of {} different maps: {}; use --out DIR for one picture per map",
+                maps.len(),
+                names.join(", ")
+            ),
+        ));
+    }
+    let opts = RenderOptions {
+        style: Style::Entities,
+        size: args.size.size(),
+    };
+    let mut inflater = crate::datafile::Inflater::new(crate::datafile::InflateLimits::default());
+    let mut scratch = Vec::new();
+    for (sha, m) in &maps {
+        let path = match (&args.out, &args.output) {
+            (Some(d), _) => d.join(format!(
+                "{}-{}.png",
+                file_name_part(&m.name),
+                &hex::encode(sha)[..8]
+            )),
+            (None, Some(p)) => p.clone(),
+            (None, None) => unreachable!("clap requires -o or --out"),
+        };
+        inflater.start_file();
+        let pic = match crate::render::render_map(
+            &m.bytes,
+            &opts,
+            &textures,
+            &mut inflater,
+            &mut scratch,
+        ) {
+            Ok(p) => p,
+            Err(e) => {
+                super::note!(
+                    "teebatch: {}: map {} ({}): {}",
+                    path.display(),
+                    m.name,
+                    &hex::encode(sha)[..8],
+                    e.message
+                );
+                failed += 1;
+                continue;
+            }
+        };
+        let mut canvas = pic.canvas;
+        let trails: Vec<crate::render::heatmap::Trail> = m.trails.values().cloned().collect();
+        let mut legend = Vec::new();
+        if args.trails {
+            draw_trails(&mut canvas, &pic.geometry, &trails);
+            for (i, ((input, client), t)) in m.trails.iter().enumerate() {
+                let c = TRAIL_COLOURS[i % TRAIL_COLOURS.len()];
+                legend.push(TrailLegend {
+                    colour: format!("#{}", hex::encode(c)),
+                    name: t.name.clone(),
+                    demo: sel.inputs[*input].display_path(),
+                    client_id: *client,
+                });
+            }
+        } else {
+            m.grid.draw(&mut canvas, &pic.geometry);
+        }
+        std::fs::write(&path, canvas.encode_png()?).map_err(|e| super::with_path(&path, e))?;
+        let positions = if args.trails {
+            trails.iter().map(|t| t.points.len() as u64).sum()
+        } else {
+            m.grid.total()
+        };
+        let rec = HeatPictureRecord {
+            picture: crate::batch::encode_path(&path),
+            map: m.name.clone(),
+            map_sha256: hex::encode(sha),
+            demos: m.demos,
+            positions,
+            outside: m.grid.outside,
+            width: canvas.width,
+            height: canvas.height,
+            hottest: m
+                .grid
+                .hottest()
+                .map(|(x, y, c)| [u64::from(x), u64::from(y), c]),
+            legend,
+        };
+        super::write_json_line(&mut out, &rec)?;
+    }
+    out.flush()?;
+    Ok(if failed > 0 || sel.nothing_found {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

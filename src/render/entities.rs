@@ -1,0 +1,177 @@
+//! The `entities` style: the physics layers (game, front, tele, speedup,
+//! switch, tune) drawn as DDNet's editor shows entities.
+//!
+//! Every layer indexes the same entities atlas (DDNet's
+//! `editor/entities/DDNet.png`, 16 × 16 cells; tile id `i` is cell `i`):
+//! game and front tiles by id with their flip/rotate flags, tele, switch and
+//! tune tiles by their type byte, speedups by type turned by their angle.
+//! Without the atlas, [`palette`] gives each kind of tile a flat colour
+//! (the legend is [`LEGEND`]).
+//!
+//! Layers are drawn in the order game, front, tele, speedup, switch, tune,
+//! each over the previous ones, on [`BACKGROUND`]. Tile id 0 (air) is never
+//! drawn.
+
+use super::raster::{Canvas, Cells, Transform};
+use super::Geometry;
+use crate::map::tiles::{PhysicsKind, SpeedupTile};
+use crate::map::TileLayer;
+
+/// The colour of air.
+pub const BACKGROUND: [u8; 3] = [28, 30, 38];
+
+/// The flat colours used without the entities atlas: what, which layer and
+/// tile ids, colour (RGB). Anything else non-empty is [`OTHER`].
+pub const LEGEND: &[(&str, PhysicsKind, &[u8], [u8; 3])] = {
+    use PhysicsKind::{Game, Speedup, Switch, Tele, Tune};
+    &[
+        ("hookable (solid)", Game, &[1], [150, 120, 90]),
+        ("unhookable", Game, &[3], [80, 84, 96]),
+        ("death", Game, &[2], [200, 30, 30]),
+        ("freeze", Game, &[9], [90, 140, 230]),
+        ("deep freeze", Game, &[12], [30, 40, 140]),
+        ("deep unfreeze", Game, &[13], [170, 200, 240]),
+        ("unfreeze", Game, &[11], [235, 235, 235]),
+        ("start", Game, &[33], [0, 200, 0]),
+        ("finish", Game, &[34], [255, 140, 0]),
+        (
+            "time checkpoint",
+            Game,
+            &[
+                35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55,
+                56, 57, 58, 59,
+            ],
+            [200, 255, 200],
+        ),
+        ("stopper", Game, &[60, 61, 62], [180, 180, 180]),
+        ("spawn", Game, &[192, 193, 194], [255, 255, 0]),
+        ("red flag", Game, &[195], [255, 60, 160]),
+        ("blue flag", Game, &[196], [60, 60, 255]),
+        ("armor, health", Game, &[197, 198], [255, 120, 120]),
+        (
+            "weapons, ninja",
+            Game,
+            &[199, 200, 201, 202],
+            [230, 180, 80],
+        ),
+        ("door", Game, &[240], [0, 110, 80]),
+        ("teleporter in", Tele, &[10, 14, 15, 26], [160, 0, 200]),
+        ("teleporter out", Tele, &[27], [220, 120, 255]),
+        ("tele checkpoint", Tele, &[29, 30, 31, 63], [120, 60, 160]),
+        ("speedup", Speedup, &[28], [0, 220, 220]),
+        ("switch", Switch, &[22, 23, 24, 25], [0, 170, 110]),
+        ("tune zone", Tune, &[68], [130, 90, 200]),
+    ]
+};
+
+/// The arrow drawn on speedups (pointing in the speedup's direction).
+pub const ARROW: [u8; 3] = [0, 70, 70];
+
+/// Any other non-empty tile without the atlas.
+pub const OTHER: [u8; 3] = [128, 128, 128];
+
+/// The flat colour (straight RGBA) of every tile id of layer `kind` without
+/// the atlas. Front uses the game colours; the switch layer's non-switch
+/// tiles (doors, freeze, ...) too.
+pub fn palette(kind: PhysicsKind) -> [[u8; 4]; 256] {
+    let mut p = [[OTHER[0], OTHER[1], OTHER[2], 255]; 256];
+    p[0] = [0, 0, 0, 0];
+    let mut fill = |k: PhysicsKind| {
+        for (_, lk, ids, c) in LEGEND {
+            if *lk == k {
+                for &i in *ids {
+                    p[i as usize] = [c[0], c[1], c[2], 255];
+                }
+            }
+        }
+    };
+    match kind {
+        PhysicsKind::Game | PhysicsKind::Front | PhysicsKind::Tiles => fill(PhysicsKind::Game),
+        PhysicsKind::Switch => {
+            fill(PhysicsKind::Game);
+            fill(PhysicsKind::Switch);
+        }
+        k => fill(k),
+    }
+    p
+}
+
+/// The id byte and the transform of tile `t` (bytes of one tile of `kind`).
+#[inline]
+fn id_and_transform(kind: PhysicsKind, t: &[u8]) -> (u8, Transform) {
+    match kind {
+        PhysicsKind::Tiles | PhysicsKind::Game | PhysicsKind::Front => {
+            (t[0], Transform::Flags(t[1]))
+        }
+        PhysicsKind::Speedup => {
+            let s = SpeedupTile::from_bytes([t[0], t[1], t[2], t[3], t[4], t[5]]);
+            (s.id, Transform::Degrees(s.angle))
+        }
+        k => (t[k.id_offset()], Transform::None),
+    }
+}
+
+/// Draws `layers` (physics layers in drawing order, each with its cells at
+/// `geo.cell` pixels, or 1 when shrinking) on a new canvas of `geo`'s size.
+pub fn draw(layers: &[(&TileLayer, &Cells)], geo: &Geometry) -> Canvas {
+    let mut canvas = Canvas::new(geo.width, geo.height, BACKGROUND);
+    if geo.shrink > 1 {
+        draw_shrunk(&mut canvas, layers, geo);
+        return canvas;
+    }
+    let n = geo.cell;
+    for &(l, set) in layers {
+        let ts = l.kind.tile_size();
+        for y in 0..l.height.min(geo.tiles_h as usize) {
+            let row = &l.bytes[y * l.width * ts..][..l.width * ts];
+            for (x, t) in row.chunks_exact(ts).enumerate().take(geo.tiles_w as usize) {
+                let (id, tr) = id_and_transform(l.kind, t);
+                if id == 0 {
+                    continue;
+                }
+                canvas.draw_cell(x as u32 * n, y as u32 * n, n, set.cell(id), tr);
+            }
+        }
+    }
+    canvas
+}
+
+/// Several tiles per pixel: each pixel is the mean of the composited
+/// one-pixel colours of the `shrink × shrink` tiles it covers.
+fn draw_shrunk(canvas: &mut Canvas, layers: &[(&TileLayer, &Cells)], geo: &Geometry) {
+    let k = geo.shrink as usize;
+    let (tw, th) = (geo.tiles_w as usize, geo.tiles_h as usize);
+    let mut acc = vec![[0u32; 3]; geo.width as usize];
+    for py in 0..geo.height as usize {
+        acc.iter_mut().for_each(|a| *a = [0; 3]);
+        let (y0, y1) = (py * k, ((py + 1) * k).min(th));
+        for y in y0..y1 {
+            for x in 0..tw {
+                let mut px = BACKGROUND;
+                for &(l, set) in layers {
+                    if x >= l.width || y >= l.height {
+                        continue;
+                    }
+                    let ts = l.kind.tile_size();
+                    let i = (y * l.width + x) * ts;
+                    let (id, _) = id_and_transform(l.kind, &l.bytes[i..i + ts]);
+                    if id != 0 {
+                        super::raster::over(&mut px, set.color(id));
+                    }
+                }
+                let a = &mut acc[x / k];
+                for c in 0..3 {
+                    a[c] += u32::from(px[c]);
+                }
+            }
+        }
+        let rows = (y1 - y0) as u32;
+        for (px, a) in acc.iter().enumerate() {
+            let cols = (((px + 1) * k).min(tw) - px * k) as u32;
+            let n = rows * cols;
+            let out: [u8; 3] = std::array::from_fn(|c| ((a[c] + n / 2) / n) as u8);
+            let i = (py * geo.width as usize + px) * 3;
+            canvas.rgb[i..i + 3].copy_from_slice(&out);
+        }
+    }
+}

@@ -1,0 +1,262 @@
+//! Density grids of character positions and trails, drawn over the
+//! entities render of the demo's map.
+//!
+//! A [`HeatGrid`] counts positions per tile (a world position `(x, y)` is
+//! tile `(x / 32, y / 32)`; positions outside the map are counted apart).
+//! Grids of the same map add up cell by cell ([`HeatGrid::merge`]), so
+//! workers fold their demos into their own grid and the grids are summed at
+//! the end: memory is one grid per map per worker, whatever the number of
+//! demos.
+//!
+//! Colour scale ([`heat_colour`]): a cell with `c` counts out of the
+//! picture's largest `m` is drawn at `t = ln(1 + c) / ln(1 + m)` on the ramp
+//! blue (t = 0) → cyan (1/3) → yellow (2/3) → red (1), with opacity from
+//! 40 % to 100 %; cells with no count are not drawn. The hottest cells are
+//! pure red.
+
+use super::raster::{premultiply, Canvas};
+use super::Geometry;
+
+/// World units per tile.
+pub const TILE: i32 = 32;
+
+/// Position counts per tile of one map.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeatGrid {
+    pub width: u32,
+    pub height: u32,
+    /// Row-major counts.
+    pub counts: Vec<u64>,
+    /// Positions outside the map's game layer.
+    pub outside: u64,
+}
+
+impl HeatGrid {
+    pub fn new(width: u32, height: u32) -> HeatGrid {
+        HeatGrid {
+            width,
+            height,
+            counts: vec![0; width as usize * height as usize],
+            outside: 0,
+        }
+    }
+
+    /// Counts the world position `(x, y)`.
+    pub fn add(&mut self, x: i32, y: i32) {
+        let (tx, ty) = (x.div_euclid(TILE), y.div_euclid(TILE));
+        if tx < 0 || ty < 0 || tx as u32 >= self.width || ty as u32 >= self.height {
+            self.outside += 1;
+            return;
+        }
+        self.counts[ty as usize * self.width as usize + tx as usize] += 1;
+    }
+
+    /// Adds `other` (a grid of the same map) cell by cell.
+    pub fn merge(&mut self, other: &HeatGrid) {
+        assert_eq!((self.width, self.height), (other.width, other.height));
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.outside += other.outside;
+    }
+
+    /// All positions counted inside the map.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// The cell with the most counts (the first in row order on ties) and
+    /// its count; `None` when nothing was counted.
+    pub fn hottest(&self) -> Option<(u32, u32, u64)> {
+        let mut best: Option<(usize, u64)> = None;
+        for (i, &c) in self.counts.iter().enumerate() {
+            if c > 0 && best.is_none_or(|(_, b)| c > b) {
+                best = Some((i, c));
+            }
+        }
+        best.map(|(i, c)| {
+            (
+                (i % self.width as usize) as u32,
+                (i / self.width as usize) as u32,
+                c,
+            )
+        })
+    }
+
+    /// The counts summed per picture pixel block of `geo` (one cell per
+    /// tile, or per `shrink × shrink` tiles).
+    fn binned(&self, geo: &Geometry) -> (u32, u32, Vec<u64>) {
+        let k = geo.shrink.max(1);
+        let (bw, bh) = (self.width.div_ceil(k), self.height.div_ceil(k));
+        if k == 1 {
+            return (bw, bh, self.counts.clone());
+        }
+        let mut out = vec![0u64; bw as usize * bh as usize];
+        for y in 0..self.height {
+            for x in 0..self.width {
+                out[(y / k * bw + x / k) as usize] += self.counts[(y * self.width + x) as usize];
+            }
+        }
+        (bw, bh, out)
+    }
+
+    /// Draws the density over `canvas` (a picture of this map made with
+    /// `geo`).
+    pub fn draw(&self, canvas: &mut Canvas, geo: &Geometry) {
+        let (bw, bh, bins) = self.binned(geo);
+        let max = bins.iter().copied().max().unwrap_or(0);
+        if max == 0 {
+            return;
+        }
+        let cell = if geo.shrink > 1 { 1 } else { geo.cell };
+        for by in 0..bh {
+            for bx in 0..bw {
+                let c = bins[(by * bw + bx) as usize];
+                if c == 0 {
+                    continue;
+                }
+                let colour = premultiply(heat_colour(c, max));
+                for dy in 0..cell {
+                    for dx in 0..cell {
+                        canvas.blend(i64::from(bx * cell + dx), i64::from(by * cell + dy), colour);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The colour (straight RGBA) of `c` counts out of a largest `max`.
+pub fn heat_colour(c: u64, max: u64) -> [u8; 4] {
+    if c == 0 || max == 0 {
+        return [0, 0, 0, 0];
+    }
+    if c >= max {
+        return [255, 0, 0, 255];
+    }
+    let t = ((1 + c) as f64).ln() / ((1 + max) as f64).ln();
+    let stops: [[f64; 3]; 4] = [
+        [0.0, 0.0, 255.0],
+        [0.0, 255.0, 255.0],
+        [255.0, 255.0, 0.0],
+        [255.0, 0.0, 0.0],
+    ];
+    let s = (t * 3.0).min(3.0);
+    let i = (s.floor() as usize).min(2);
+    let f = s - i as f64;
+    let rgb: [u8; 3] =
+        std::array::from_fn(|k| (stops[i][k] + (stops[i + 1][k] - stops[i][k]) * f).round() as u8);
+    let alpha = (102.0 + 153.0 * t).round() as u8;
+    [rgb[0], rgb[1], rgb[2], alpha]
+}
+
+/// Distinct colours for trails, by player order.
+pub const TRAIL_COLOURS: [[u8; 3]; 12] = [
+    [255, 80, 80],
+    [80, 200, 255],
+    [255, 220, 60],
+    [120, 255, 120],
+    [255, 120, 255],
+    [255, 160, 60],
+    [160, 120, 255],
+    [60, 255, 220],
+    [255, 255, 255],
+    [200, 120, 80],
+    [140, 200, 60],
+    [255, 100, 170],
+];
+
+/// Draws a one-pixel line from `(x0, y0)` to `(x1, y1)` (picture pixels,
+/// Bresenham).
+pub fn line(canvas: &mut Canvas, from: (i64, i64), to: (i64, i64), colour: [u8; 3]) {
+    let c = [colour[0], colour[1], colour[2], 255];
+    let (mut x, mut y) = from;
+    let (dx, dy) = ((to.0 - x).abs(), -(to.1 - y).abs());
+    let (sx, sy) = (if x < to.0 { 1 } else { -1 }, if y < to.1 { 1 } else { -1 });
+    let mut err = dx + dy;
+    // Bounded by the longer side of the picture (points are clamped).
+    loop {
+        canvas.blend(x, y, c);
+        if (x, y) == to {
+            break;
+        }
+        let e2 = 2 * err;
+        if e2 >= dy {
+            err += dy;
+            x += sx;
+        }
+        if e2 <= dx {
+            err += dx;
+            y += sy;
+        }
+    }
+}
+
+/// A trail: one player's positions in order, as world coordinates.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Trail {
+    pub name: String,
+    pub points: Vec<(i32, i32)>,
+}
+
+/// World distance beyond which two successive positions are not joined
+/// (a teleport, a respawn): 8 tiles.
+pub const TRAIL_JUMP: i64 = 8 * TILE as i64;
+
+/// Draws `trails` over `canvas`, trail `i` in colour `TRAIL_COLOURS[i % 12]`.
+pub fn draw_trails(canvas: &mut Canvas, geo: &Geometry, trails: &[Trail]) {
+    let (w, h) = (i64::from(canvas.width), i64::from(canvas.height));
+    let to_px = |(x, y): (i32, i32)| {
+        let (px, py) = geo.to_pixel(f64::from(x) / 32.0, f64::from(y) / 32.0);
+        (
+            (px.floor() as i64).clamp(-1, w),
+            (py.floor() as i64).clamp(-1, h),
+        )
+    };
+    for (i, t) in trails.iter().enumerate() {
+        let colour = TRAIL_COLOURS[i % TRAIL_COLOURS.len()];
+        for pair in t.points.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            let d = (i64::from(a.0) - i64::from(b.0))
+                .abs()
+                .max((i64::from(a.1) - i64::from(b.1)).abs());
+            if d > TRAIL_JUMP {
+                continue;
+            }
+            line(canvas, to_px(a), to_px(b), colour);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_counts_merge_and_hottest() {
+        let mut a = HeatGrid::new(4, 3);
+        a.add(5, 5);
+        a.add(40, 70);
+        a.add(40, 70);
+        a.add(-1, 0);
+        a.add(4 * 32, 0);
+        let mut b = HeatGrid::new(4, 3);
+        b.add(31, 31);
+        b.add(31, 31);
+        a.merge(&b);
+        assert_eq!(a.counts[0], 3);
+        assert_eq!(a.counts[2 * 4 + 1], 2);
+        assert_eq!(a.outside, 2);
+        assert_eq!(a.hottest(), Some((0, 0, 3)));
+        assert_eq!(a.total(), 5);
+    }
+
+    #[test]
+    fn colour_scale_ends() {
+        assert_eq!(heat_colour(0, 10), [0, 0, 0, 0]);
+        assert_eq!(heat_colour(10, 10), [255, 0, 0, 255]);
+        let low = heat_colour(1, 1_000_000);
+        assert_eq!(low[2], 255);
+        assert!(low[3] < 140);
+    }
+}

@@ -1,0 +1,405 @@
+//! Pictures: map renders and thumbnails, demo heatmaps and trails (PNG).
+//!
+//! Layout:
+//!
+//! - [`raster`]: the opaque RGB [`Canvas`](raster::Canvas), premultiplied
+//!   "over" blending, tile transforms (flip/rotate/angle), texture cells
+//!   ([`Cells`](raster::Cells): a 16 × 16 tileset or atlas resampled once
+//!   per cell size with a box filter), PNG encoding and decoding.
+//! - [`entities`]: the `entities` style (physics layers as DDNet's editor
+//!   shows them), with the flat palette used when no atlas is found.
+//! - [`full`]: the `full` style (groups with parallax, textured tile
+//!   layers, quads), with external images from `mapres/`.
+//! - [`heatmap`]: density grids of character positions (mergeable sums of
+//!   counts per cell) and trails, drawn over the entities render.
+//! - this module: the picture size ([`Size`] → [`Geometry`]), where the
+//!   textures come from ([`Textures`], shared by all workers with a cache of
+//!   resampled cells) and [`render_map`], the whole path from map bytes to
+//!   a canvas.
+//!
+//! A picture is never drawn larger than asked and then shrunk: with at
+//! least one pixel per tile each tile is drawn from cells resampled to that
+//! size; with several tiles per pixel each pixel is the mean of the tiles'
+//! one-pixel colours.
+
+pub mod entities;
+pub mod full;
+pub mod heatmap;
+pub mod raster;
+
+use crate::batch::record::{ErrorRecord, WarningRecord};
+use crate::datafile::{Datafile, Inflater};
+use crate::kind::Stage;
+use crate::map::tiles::PhysicsKind;
+use crate::map::{LoadOptions, Map, MapError, TileLayer};
+use raster::{Canvas, Cells, Rgba};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Environment variable naming the mapres folder (as `--mapres`).
+pub const MAPRES_ENV: &str = "TEEBATCH_MAPRES";
+
+/// The folder tried when neither `--mapres` nor [`MAPRES_ENV`] is given,
+/// relative to the current directory.
+pub const DEFAULT_MAPRES: &str = "../shared/reference/ddnet-mapres";
+
+/// Largest pixels per tile (the textures' own resolution).
+pub const MAX_PX_PER_TILE: u32 = 64;
+
+/// Most pixels of one picture (a 8192 × 8192 picture); larger requests are
+/// an error of kind `too_large` that suggests `--max-side`.
+pub const MAX_PICTURE_PIXELS: u64 = 1 << 26;
+
+/// How large a picture is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Size {
+    /// Pixels per tile (1 to [`MAX_PX_PER_TILE`]).
+    Scale(u32),
+    /// The longer side at most this many pixels.
+    MaxSide(u32),
+}
+
+/// The picture of a `tiles_w × tiles_h` tile area: `cell` pixels per tile,
+/// or (`cell` = 1) one pixel per `shrink × shrink` tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub tiles_w: u32,
+    pub tiles_h: u32,
+    pub cell: u32,
+    pub shrink: u32,
+    pub width: u32,
+    pub height: u32,
+}
+
+impl Geometry {
+    /// The geometry of `size` for a tile area, or the `too_large` error.
+    pub fn new(tiles_w: u32, tiles_h: u32, size: Size) -> Result<Geometry, String> {
+        let longest = tiles_w.max(tiles_h).max(1);
+        let (cell, shrink) = match size {
+            Size::Scale(s) => (s.clamp(1, MAX_PX_PER_TILE), 1),
+            Size::MaxSide(m) if m >= longest => ((m / longest).min(MAX_PX_PER_TILE), 1),
+            Size::MaxSide(m) => (1, longest.div_ceil(m.max(1))),
+        };
+        let (width, height) = if shrink > 1 {
+            (tiles_w.div_ceil(shrink), tiles_h.div_ceil(shrink))
+        } else {
+            (tiles_w.saturating_mul(cell), tiles_h.saturating_mul(cell))
+        };
+        if u64::from(width) * u64::from(height) > MAX_PICTURE_PIXELS {
+            return Err(format!(
+                "a {width} × {height} pixel picture is over the {MAX_PICTURE_PIXELS} pixel limit \
+                 (ask for less with --max-side)"
+            ));
+        }
+        Ok(Geometry {
+            tiles_w,
+            tiles_h,
+            cell,
+            shrink,
+            width,
+            height,
+        })
+    }
+
+    /// The pixel of the centre of the point `(x, y)` given in tiles.
+    pub fn to_pixel(&self, x: f64, y: f64) -> (f64, f64) {
+        if self.shrink > 1 {
+            (x / f64::from(self.shrink), y / f64::from(self.shrink))
+        } else {
+            (x * f64::from(self.cell), y * f64::from(self.cell))
+        }
+    }
+}
+
+/// The layer kind (`None`: any) and size of a cell set.
+type CellsKey = (Option<PhysicsKind>, u32);
+
+/// Where textures come from, and the cells resampled so far (shared by all
+/// workers; each atlas is resampled once per cell size).
+pub struct Textures {
+    /// The folder found (holding `entities/DDNet.png` and/or `mapres/`).
+    pub dir: Option<PathBuf>,
+    /// The entities atlas; `None`: the flat palette.
+    atlas: Option<Rgba>,
+    cache: Mutex<HashMap<CellsKey, Arc<Cells>>>,
+    /// External images by name (`None`: not found or unreadable).
+    external: Mutex<HashMap<String, Option<Arc<Rgba>>>>,
+    resamples: AtomicU64,
+}
+
+impl Textures {
+    /// Textures from `dir` (`--mapres`), else [`MAPRES_ENV`], else
+    /// [`DEFAULT_MAPRES`] if it exists. The entities atlas is
+    /// `entities/DDNet.png` or (a DDNet `data` folder) `editor/entities/DDNet.png`.
+    /// A named folder that does not exist or an unreadable atlas is an error;
+    /// no folder, or one without an atlas, gives the flat palette.
+    pub fn locate(dir: Option<&Path>) -> Result<Textures, String> {
+        let named = dir
+            .map(Path::to_path_buf)
+            .or_else(|| std::env::var_os(MAPRES_ENV).map(PathBuf::from));
+        let dir = match named {
+            Some(d) if d.is_dir() => Some(d),
+            Some(d) => return Err(format!("{}: mapres folder not found", d.display())),
+            None => Some(PathBuf::from(DEFAULT_MAPRES)).filter(|d| d.is_dir()),
+        };
+        let mut atlas = None;
+        if let Some(d) = &dir {
+            for rel in ["entities/DDNet.png", "editor/entities/DDNet.png"] {
+                let p = d.join(rel);
+                if p.is_file() {
+                    let bytes = std::fs::read(&p).map_err(|e| format!("{}: {e}", p.display()))?;
+                    atlas = Some(
+                        raster::decode_png(&bytes).map_err(|e| format!("{}: {e}", p.display()))?,
+                    );
+                    break;
+                }
+            }
+        }
+        Ok(Textures::new(dir, atlas))
+    }
+
+    /// The flat palette only.
+    pub fn palette() -> Textures {
+        Textures::new(None, None)
+    }
+
+    fn new(dir: Option<PathBuf>, atlas: Option<Rgba>) -> Textures {
+        Textures {
+            dir,
+            atlas,
+            cache: Mutex::new(HashMap::new()),
+            external: Mutex::new(HashMap::new()),
+            resamples: AtomicU64::new(0),
+        }
+    }
+
+    /// External image `name` (`mapres/<name>.png` in the folder), loaded
+    /// once per run; `None` when missing, unreadable, or a name that is not
+    /// a plain file name.
+    pub fn external(&self, name: &str) -> Option<Arc<Rgba>> {
+        let dir = self.dir.as_ref()?;
+        let plain =
+            !name.is_empty() && !name.contains(['/', '\\', '\0']) && name != "." && name != "..";
+        if !plain {
+            return None;
+        }
+        let mut cache = self.external.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry(name.to_owned())
+            .or_insert_with(|| {
+                let bytes = std::fs::read(dir.join("mapres").join(format!("{name}.png"))).ok()?;
+                raster::decode_png(&bytes).ok().map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// Whether the entities atlas was found (else the flat palette is used).
+    pub fn has_atlas(&self) -> bool {
+        self.atlas.is_some()
+    }
+
+    /// How many cell sets were made (resampled or filled) so far.
+    pub fn resamples(&self) -> u64 {
+        self.resamples.load(Ordering::Relaxed)
+    }
+
+    /// The entities cells of layer `kind` at `n × n` pixels: the atlas's
+    /// cells, where the atlas has an empty cell for a tile the layer uses
+    /// (DDNet's atlas has no tele, speedup, switch and tune cells) the
+    /// palette colour, and a speedup drawn with an arrow pointing right
+    /// (turned by the tile's angle when drawn).
+    pub fn entity_cells(&self, kind: PhysicsKind, n: u32) -> Arc<Cells> {
+        let kind = match kind {
+            PhysicsKind::Tiles | PhysicsKind::Front => PhysicsKind::Game,
+            k => k,
+        };
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry((Some(kind), n))
+            .or_insert_with(|| {
+                self.resamples.fetch_add(1, Ordering::Relaxed);
+                let palette = entities::palette(kind);
+                let mut cells = match &self.atlas {
+                    Some(a) => {
+                        let mut c = Cells::resample(a, n);
+                        for (id, colour) in palette.iter().enumerate() {
+                            let known = colour[..3] != entities::OTHER && colour[3] != 0;
+                            if known && c.cell(id as u8).chunks_exact(4).all(|p| p[3] == 0) {
+                                c.fill(id as u8, *colour);
+                            }
+                        }
+                        c
+                    }
+                    None => Cells::flat(&palette, n),
+                };
+                if kind == PhysicsKind::Speedup {
+                    cells.arrow(crate::map::names::TILE_BOOST, entities::ARROW);
+                }
+                Arc::new(cells)
+            })
+            .clone()
+    }
+}
+
+/// Which picture of a map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    Entities,
+    Full,
+}
+
+/// Options of one render.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RenderOptions {
+    pub style: Style,
+    pub size: Size,
+}
+
+/// A map's picture.
+#[derive(Clone, Debug)]
+pub struct Picture {
+    pub canvas: Canvas,
+    pub geometry: Geometry,
+    pub warnings: Vec<WarningRecord>,
+}
+
+/// Every kind of the `render` stage's errors and warnings.
+pub const KINDS: &[&str] = &[
+    "bad_embedded_image",
+    "missing_external_image",
+    "no_game_layer",
+    "no_map",
+    "too_large",
+];
+
+/// A failure of the `render` stage (not of the datafile or map parser).
+fn render_error(kind: &'static str, message: String) -> ErrorRecord {
+    ErrorRecord {
+        stage: Stage::Render,
+        kind,
+        section: "map".into(),
+        offset: 0,
+        message,
+    }
+}
+
+/// A map error as a record.
+pub fn map_error(e: &MapError) -> ErrorRecord {
+    ErrorRecord {
+        stage: Stage::Map,
+        kind: e.kind.kind(),
+        section: e.section.to_string(),
+        offset: e.offset,
+        message: e.to_string(),
+    }
+}
+
+/// Renders the map in `bytes`. `inflater` must have been started for
+/// this file; `buf` is scratch space.
+pub fn render_map(
+    bytes: &[u8],
+    opts: &RenderOptions,
+    textures: &Textures,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+) -> Result<Picture, ErrorRecord> {
+    let df = Datafile::parse(bytes).map_err(|e| ErrorRecord::datafile(&e))?;
+    render_datafile(&df, opts, textures, inflater, buf)
+}
+
+/// Renders a parsed map (see [`render_map`]).
+pub fn render_datafile(
+    df: &Datafile<'_>,
+    opts: &RenderOptions,
+    textures: &Textures,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+) -> Result<Picture, ErrorRecord> {
+    let mut warnings: Vec<WarningRecord> = df
+        .warnings()
+        .iter()
+        .map(|w| WarningRecord {
+            stage: Stage::Datafile,
+            kind: w.kind.kind(),
+            section: w.section.name(),
+            offset: w.offset,
+        })
+        .collect();
+    let load = LoadOptions {
+        info: false,
+        names: opts.style == Style::Full,
+        check_env_points: false,
+        check_quads: false,
+    };
+    let map = match Map::parse_with(df, inflater, buf, load).map_err(|e| map_error(&e))? {
+        Some(m) => m,
+        None => {
+            let reason = crate::map::absent_reason(df)
+                .map_or("no map items", |r| r.name())
+                .to_string();
+            return Err(render_error(
+                "no_map",
+                format!("not a map with layers ({reason})"),
+            ));
+        }
+    };
+    warnings.extend(map.warnings.iter().map(|w| WarningRecord {
+        stage: Stage::Map,
+        kind: w.kind.kind(),
+        section: w.section.to_string(),
+        offset: w.offset,
+    }));
+    let Some(game) = map.game_layer() else {
+        return Err(render_error(
+            "no_game_layer",
+            "the map has no game layer".into(),
+        ));
+    };
+    let (tw, th) = (game.width.max(0) as u32, game.height.max(0) as u32);
+    let geometry = Geometry::new(tw, th, opts.size).map_err(|m| render_error("too_large", m))?;
+    let canvas = match opts.style {
+        Style::Entities => draw_entities(df, &map, &geometry, textures, inflater, buf)?,
+        Style::Full => full::draw(df, &map, &geometry, textures, inflater, buf, &mut warnings)?,
+    };
+    Ok(Picture {
+        canvas,
+        geometry,
+        warnings,
+    })
+}
+
+/// The `entities` style of a parsed map.
+fn draw_entities(
+    df: &Datafile<'_>,
+    map: &Map,
+    geometry: &Geometry,
+    textures: &Textures,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+) -> Result<Canvas, ErrorRecord> {
+    let mut layers: Vec<TileLayer> = Vec::new();
+    for kind in PhysicsKind::PHYSICS {
+        let Some(i) = map.physics_layer(kind) else {
+            continue;
+        };
+        if let Some(t) = map
+            .load_tiles(df, i, inflater, buf)
+            .map_err(|e| map_error(&e))?
+        {
+            layers.push(t);
+        }
+    }
+    let n = if geometry.shrink > 1 {
+        1
+    } else {
+        geometry.cell
+    };
+    let cells: Vec<Arc<Cells>> = layers
+        .iter()
+        .map(|l| textures.entity_cells(l.kind, n))
+        .collect();
+    let pairs: Vec<(&TileLayer, &Cells)> = layers.iter().zip(cells.iter().map(|c| &**c)).collect();
+    Ok(entities::draw(&pairs, geometry))
+}
