@@ -159,7 +159,7 @@ impl Kernel {
         chosen().0
     }
 
-    fn entry(self) -> fn(&[i32]) -> i32 {
+    fn entry(self) -> ChecksumFn {
         match self {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => checksum_avx2,
@@ -168,8 +168,11 @@ impl Kernel {
     }
 }
 
-fn chosen() -> (Kernel, fn(&[i32]) -> i32) {
-    static CHOSEN: OnceLock<(Kernel, fn(&[i32]) -> i32)> = OnceLock::new();
+/// A checksum kernel.
+type ChecksumFn = fn(&[i32]) -> i32;
+
+fn chosen() -> (Kernel, ChecksumFn) {
+    static CHOSEN: OnceLock<(Kernel, ChecksumFn)> = OnceLock::new();
     *CHOSEN.get_or_init(|| {
         let k = if cfg!(target_arch = "x86_64") && X86Level::active() >= X86Level::Avx2 {
             Kernel::Avx2
