@@ -150,21 +150,41 @@ pub fn index_bytes(
             offset: w.offset,
         }));
     inflater.start_file();
-    if opts.verify {
-        let mut h = crc32fast::Hasher::new();
-        for i in 0..df.num_data() {
-            if let Err(e) = df.decompress(i, inflater, buf) {
-                rec.error = Some(ErrorRecord::datafile(&e));
-                break;
-            }
-            h.update(buf);
-        }
-        if rec.error.is_none() {
-            rec.data_crc32 = Some(format!("{:08x}", h.finalize()));
-        }
-        inflater.start_file();
+    if !opts.verify {
+        add_map_summary(rec, &df, inflater, buf);
+        return;
     }
+    // `--verify`: the summary first, recording the CRC-32 of every whole
+    // block it inflates while the bytes are in cache; then every block in
+    // order, inflating only those the summary did not. Each pass has its
+    // own budget, and a verify error takes precedence over a map error, as
+    // if the verify pass had run first.
+    inflater.record_crcs(df.num_data());
     add_map_summary(rec, &df, inflater, buf);
+    let crcs = inflater.take_crcs();
+    inflater.start_file();
+    let mut h = crc32fast::Hasher::new();
+    for i in 0..df.num_data() {
+        let r = match crcs.get(i).copied().flatten() {
+            Some((crc, len)) => df
+                .charge_block(i, inflater)
+                .map(|()| crc32fast::Hasher::new_with_initial_len(crc, len)),
+            None => df.decompress(i, inflater, buf).map(|()| {
+                crc32fast::Hasher::new_with_initial_len(
+                    crate::datafile::crc32(buf),
+                    buf.len() as u64,
+                )
+            }),
+        };
+        match r {
+            Ok(block) => h.combine(&block),
+            Err(e) => {
+                rec.error = Some(ErrorRecord::datafile(&e));
+                return;
+            }
+        }
+    }
+    rec.data_crc32 = Some(format!("{:08x}", h.finalize()));
 }
 
 /// The map-level part of a record: the summary, its warnings (moved to the

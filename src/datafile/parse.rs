@@ -478,12 +478,29 @@ impl<'a> Datafile<'a> {
     ) -> Result<(), Error> {
         let (raw, section, at) = self.stored_block(index)?;
         match self.version {
-            Version::V3 => inflater.copy_raw(raw, out, section, at),
+            Version::V3 => inflater.copy_raw(raw, out, section, at)?,
             Version::V4 | Version::V4Crude => {
                 let expected = self.data_size(index).unwrap_or(0);
-                inflater.inflate_exact(raw, expected, out, section, at)
+                inflater.inflate_exact(raw, expected, out, section, at)?
             }
         }
+        if inflater.wants_crc(index) {
+            inflater.put_crc(index, super::inflate::crc32(out), out.len() as u64);
+        }
+        Ok(())
+    }
+
+    /// Charges block `index` to `inflater`'s budget as
+    /// [`Datafile::decompress`] would, without inflating it: for a block
+    /// whose bytes were already checked (its CRC-32 recorded). Only a block
+    /// that [`Datafile::decompress`] inflated may be charged this way.
+    pub fn charge_block(&self, index: usize, inflater: &mut Inflater) -> Result<(), Error> {
+        let (raw, section, at) = self.stored_block(index)?;
+        let n = match self.version {
+            Version::V3 => raw.len(),
+            Version::V4 | Version::V4Crude => self.data_size(index).unwrap_or(0),
+        };
+        inflater.charge_stored(n, section, at)
     }
 
     /// Decompresses at most the first `max` bytes of data block `index`
@@ -521,19 +538,33 @@ impl<'a> Datafile<'a> {
         mut f: impl FnMut(&[u8]),
     ) -> Result<(), Error> {
         let (raw, section, at) = self.stored_block(index)?;
+        // The block's CRC-32, piece by piece, where it is being recorded.
+        let mut crc = inflater.wants_crc(index).then(|| (0u32, 0u64));
+        let mut f = |p: &[u8]| {
+            if let Some((c, n)) = &mut crc {
+                let mut running = libdeflater::Crc::with_initial(*c);
+                running.update(p);
+                *c = running.sum();
+                *n += p.len() as u64;
+            }
+            f(p)
+        };
         match self.version {
             Version::V3 => {
                 inflater.charge_stored(raw.len(), section, at)?;
                 for p in raw.chunks(piece.max(1)) {
                     f(p);
                 }
-                Ok(())
             }
             Version::V4 | Version::V4Crude => {
                 let expected = self.data_size(index).unwrap_or(0);
-                inflater.inflate_pieces(raw, expected, piece, section, at, f)
+                inflater.inflate_pieces(raw, expected, piece, section, at, &mut f)?;
             }
         }
+        if let Some((c, n)) = crc {
+            inflater.put_crc(index, c, n);
+        }
+        Ok(())
     }
 
     /// Decompresses data block `index` into a new buffer.
