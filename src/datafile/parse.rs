@@ -539,7 +539,7 @@ impl<'a> Datafile<'a> {
     ) -> Result<(), Error> {
         let (raw, section, at) = self.stored_block(index)?;
         // The block's CRC-32, piece by piece, where it is being recorded.
-        let mut crc = inflater.wants_crc(index).then(|| (0u32, 0u64));
+        let mut crc = inflater.wants_crc(index).then_some((0u32, 0u64));
         let mut f = |p: &[u8]| {
             if let Some((c, n)) = &mut crc {
                 let mut running = libdeflater::Crc::with_initial(*c);
