@@ -574,3 +574,41 @@ impl<'a> Datafile<'a> {
         Ok(v)
     }
 }
+
+#[cfg(test)]
+mod crc_tests {
+    use super::*;
+    use crate::datafile::DatafileWriter;
+
+    /// The CRC-32s the inflater records are those of the whole blocks,
+    /// whether inflated at once or piece by piece, and only while
+    /// recording.
+    #[test]
+    fn recorded_crcs_are_the_blocks_crcs() {
+        let blocks: Vec<Vec<u8>> = (0..4u32)
+            .map(|b| (0..1000 + 777 * b).map(|i| (i * 7 + b) as u8).collect())
+            .collect();
+        let mut w = DatafileWriter::new();
+        for b in &blocks {
+            w.add_data(b);
+        }
+        let bytes = w.write();
+        let df = Datafile::parse(&bytes).unwrap();
+        let mut inflater = Inflater::default();
+        let mut buf = Vec::new();
+        df.decompress(0, &mut inflater, &mut buf).unwrap();
+        assert!(inflater.take_crcs().is_empty(), "not recording");
+        inflater.record_crcs(df.num_data());
+        df.decompress(1, &mut inflater, &mut buf).unwrap();
+        df.decompress_pieces(2, 100, &mut inflater, |_| {}).unwrap();
+        let crcs = inflater.take_crcs();
+        let expected = |i: usize| Some((crc32fast::hash(&blocks[i]), blocks[i].len() as u64));
+        assert_eq!(crcs, [None, expected(1), expected(2), None]);
+        // Charging a block costs what inflating it costs.
+        let mut a = Inflater::default();
+        let mut b = Inflater::default();
+        df.decompress(3, &mut a, &mut buf).unwrap();
+        df.charge_block(3, &mut b).unwrap();
+        assert_eq!(a.used(), b.used());
+    }
+}
