@@ -11,139 +11,15 @@
 //! `cargo bench --bench demos -- --warm-up-time 1 --measurement-time 3`
 
 use std::hint::black_box;
-use std::io::Cursor;
-use std::path::PathBuf;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use libtw2_snapshot::snap::{Delta as TwDelta, RawSnap};
 use teebatch::backend::Backend;
-use teebatch::codec::snapshot::Protocol;
-use teebatch::demo::stream::{segments, visit_parallel, Decoder, Event, Visitor};
+use teebatch::demo::stream::{segments, visit_parallel, Decoder};
 use teebatch::demo::Demo;
 
-struct Input {
-    name: String,
-    /// The demo without its embedded map.
-    bytes: Vec<u8>,
-    protocol: Protocol,
-    chunk_bytes: u64,
-}
-
-fn inputs() -> Vec<Input> {
-    let Some(root) = teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
-        eprintln!("SKIPPED: ../shared/datasets not found");
-        return Vec::new();
-    };
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("demos"))
-        .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "demo"))
-        .collect();
-    paths.sort();
-    paths
-        .iter()
-        .map(|p| {
-            let file = std::fs::read(p).unwrap();
-            let demo = Demo::parse(&file).unwrap();
-            let mut bytes = file[..demo.map_offset()].to_vec();
-            bytes[136..140].copy_from_slice(&0i32.to_be_bytes());
-            bytes.extend_from_slice(&file[demo.chunks_offset()..]);
-            let chunk_bytes = demo
-                .chunks()
-                .filter_map(|c| c.unwrap().kind.payload())
-                .map(|d| d.len() as u64)
-                .sum();
-            let protocol = demo.protocol().unwrap();
-            let stem = p.file_stem().unwrap().to_string_lossy();
-            // Short names: the ChillerDragon clips by their middle part.
-            let name = match stem.split("__").nth(1) {
-                Some(mid) => mid.to_owned(),
-                None => stem.into_owned(),
-            };
-            Input {
-                name,
-                bytes,
-                protocol,
-                chunk_bytes,
-            }
-        })
-        .collect()
-}
-
-/// Sums snapshot checksums so nothing is optimised away.
-#[derive(Default)]
-struct Sum(i32);
-
-impl Visitor for Sum {
-    fn visit(&mut self, event: &Event<'_>) {
-        if let Event::Snapshot(s) = event {
-            self.0 = self.0.wrapping_add(s.checksum);
-        }
-    }
-}
-
-fn teebatch_decode(decoder: &mut Decoder, bytes: &[u8]) -> i32 {
-    let demo = Demo::parse(bytes).unwrap();
-    let mut sum = Sum::default();
-    let err = decoder.stream(&demo).run(&mut sum);
-    assert!(err.is_none());
-    sum.0
-}
-
-/// libtw2's state for one demo pass.
-struct Tw {
-    demo_warnings: Vec<libtw2_demo::Warning>,
-    snap_warnings: Vec<libtw2_snapshot::format::Warning>,
-    buf: Vec<i32>,
-    snap: RawSnap,
-    next: RawSnap,
-    delta: TwDelta,
-}
-
-impl Tw {
-    fn new() -> Tw {
-        Tw {
-            demo_warnings: Vec::new(),
-            snap_warnings: Vec::new(),
-            buf: Vec::new(),
-            snap: RawSnap::empty(),
-            next: RawSnap::empty(),
-            delta: TwDelta::new(),
-        }
-    }
-}
-
-fn libtw2_decode(tw: &mut Tw, bytes: &[u8], protocol: Protocol) -> i32 {
-    use libtw2_demo::RawChunk;
-    tw.demo_warnings.clear();
-    tw.snap_warnings.clear();
-    let mut reader = libtw2_demo::Reader::new(Cursor::new(bytes), &mut tw.demo_warnings).unwrap();
-    let size = |t: u16| protocol.static_size(u32::from(t)).map(|s| s as u32);
-    let mut sum = 0i32;
-    while let Some(chunk) = reader.read_chunk(&mut tw.demo_warnings).unwrap() {
-        match chunk {
-            RawChunk::Snapshot(data) => {
-                tw.snap
-                    .read(&mut tw.snap_warnings, &mut tw.buf, data)
-                    .unwrap();
-                sum = sum.wrapping_add(tw.snap.crc());
-            }
-            RawChunk::SnapshotDelta(data) => {
-                let mut unpacker = libtw2_packer::Unpacker::new(data);
-                tw.delta
-                    .read(&mut tw.snap_warnings, size, &mut unpacker)
-                    .unwrap();
-                tw.next
-                    .read_with_delta(&mut tw.snap_warnings, &tw.snap, &tw.delta)
-                    .unwrap();
-                std::mem::swap(&mut tw.snap, &mut tw.next);
-                sum = sum.wrapping_add(tw.snap.crc());
-            }
-            RawChunk::Message(_) | RawChunk::Tick { .. } | RawChunk::Unknown => {}
-        }
-    }
-    sum
-}
+#[path = "libtw2_peer.rs"]
+mod peer;
+use peer::{inputs, libtw2_decode, teebatch_decode, Sum, Tw};
 
 fn bench(c: &mut Criterion) {
     let inputs = inputs();

@@ -1637,7 +1637,12 @@ fn in_place_on_real_demos() {
                 let n = if payload.is_empty() {
                     0
                 } else {
-                    let m = huffman::decompress_with(b, payload, &mut bytes).unwrap();
+                    let m = huffman::decompress_with(
+                        huffman::Tier::for_backend(b),
+                        payload,
+                        &mut bytes,
+                    )
+                    .unwrap();
                     varint::unpack_with(b, &bytes[..m], &mut ints, &mut Vec::new()).unwrap()
                 };
                 let ints = &ints[..n];

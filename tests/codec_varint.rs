@@ -1,5 +1,6 @@
 //! Variable-length ints: int.md's examples, overlong and padding quirks,
-//! every tier and SIMD kernel against the oracle (random bytes, real-like
+//! every tier and every SIMD kernel this CPU can run (AVX-512, AVX2,
+//! `wide`, forced whatever the process chose) against the oracle (random bytes, real-like
 //! runs and clusters, every tail length, small outputs, the real demo
 //! payloads), pack/unpack round trips.
 
@@ -15,7 +16,7 @@ type Outcome = (Result<Vec<i32>, VarintError>, Vec<VarintWarning>);
 type Unpack = fn(&[u8], &mut [i32], &mut Vec<VarintWarning>) -> Result<usize, VarintError>;
 
 /// Every implementation: the tiers, and the SIMD tier's baseline kernel
-/// (`simd` runs the AVX-512 kernel where the CPU has it).
+/// (`simd` runs the kernel chosen for this process).
 const IMPLS: [(&str, Unpack); 4] = [
     ("oracle", varint::oracle::unpack),
     ("scalar", varint::scalar::unpack),
@@ -54,6 +55,21 @@ fn all_tiers(input: &[u8], limit: usize) -> Outcome {
             run_impl(*unpack, input, limit),
             expected,
             "{name} vs oracle on {input:02x?}, limit {limit}"
+        );
+    }
+    // Every SIMD kernel this CPU can run, whatever was chosen.
+    for kernel in varint::simd::Kernel::ALL
+        .into_iter()
+        .filter(|k| k.available())
+    {
+        assert_eq!(
+            run_impl(
+                |i, o, w| varint::simd::unpack_kernel(kernel, i, o, w),
+                input,
+                limit
+            ),
+            expected,
+            "{kernel:?} kernel vs oracle on {input:02x?}, limit {limit}"
         );
     }
     expected

@@ -17,6 +17,7 @@ mod demo_messages;
 mod demo_stream;
 mod demo_write;
 mod demos_cli;
+mod dispatch;
 mod fuzz_regressions;
 mod fuzz_smoke;
 mod hostile;

@@ -30,13 +30,20 @@ pub fn bench(c: &mut Criterion) {
                 }
             })
         });
-        group.bench_function(BenchmarkId::new("fast", corpus.name), |b| {
-            b.iter(|| {
-                for input in &corpus.compressed {
-                    black_box(huffman::fast::decompress(input, &mut out).ok());
-                }
-            })
-        });
+        // The fast tiers this CPU can run (portable, BMI2).
+        for tier in [huffman::Tier::Portable, huffman::Tier::Bmi2] {
+            if !tier.available() {
+                continue;
+            }
+            let id = BenchmarkId::new(format!("fast-{}", tier.name()), corpus.name);
+            group.bench_function(id, |b| {
+                b.iter(|| {
+                    for input in &corpus.compressed {
+                        black_box(huffman::decompress_with(tier, input, &mut out).ok());
+                    }
+                })
+            });
+        }
         group.bench_function(BenchmarkId::new("libtw2", corpus.name), |b| {
             b.iter(|| {
                 for input in &corpus.compressed {
@@ -99,16 +106,21 @@ fn bench_batches(c: &mut Criterion, corpus: &crate::common::Corpus) {
             huffman::decompress_batch(inputs, caps, &mut arena, results);
             assert!(results.iter().all(Result::is_ok));
         }
-        let id = BenchmarkId::new(format!("batch{size}"), corpus.name);
-        group.bench_function(id, |b| {
-            b.iter(|| {
-                for (inputs, caps) in inputs.chunks(size).zip(caps.chunks(size)) {
-                    let results = &mut results[..inputs.len()];
-                    huffman::decompress_batch(inputs, caps, &mut arena, results);
-                    black_box(results);
-                }
-            })
-        });
+        for tier in [huffman::Tier::Portable, huffman::Tier::Bmi2] {
+            if !tier.available() {
+                continue;
+            }
+            let id = BenchmarkId::new(format!("batch{size}-{}", tier.name()), corpus.name);
+            group.bench_function(id, |b| {
+                b.iter(|| {
+                    for (inputs, caps) in inputs.chunks(size).zip(caps.chunks(size)) {
+                        let results = &mut results[..inputs.len()];
+                        huffman::decompress_batch_with(tier, inputs, caps, &mut arena, results);
+                        black_box(&mut *results);
+                    }
+                })
+            });
+        }
     }
     group.finish();
 }

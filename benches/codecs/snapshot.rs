@@ -289,6 +289,15 @@ pub fn bench(c: &mut Criterion) {
                 bn.iter(|| checksum_with(b, black_box(v)))
             });
         }
+        for k in teebatch::codec::snapshot::checksum::Kernel::ALL {
+            if !k.available() {
+                continue;
+            }
+            let id = BenchmarkId::new(format!("simd-{}", k.name()), 4 * ints);
+            g.bench_with_input(id, &v, |bn, v| {
+                bn.iter(|| teebatch::codec::snapshot::checksum::checksum_kernel(k, black_box(v)))
+            });
+        }
     }
     g.finish();
 

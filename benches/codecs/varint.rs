@@ -1,5 +1,5 @@
-//! Varint unpack (oracle, scalar, simd with the kernel this CPU runs, the
-//! simd baseline kernel, libtw2 packer) on the same inputs; throughput
+//! Varint unpack (oracle, scalar, simd with the kernel chosen for this
+//! process, every SIMD kernel this CPU can run, libtw2 packer) on the same inputs; throughput
 //! counts packed input bytes.
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use teebatch::backend::Backend;
@@ -30,15 +30,23 @@ pub fn bench(c: &mut Criterion) {
                 })
             });
         }
-        group.bench_function(BenchmarkId::new("simd-wide", corpus.name), |b| {
-            b.iter(|| {
-                for input in inputs {
-                    warnings.clear();
-                    let r = varint::simd::unpack_baseline(input, &mut ints, &mut warnings);
-                    black_box(r.ok());
-                }
-            })
-        });
+        // Every SIMD kernel this CPU can run, whatever the level cap.
+        for kernel in varint::simd::Kernel::ALL {
+            if !kernel.available() {
+                continue;
+            }
+            let id = BenchmarkId::new(format!("simd-{}", kernel.name()), corpus.name);
+            group.bench_function(id, |b| {
+                b.iter(|| {
+                    for input in inputs {
+                        warnings.clear();
+                        let r =
+                            varint::simd::unpack_kernel(kernel, input, &mut ints, &mut warnings);
+                        black_box(r.ok());
+                    }
+                })
+            });
+        }
         let mut tw_warnings: Vec<libtw2_packer::Warning> = Vec::new();
         group.bench_function(BenchmarkId::new("libtw2", corpus.name), |b| {
             b.iter(|| {

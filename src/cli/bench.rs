@@ -5,10 +5,13 @@
 //! the disk.
 
 use super::mb_per_s;
+use crate::backend::Backend;
 use crate::batch::maps::{index_bytes, IndexOptions, MapRecord};
 use crate::batch::{collect_inputs, embedded, run_ordered, Input};
 use crate::datafile::{Datafile, Inflater};
 use crate::demo::stream::huffman_room;
+use serde::Serialize;
+use std::cell::RefCell;
 use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -39,14 +42,215 @@ pub struct BenchArgs {
     /// 256).
     #[arg(long, short = 'j')]
     pub jobs: Option<usize>,
+    /// `text`: the table; `json`: one document with the same figures plus
+    /// the machine (CPU model and features), the kernel tiers chosen, the
+    /// date and the command, for comparing runs across machines.
+    #[arg(long, value_enum, default_value_t = BenchFormat::Text)]
+    pub format: BenchFormat,
+}
+
+/// Output format of `teebatch bench`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BenchFormat {
+    /// A table on stdout.
+    Text,
+    /// One JSON document on stdout.
+    Json,
+}
+
+/// One measured figure: the row of the text table.
+#[derive(Clone, Debug, Serialize)]
+pub struct Figure {
+    pub measurement: String,
+    /// `oracle`, `scalar` or `simd` ([`Backend`]), or a kernel's name.
+    pub tier: Option<String>,
+    /// Megabytes (10^6 bytes) per second of `unit`.
+    pub mb_per_s: f64,
+    /// What the megabytes count, e.g. "output", "chunk data", "files".
+    pub unit: &'static str,
+    /// Maps per second, where the table has that column.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maps_per_s: Option<f64>,
+    pub seconds_per_run: f64,
+    pub runs: u32,
+    /// Anything else the text row says (e.g. ns per delta).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The machine a run was measured on.
+#[derive(Clone, Debug, Serialize)]
+pub struct Machine {
+    /// `model name` of `/proc/cpuinfo` where there is one.
+    pub cpu_model: Option<String>,
+    pub arch: &'static str,
+    pub os: &'static str,
+    /// Logical CPUs available to this process.
+    pub cpus: usize,
+    /// The SIMD-relevant CPU features detected at run time.
+    pub features: Vec<&'static str>,
+}
+
+impl Machine {
+    pub fn current() -> Machine {
+        let cpu_model = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|info| {
+                info.lines()
+                    .find_map(|l| l.strip_prefix("model name")?.split_once(':'))
+                    .map(|(_, v)| v.trim().to_string())
+            });
+        Machine {
+            cpu_model,
+            arch: std::env::consts::ARCH,
+            os: std::env::consts::OS,
+            cpus: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            features: detected_features(),
+        }
+    }
+}
+
+/// The SIMD-relevant features this CPU has.
+fn detected_features() -> Vec<&'static str> {
+    #[allow(unused_mut)]
+    let mut v = Vec::new();
+    #[cfg(target_arch = "x86_64")]
+    {
+        macro_rules! feat {
+            ($($f:tt),*) => {$(
+                if is_x86_feature_detected!($f) { v.push($f); }
+            )*};
+        }
+        feat!(
+            "sse2",
+            "ssse3",
+            "sse4.1",
+            "sse4.2",
+            "popcnt",
+            "avx",
+            "avx2",
+            "bmi1",
+            "bmi2",
+            "lzcnt",
+            "pclmulqdq",
+            "sha",
+            "avx512f",
+            "avx512bw",
+            "avx512vl",
+            "avx512vbmi",
+            "avx512vbmi2"
+        );
+    }
+    v
+}
+
+/// The JSON document of `bench --format json`.
+#[derive(Serialize)]
+struct Document<'a> {
+    format: &'static str,
+    version: u32,
+    teebatch_version: &'static str,
+    bench: &'static str,
+    /// UTC, RFC 3339.
+    date: String,
+    command: Vec<String>,
+    machine: Machine,
+    tiers: crate::backend::Tiers,
+    /// The inputs, as the text header says.
+    inputs: &'a str,
+    seconds_min: f64,
+    figures: &'a [Figure],
+}
+
+/// Where a bench's lines and figures go: printed as they come (text), or
+/// gathered for one JSON document at the end.
+struct Report {
+    format: BenchFormat,
+    bench: &'static str,
+    seconds: f64,
+    inputs: RefCell<String>,
+    figures: RefCell<Vec<Figure>>,
+}
+
+impl Report {
+    fn new(bench: &'static str, a: &BenchArgs) -> Report {
+        Report {
+            format: a.format,
+            bench,
+            seconds: a.seconds,
+            inputs: RefCell::new(String::new()),
+            figures: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// A line of the text table (nothing in JSON).
+    fn line(&self, args: std::fmt::Arguments<'_>) {
+        if self.format == BenchFormat::Text {
+            print_line(args);
+        }
+    }
+
+    /// The header: what the inputs are, then the machine's tiers.
+    fn header(&self, inputs: String) {
+        self.line(format_args!("{inputs} ({})", crate::backend::describe()));
+        *self.inputs.borrow_mut() = inputs;
+    }
+
+    fn figure(&self, f: Figure) {
+        self.figures.borrow_mut().push(f);
+    }
+
+    /// Prints the JSON document (text was printed as it came).
+    fn finish(self) -> io::Result<ExitCode> {
+        if self.format == BenchFormat::Json {
+            let figures = self.figures.borrow();
+            let inputs = self.inputs.borrow();
+            let doc = Document {
+                format: "teebatch-bench",
+                version: 1,
+                teebatch_version: env!("CARGO_PKG_VERSION"),
+                bench: self.bench,
+                date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                command: std::env::args().collect(),
+                machine: Machine::current(),
+                tiers: crate::backend::tiers(),
+                inputs: &inputs,
+                seconds_min: self.seconds,
+                figures: &figures,
+            };
+            let text = serde_json::to_string_pretty(&doc).map_err(io::Error::other)?;
+            print_line(format_args!("{text}"));
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// A [`Figure`] of `bytes` processed per run in `secs`.
+fn figure(
+    measurement: &str,
+    tier: Option<&str>,
+    unit: &'static str,
+    bytes: u64,
+    (secs, runs): (f64, u32),
+) -> Figure {
+    Figure {
+        measurement: measurement.to_string(),
+        tier: tier.map(str::to_string),
+        mb_per_s: mb_per_s(bytes, secs),
+        unit,
+        maps_per_s: None,
+        seconds_per_run: secs,
+        runs,
+        note: None,
+    }
 }
 
 /// `println!` for the report: a closed stdout (`| head`) ends the run
 /// quietly with exit code 0 instead of a panic; any other write error ends
 /// it with code 2.
 macro_rules! out {
-    ($($arg:tt)*) => {
-        print_line(format_args!($($arg)*))
+    ($r:expr, $($arg:tt)*) => {
+        $r.line(format_args!($($arg)*))
     };
 }
 
@@ -108,17 +312,18 @@ fn load_all(paths: &[PathBuf], ext: &str) -> io::Result<Vec<(Input, Vec<u8>)>> {
 }
 
 fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
+    let r = Report::new("maps", &a);
     let files = load_all(&a.paths, "map")?;
     let min = Duration::from_secs_f64(a.seconds);
     let file_bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
     let n = files.len() as f64;
-    out!(
-        "maps: {} files, {:.2} MB ({})",
+    r.header(format!(
+        "maps: {} files, {:.2} MB",
         files.len(),
-        file_bytes as f64 / 1e6,
-        crate::backend::describe()
-    );
+        file_bytes as f64 / 1e6
+    ));
     out!(
+        r,
         "{:<44} {:>12} {:>12} {:>8}",
         "measurement",
         "maps/s",
@@ -127,21 +332,26 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
     );
     let row = |name: &str, secs: f64, bytes: u64, runs: u32| {
         out!(
+            r,
             "{:<44} {:>12.1} {:>12.1} {:>8}",
             name,
             n / secs,
             mb_per_s(bytes, secs),
             runs
         );
+        r.figure(Figure {
+            maps_per_s: Some(n / secs),
+            ..figure(name, None, "files", bytes, (secs, runs))
+        });
     };
 
     // Datafile::parse only.
-    let (s, r) = measure(min, || {
+    let (s, runs) = measure(min, || {
         for (_, b) in &files {
             std::hint::black_box(Datafile::parse(b).ok());
         }
     });
-    row("datafile parse (1 thread)", s, file_bytes, r);
+    row("datafile parse (1 thread)", s, file_bytes, runs);
 
     // The `maps index` work per file (hashes + parse + map summary), in memory.
     let opts = IndexOptions::default();
@@ -155,7 +365,7 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
     ] {
         let mut inflater = Inflater::default();
         let mut buf = Vec::new();
-        let (s, r) = measure(min, || {
+        let (s, runs) = measure(min, || {
             for (input, b) in &files {
                 let mut rec = MapRecord {
                     path: input.display_path(),
@@ -165,14 +375,14 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
                 std::hint::black_box(&rec);
             }
         });
-        row(name, s, file_bytes, r);
+        row(name, s, file_bytes, runs);
     }
 
     // End to end through the batch driver from the page cache.
     let inputs: Vec<Input> = files.iter().map(|(i, _)| i.clone()).collect();
     let jobs = crate::limits::Limits::cap_jobs(a.jobs, usize::MAX);
     for j in [1, jobs] {
-        let (s, r) = measure(min, || {
+        let (s, runs) = measure(min, || {
             run_ordered(
                 &inputs,
                 j,
@@ -188,7 +398,7 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
             &format!("maps index end to end ({j} jobs)"),
             s,
             file_bytes,
-            r,
+            runs,
         );
     }
 
@@ -205,22 +415,67 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
     let out_bytes: u64 = blocks.iter().map(|&(_, n)| n as u64).sum();
     let mut d = libdeflater::Decompressor::new();
     let mut out = vec![0u8; blocks.iter().map(|&(_, n)| n).max().unwrap_or(0)];
-    let (s, r) = measure(min, || {
+    let (s, runs) = measure(min, || {
         for &(raw, n) in &blocks {
             std::hint::black_box(d.zlib_decompress(raw, &mut out[..n]).ok());
         }
     });
     out!(
+        r,
         "{:<44} {:>12} {:>12.1} {:>8}   ({:.2} GB/s of output, {} blocks, {:.1} MB)",
         "inflate libdeflater (1 thread)",
         "-",
         mb_per_s(out_bytes, s),
-        r,
+        runs,
         out_bytes as f64 / 1e9 / s,
         blocks.len(),
         out_bytes as f64 / 1e6
     );
-    let (s, r) = measure(min, || {
+    r.figure(Figure {
+        note: Some(format!(
+            "{} blocks, {out_bytes} bytes of output",
+            blocks.len()
+        )),
+        ..figure(
+            "inflate libdeflater (1 thread)",
+            None,
+            "output",
+            out_bytes,
+            (s, runs),
+        )
+    });
+    // The CRC-32 of each block's output right after inflating it (what
+    // `--verify` adds to the inflate): crc32fast vs libdeflate's.
+    for (name, libdeflate_crc) in [
+        ("inflate + crc32fast crc32 (1 thread)", false),
+        ("inflate + libdeflate crc32 (1 thread)", true),
+    ] {
+        let (s, runs) = measure(min, || {
+            let mut a = crc32fast::Hasher::new();
+            let mut b = libdeflater::Crc::new();
+            for &(raw, n) in &blocks {
+                if d.zlib_decompress(raw, &mut out[..n]).is_ok() {
+                    if libdeflate_crc {
+                        b.update(&out[..n]);
+                    } else {
+                        a.update(&out[..n]);
+                    }
+                }
+            }
+            std::hint::black_box((a.finalize(), b.sum()));
+        });
+        out!(
+            r,
+            "{:<44} {:>12} {:>12.1} {:>8}   ({:.2} GB/s of output)",
+            name,
+            "-",
+            mb_per_s(out_bytes, s),
+            runs,
+            out_bytes as f64 / 1e9 / s
+        );
+        r.figure(figure(name, None, "output", out_bytes, (s, runs)));
+    }
+    let (s, runs) = measure(min, || {
         for &(raw, n) in &blocks {
             let mut dec = flate2::Decompress::new(true);
             std::hint::black_box(
@@ -230,14 +485,22 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
         }
     });
     out!(
+        r,
         "{:<44} {:>12} {:>12.1} {:>8}   ({:.2} GB/s of output)",
         "inflate flate2/zlib-rs (1 thread)",
         "-",
         mb_per_s(out_bytes, s),
-        r,
+        runs,
         out_bytes as f64 / 1e9 / s
     );
-    Ok(ExitCode::SUCCESS)
+    r.figure(figure(
+        "inflate flate2/zlib-rs (1 thread)",
+        None,
+        "output",
+        out_bytes,
+        (s, runs),
+    ));
+    r.finish()
 }
 
 /// The data chunk payloads of demos: (Huffman-compressed, decompressed, ints).
@@ -281,50 +544,58 @@ fn demo_payloads(files: &[(Input, Vec<u8>)]) -> Payloads {
 }
 
 fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
-    use crate::backend::Backend;
-    use crate::codec::snapshot::{checksum_with, wrapping_add_with};
+    use crate::codec::snapshot::{checksum, checksum_with, wrapping_add_with};
     use crate::codec::{huffman, varint};
+    let r = Report::new("codecs", &a);
     let files = load_all(&a.paths, "demo")?;
     let p = demo_payloads(&files);
     let min = Duration::from_secs_f64(a.seconds);
     let comp: u64 = p.compressed.iter().map(|c| c.len() as u64).sum();
     let decomp: u64 = p.decompressed.iter().map(|c| c.len() as u64).sum();
     let int_bytes: u64 = p.ints.iter().map(|c| 4 * c.len() as u64).sum();
-    out!(
-        "codecs: {} demos, {} chunk payloads: {:.2} MB Huffman-compressed, {:.2} MB decompressed, {:.2} MB of ints ({})",
+    r.header(format!(
+        "codecs: {} demos, {} chunk payloads: {:.2} MB Huffman-compressed, {:.2} MB decompressed, {:.2} MB of ints",
         files.len(),
         p.compressed.len(),
         comp as f64 / 1e6,
         decomp as f64 / 1e6,
         int_bytes as f64 / 1e6,
-        crate::backend::describe()
-    );
+    ));
     out!(
+        r,
         "{:<44} {:>8} {:>12} {:>8}",
         "kernel",
         "tier",
         "MB/s",
         "runs"
     );
-    let row = |kernel: &str, tier: Backend, bytes: u64, (secs, runs): (f64, u32)| {
+    // `kernel` names the figure and its unit ("... (MB/s of output)").
+    let row = |kernel: &str, tier: &str, unit: &'static str, bytes: u64, m: (f64, u32)| {
+        let name = format!("{kernel} (MB/s of {unit})");
         out!(
+            r,
             "{:<44} {:>8} {:>12.1} {:>8}",
-            kernel,
-            tier.name(),
-            mb_per_s(bytes, secs),
-            runs
+            name,
+            tier,
+            mb_per_s(bytes, m.0),
+            m.1
         );
+        r.figure(figure(kernel, Some(tier), unit, bytes, m));
     };
     let mut out = vec![0u8; 1 << 16];
     let mut ints = vec![0i32; 1 << 16];
     let mut warnings = Vec::new();
-    for tier in [Backend::Oracle, Backend::Scalar] {
+    let huffman_tiers: Vec<huffman::Tier> = huffman::Tier::ALL
+        .into_iter()
+        .filter(|t| t.available())
+        .collect();
+    for &tier in &huffman_tiers {
         let m = measure(min, || {
             for c in &p.compressed {
                 std::hint::black_box(huffman::decompress_with(tier, c, &mut out).ok());
             }
         });
-        row("huffman decode (MB/s of output)", tier, decomp, m);
+        row("huffman decode", tier.name(), "output", decomp, m);
     }
     // Batches of consecutive payloads, with the caps the demo decoder passes.
     let inputs: Vec<&[u8]> = p.compressed.iter().map(Vec::as_slice).collect();
@@ -333,46 +604,40 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
         let arena_len = caps.chunks(size).map(|c| c.iter().sum()).max();
         let mut arena = vec![0u8; arena_len.unwrap_or(0)];
         let mut results = vec![Ok(0); size];
-        let m = measure(min, || {
-            for (inputs, caps) in inputs.chunks(size).zip(caps.chunks(size)) {
-                let results = &mut results[..inputs.len()];
-                huffman::decompress_batch_with(Backend::Scalar, inputs, caps, &mut arena, results);
-                std::hint::black_box(results);
-            }
-        });
-        row(
-            &format!("huffman decode, batch of {size} (MB/s of output)"),
-            Backend::Scalar,
-            decomp,
-            m,
-        );
+        for &tier in &huffman_tiers[1..] {
+            let m = measure(min, || {
+                for (inputs, caps) in inputs.chunks(size).zip(caps.chunks(size)) {
+                    let results = &mut results[..inputs.len()];
+                    huffman::decompress_batch_with(tier, inputs, caps, &mut arena, results);
+                    std::hint::black_box(results);
+                }
+            });
+            let name = format!("huffman decode, batch of {size}");
+            row(&name, tier.name(), "output", decomp, m);
+        }
     }
-    for tier in Backend::ALL {
+    for tier in [Backend::Oracle, Backend::Scalar] {
         let m = measure(min, || {
             for d in &p.decompressed {
                 warnings.clear();
                 std::hint::black_box(varint::unpack_with(tier, d, &mut ints, &mut warnings).ok());
             }
         });
-        let kernel = match tier {
-            Backend::Simd => format!("varint unpack, {}", varint::simd::kernel_name()),
-            _ => "varint unpack".to_string(),
-        };
-        row(&format!("{kernel} (MB/s of input)"), tier, decomp, m);
+        row("varint unpack", tier.name(), "input", decomp, m);
     }
-    let m = measure(min, || {
-        for d in &p.decompressed {
-            warnings.clear();
-            let r = varint::simd::unpack_baseline(d, &mut ints, &mut warnings);
-            std::hint::black_box(r.ok());
+    for kernel in varint::simd::Kernel::ALL {
+        if !kernel.available() {
+            continue;
         }
-    });
-    row(
-        "varint unpack, wide (MB/s of input)",
-        Backend::Simd,
-        decomp,
-        m,
-    );
+        let m = measure(min, || {
+            for d in &p.decompressed {
+                warnings.clear();
+                let r = varint::simd::unpack_kernel(kernel, d, &mut ints, &mut warnings);
+                std::hint::black_box(r.ok());
+            }
+        });
+        row("varint unpack, simd", kernel.name(), "input", decomp, m);
+    }
     let mut packed = Vec::new();
     let m = measure(min, || {
         for i in &p.ints {
@@ -381,7 +646,7 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
             std::hint::black_box(&packed);
         }
     });
-    row("varint pack (MB/s of output)", Backend::Scalar, decomp, m);
+    row("varint pack", "scalar", "output", decomp, m);
     let mut enc = Vec::new();
     let m = measure(min, || {
         for d in &p.decompressed {
@@ -390,14 +655,31 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
             std::hint::black_box(&enc);
         }
     });
-    row("huffman encode (MB/s of input)", Backend::Scalar, decomp, m);
-    for tier in Backend::ALL {
+    row("huffman encode", "scalar", "input", decomp, m);
+    for tier in [Backend::Oracle, Backend::Scalar] {
         let m = measure(min, || {
             for i in &p.ints {
                 std::hint::black_box(checksum_with(tier, i));
             }
         });
-        row("snapshot checksum (MB/s of ints)", tier, int_bytes, m);
+        row("snapshot checksum", tier.name(), "ints", int_bytes, m);
+    }
+    for kernel in checksum::Kernel::ALL {
+        if !kernel.available() {
+            continue;
+        }
+        let m = measure(min, || {
+            for i in &p.ints {
+                std::hint::black_box(checksum::checksum_kernel(kernel, i));
+            }
+        });
+        row(
+            "snapshot checksum, simd",
+            kernel.name(),
+            "ints",
+            int_bytes,
+            m,
+        );
     }
     let mut sum = vec![0i32; 1 << 16];
     for tier in Backend::ALL {
@@ -407,10 +689,10 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
                 std::hint::black_box(&sum);
             }
         });
-        row("wrapping add old+diff (MB/s of ints)", tier, int_bytes, m);
+        row("wrapping add old+diff", tier.name(), "ints", int_bytes, m);
     }
-    snapshot_delta_rows(&files, min);
-    Ok(ExitCode::SUCCESS)
+    snapshot_delta_rows(&r, &files, min);
+    r.finish()
 }
 
 /// One demo's snapshot chunks as ints, in file order: its protocol, and
@@ -434,8 +716,7 @@ fn delta_streams(files: &[(Input, Vec<u8>)]) -> Vec<DeltaStream> {
 /// every snapshot: into a second snapshot then summed in full (what the
 /// stream did), and in place with the incremental checksum. MB/s of delta
 /// ints and ns per delta; full snapshots are parsed in both.
-fn snapshot_delta_rows(files: &[(Input, Vec<u8>)], min: Duration) {
-    use crate::backend::Backend;
+fn snapshot_delta_rows(r: &Report, files: &[(Input, Vec<u8>)], min: Duration) {
     use crate::codec::snapshot::{apply_delta_by_copy_with, apply_delta_in_place_with, Snapshot};
     let streams = delta_streams(files);
     let deltas = streams.iter().flat_map(|(_, c)| c).filter(|c| c.0);
@@ -443,14 +724,20 @@ fn snapshot_delta_rows(files: &[(Input, Vec<u8>)], min: Duration) {
     let (mut a, mut b) = (Snapshot::new(), Snapshot::new());
     let mut w = Vec::new();
     let row = |kernel: &str, tier: Backend, (secs, runs): (f64, u32)| {
+        let ns = secs * 1e9 / count.max(1) as f64;
         out!(
+            r,
             "{:<44} {:>8} {:>12.1} {:>8}   ({:.0} ns per delta, {count} deltas)",
-            kernel,
+            format!("{kernel} (MB/s of ints)"),
             tier.name(),
             mb_per_s(4 * ints, secs),
             runs,
-            secs * 1e9 / count.max(1) as f64,
+            ns,
         );
+        r.figure(Figure {
+            note: Some(format!("{ns:.0} ns per delta, {count} deltas")),
+            ..figure(kernel, Some(tier.name()), "ints", 4 * ints, (secs, runs))
+        });
     };
     for tier in Backend::ALL {
         let m = measure(min, || {
@@ -473,7 +760,7 @@ fn snapshot_delta_rows(files: &[(Input, Vec<u8>)], min: Duration) {
             }
             std::hint::black_box(sum);
         });
-        row("snapshot deltas copy+checksum (MB/s of ints)", tier, m);
+        row("snapshot deltas copy+checksum", tier, m);
         let m = measure(min, || {
             let mut sum = 0i32;
             for (p, chunks) in &streams {
@@ -497,7 +784,7 @@ fn snapshot_delta_rows(files: &[(Input, Vec<u8>)], min: Duration) {
             }
             std::hint::black_box(sum);
         });
-        row("snapshot deltas in place (MB/s of ints)", tier, m);
+        row("snapshot deltas in place", tier, m);
     }
 }
 
@@ -522,7 +809,6 @@ impl crate::demo::stream::Visitor for ChecksumSink {
 }
 
 fn bench_demos(a: BenchArgs) -> io::Result<ExitCode> {
-    use crate::backend::Backend;
     use crate::demo::stream::{segments, visit, visit_parallel, Decoder};
     use crate::demo::Demo;
     use rayon::prelude::*;
@@ -535,14 +821,15 @@ fn bench_demos(a: BenchArgs) -> io::Result<ExitCode> {
     let file_bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
     let min = Duration::from_secs_f64(a.seconds);
     let jobs = crate::limits::Limits::cap_jobs(a.jobs, usize::MAX);
-    out!(
-        "demos: {} files, {:.2} MB, {:.2} MB of chunk data ({})",
+    let r = Report::new("demos", &a);
+    r.header(format!(
+        "demos: {} files, {:.2} MB, {:.2} MB of chunk data",
         demos.len(),
         file_bytes as f64 / 1e6,
         data as f64 / 1e6,
-        crate::backend::describe()
-    );
+    ));
     out!(
+        r,
         "{:<52} {:>8} {:>14} {:>8}",
         "measurement",
         "tier",
@@ -551,12 +838,20 @@ fn bench_demos(a: BenchArgs) -> io::Result<ExitCode> {
     );
     let row = |name: &str, tier: Backend, (secs, runs): (f64, u32)| {
         out!(
+            r,
             "{:<52} {:>8} {:>14.1} {:>8}",
             name,
             tier.name(),
             mb_per_s(data, secs),
             runs
         );
+        r.figure(figure(
+            name,
+            Some(tier.name()),
+            "chunk data",
+            data,
+            (secs, runs),
+        ));
     };
     for tier in [Backend::Scalar, Backend::Simd] {
         let mut dec = Decoder::new(tier);
@@ -634,5 +929,5 @@ fn bench_demos(a: BenchArgs) -> io::Result<ExitCode> {
         Backend::Simd,
         m,
     );
-    Ok(ExitCode::SUCCESS)
+    r.finish()
 }

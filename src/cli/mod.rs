@@ -145,14 +145,22 @@ impl BatchArgs {
 /// The long `--version` text: version, SIMD features compiled in, backend.
 pub fn long_version() -> String {
     format!(
-        "{}\n{}\nkernels: huffman, varint, snapshot delta/checksum (oracle | scalar | simd)",
+        "{}\n{}\nkernels: huffman, varint, snapshot delta/checksum (oracle | scalar | simd); \
+         {} caps the x86 level (sse2 | avx2 | avx512)",
         env!("CARGO_PKG_VERSION"),
-        crate::backend::describe()
+        crate::backend::describe(),
+        crate::backend::X86_LEVEL_ENV,
     )
 }
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
+    // The kernels read the level cap once; a typo must not measure the
+    // wrong tier silently.
+    if let Err(e) = crate::backend::X86Level::cap_from_env() {
+        let _ = writeln!(io::stderr(), "teebatch: {e}");
+        return ExitCode::from(2);
+    }
     let cmd = Cli::command().long_version(long_version());
     let matches = cmd.get_matches();
     let cli = match Cli::from_arg_matches(&matches) {

@@ -39,8 +39,8 @@
 //! therefore exactly what [`fast::decompress`] gives.
 
 use super::fast::{self, fast_entry, Cursor, ENTRIES_PER_REFILL, LUT_BITS, LUT_SIZE, WINDOW};
+use super::Tier;
 use super::{oracle, HuffmanError};
-use crate::backend::Backend;
 
 /// Streams decoded at once by [`decompress_batch`].
 ///
@@ -69,21 +69,31 @@ pub fn decompress_batch(
     arena: &mut [u8],
     results: &mut [Result<usize, HuffmanError>],
 ) {
-    decompress_batch_with(Backend::Simd, inputs, caps, arena, results);
+    decompress_batch_with(Tier::chosen(), inputs, caps, arena, results);
 }
 
-/// [`decompress_batch`] with the tier chosen by `backend`: `Oracle` decodes
-/// the streams one by one with [`oracle::decompress`], `Scalar` and `Simd`
-/// interleave them.
+/// [`decompress_batch`] with the tier `tier`: [`Tier::Oracle`] decodes the
+/// streams one by one with [`oracle::decompress`], the others interleave
+/// them.
+///
+/// # Panics
+///
+/// As [`decompress_batch`], and where this CPU cannot run `tier` (see
+/// [`Tier::available`]).
 pub fn decompress_batch_with(
-    backend: Backend,
+    tier: Tier,
     inputs: &[&[u8]],
     caps: &[usize],
     arena: &mut [u8],
     results: &mut [Result<usize, HuffmanError>],
 ) {
-    match backend {
-        Backend::Oracle => {
+    assert!(
+        tier.available(),
+        "this CPU cannot run the {} Huffman tier",
+        tier.name()
+    );
+    match tier {
+        Tier::Oracle => {
             check_shapes(inputs, caps, arena, results);
             let mut rest = arena;
             for ((input, &cap), result) in inputs.iter().zip(caps).zip(results) {
@@ -92,15 +102,25 @@ pub fn decompress_batch_with(
                 rest = tail;
             }
         }
-        Backend::Scalar | Backend::Simd => {
-            decompress_batch_interleaved::<WIDTH>(inputs, caps, arena, results)
-        }
+        Tier::Portable | Tier::Bmi2 => interleaved::<WIDTH>(tier, inputs, caps, arena, results),
     }
 }
 
 /// [`decompress_batch`] with `W` (1..=8) lanes. For benchmarks.
 #[doc(hidden)]
 pub fn decompress_batch_interleaved<const W: usize>(
+    inputs: &[&[u8]],
+    caps: &[usize],
+    arena: &mut [u8],
+    results: &mut [Result<usize, HuffmanError>],
+) {
+    interleaved::<W>(Tier::Portable, inputs, caps, arena, results);
+}
+
+/// [`decompress_batch_interleaved`] with the loop compiled for `tier` (one
+/// of the fast tiers the CPU has).
+fn interleaved<const W: usize>(
+    tier: Tier,
     inputs: &[&[u8]],
     caps: &[usize],
     arena: &mut [u8],
@@ -134,6 +154,12 @@ pub fn decompress_batch_interleaved<const W: usize>(
         macro_rules! run {
             ($($n:literal)*) => {
                 match active {
+                    $(#[cfg(target_arch = "x86_64")]
+                    $n if $n <= W && tier == Tier::Bmi2 => {
+                        // SAFETY: the caller checked that this CPU has the
+                        // Bmi2 tier's features.
+                        unsafe { batch.run_bmi2::<$n>(lanes) }
+                    })*
                     $($n if $n <= W => batch.run::<$n>(lanes),)*
                     _ => unreachable!("1..=W lanes"),
                 }
@@ -301,6 +327,20 @@ impl<'a> Batch<'a, '_, '_> {
     /// ends with none left; returns that lane.
     #[inline(never)]
     fn run<const N: usize>(&mut self, lanes: &mut [Lane<'a>]) -> usize {
+        self.run_body::<N>(lanes)
+    }
+
+    /// [`Batch::run`] compiled for BMI2 (`shlx`/`shrx` shifts by a
+    /// register, no flags), for [`Tier::Bmi2`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi1,bmi2")]
+    #[inline(never)]
+    fn run_bmi2<const N: usize>(&mut self, lanes: &mut [Lane<'a>]) -> usize {
+        self.run_body::<N>(lanes)
+    }
+
+    #[inline(always)]
+    fn run_body<const N: usize>(&mut self, lanes: &mut [Lane<'a>]) -> usize {
         let Ok(lanes) = <&mut [Lane<'a>; N]>::try_from(lanes) else {
             unreachable!("N lanes")
         };

@@ -416,6 +416,23 @@ pub(super) fn lut_and_sub() -> (&'static [u64; LUT_SIZE], &'static [u64]) {
 ///
 /// Bytes of `out` after the returned length may have been overwritten.
 pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
+    decompress_body(input, out)
+}
+
+/// [`decompress`] compiled for BMI2 (`shlx`/`shrx` shifts by a register,
+/// no flags), the [`super::Tier::Bmi2`] kernel.
+///
+/// # Safety
+///
+/// The CPU must have BMI1 and BMI2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi1,bmi2")]
+pub(super) unsafe fn decompress_bmi2(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
+    decompress_body(input, out)
+}
+
+#[inline(always)]
+fn decompress_body(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
     let (lut, sub) = lut_and_sub();
     let mut cur = Cursor::default();
     // Fast loop: every bit in the buffer is a real input bit, and each

@@ -6,7 +6,8 @@
 //! Wrapping addition is associative and commutative, so any lane split gives
 //! the oracle's result bit for bit.
 
-use crate::backend::Backend;
+use crate::backend::{Backend, X86Level};
+use std::sync::OnceLock;
 use wide::i32x8;
 
 /// Reference: one int at a time.
@@ -73,13 +74,138 @@ pub fn checksum_simd(data: &[i32]) -> i32 {
         .fold(acc.reduce_add(), |s, &x| s.wrapping_add(x))
 }
 
-/// The checksum of `data` computed by the tier `backend` selects.
+/// AVX2: four `ymm` accumulators over 32-int blocks, then 8-int blocks,
+/// then the last 1 to 7 ints as one masked block (`vpmaskmovd` reads only
+/// the masked lanes).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn checksum_avx2_inner(data: &[i32]) -> i32 {
+    use core::arch::x86_64::*;
+    #[inline(always)]
+    fn load(c: &[i32; 8]) -> __m256i {
+        // SAFETY: 8 readable ints; `loadu` has no alignment requirement.
+        unsafe { _mm256_loadu_si256(c.as_ptr().cast()) }
+    }
+    let zero = _mm256_setzero_si256();
+    let (mut a0, mut a1, mut a2, mut a3) = (zero, zero, zero, zero);
+    let (blocks, rest) = data.as_chunks::<32>();
+    for b in blocks {
+        let (c, _) = b.as_chunks::<8>();
+        a0 = _mm256_add_epi32(a0, load(&c[0]));
+        a1 = _mm256_add_epi32(a1, load(&c[1]));
+        a2 = _mm256_add_epi32(a2, load(&c[2]));
+        a3 = _mm256_add_epi32(a3, load(&c[3]));
+    }
+    let (chunks, tail) = rest.as_chunks::<8>();
+    for c in chunks {
+        a0 = _mm256_add_epi32(a0, load(c));
+    }
+    if !tail.is_empty() {
+        // Lane j is read where j < tail.len().
+        let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(tail.len() as i32), lanes);
+        // SAFETY: the mask selects the `tail.len()` readable ints; masked
+        // lanes are not accessed.
+        let t = unsafe { _mm256_maskload_epi32(tail.as_ptr(), mask) };
+        a1 = _mm256_add_epi32(a1, t);
+    }
+    let acc = _mm256_add_epi32(_mm256_add_epi32(a0, a1), _mm256_add_epi32(a2, a3));
+    let half = _mm_add_epi32(
+        _mm256_castsi256_si128(acc),
+        _mm256_extracti128_si256::<1>(acc),
+    );
+    let pair = _mm_add_epi32(half, _mm_shuffle_epi32::<0b01_00_11_10>(half));
+    let one = _mm_add_epi32(pair, _mm_shuffle_epi32::<0b10_11_00_01>(pair));
+    _mm_cvtsi128_si32(one)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn checksum_avx2(data: &[i32]) -> i32 {
+    // SAFETY: this entry is only handed out for `Kernel::Avx2`, which
+    // `chosen` and `checksum_kernel` give only where the CPU has AVX2.
+    unsafe { checksum_avx2_inner(data) }
+}
+
+/// The SIMD tier's kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// 256-bit AVX2 adds.
+    Avx2,
+    /// [`checksum_simd`] (`wide`, SSE2 on x86-64).
+    Wide,
+}
+
+impl Kernel {
+    pub const ALL: [Kernel; 2] = [Kernel::Avx2, Kernel::Wide];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Avx2 => "avx2",
+            Kernel::Wide => "wide",
+        }
+    }
+
+    /// Whether this CPU can run the kernel (whatever the level cap).
+    pub fn available(self) -> bool {
+        match self {
+            Kernel::Avx2 => cfg!(target_arch = "x86_64") && X86Level::detected() >= X86Level::Avx2,
+            Kernel::Wide => true,
+        }
+    }
+
+    /// The kernel the SIMD tier runs in this process (chosen once from
+    /// [`X86Level::active`]).
+    pub fn chosen() -> Kernel {
+        chosen().0
+    }
+
+    fn entry(self) -> ChecksumFn {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => checksum_avx2,
+            _ => checksum_simd,
+        }
+    }
+}
+
+/// A checksum kernel.
+type ChecksumFn = fn(&[i32]) -> i32;
+
+fn chosen() -> (Kernel, ChecksumFn) {
+    static CHOSEN: OnceLock<(Kernel, ChecksumFn)> = OnceLock::new();
+    *CHOSEN.get_or_init(|| {
+        let k = if cfg!(target_arch = "x86_64") && X86Level::active() >= X86Level::Avx2 {
+            Kernel::Avx2
+        } else {
+            Kernel::Wide
+        };
+        (k, k.entry())
+    })
+}
+
+/// The checksum with the kernel `kernel`, whatever was chosen (for tests
+/// and benchmarks).
+///
+/// # Panics
+///
+/// Where this CPU cannot run `kernel` (see [`Kernel::available`]).
+pub fn checksum_kernel(kernel: Kernel, data: &[i32]) -> i32 {
+    assert!(
+        kernel.available(),
+        "this CPU cannot run the {} checksum kernel",
+        kernel.name()
+    );
+    (kernel.entry())(data)
+}
+
+/// The checksum of `data` computed by the tier `backend` selects (`Simd`:
+/// the kernel chosen once per process, [`Kernel::chosen`]).
 #[inline]
 pub fn checksum_with(backend: Backend, data: &[i32]) -> i32 {
     match backend {
         Backend::Oracle => checksum_oracle(data),
         Backend::Scalar => checksum_scalar(data),
-        Backend::Simd => checksum_simd(data),
+        Backend::Simd => (chosen().1)(data),
     }
 }
 
@@ -95,6 +221,23 @@ mod tests {
             assert_eq!(f(&[i32::MIN, -1]), i32::MAX);
             let v: Vec<i32> = (0..100).map(|i| i32::MAX - i).collect();
             assert_eq!(f(&v), checksum_oracle(&v));
+        }
+    }
+
+    /// Every available kernel against the oracle on every length up to 100
+    /// (every tail of the 32- and 8-int blocks).
+    #[test]
+    fn kernels_match_the_oracle_on_every_tail() {
+        let v: Vec<i32> = (0..100u32)
+            .map(|i| i.wrapping_mul(0x9e37_79b9) as i32)
+            .collect();
+        for k in Kernel::ALL.into_iter().filter(|k| k.available()) {
+            for n in 0..=v.len() {
+                for start in 0..3.min(v.len() - n + 1) {
+                    let d = &v[start..start + n];
+                    assert_eq!(checksum_kernel(k, d), checksum_oracle(d), "{k:?} len {n}");
+                }
+            }
         }
     }
 }

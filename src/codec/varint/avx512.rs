@@ -1,6 +1,6 @@
 //! The AVX-512 kernel of the SIMD tier (x86-64 with AVX-512 F, BW, VBMI,
-//! VBMI2 and BMI1/2, e.g. AMD Zen 4/5, Intel Ice Lake and later), chosen at
-//! run time by [`super::simd::unpack`].
+//! VBMI2 and BMI1/2, e.g. AMD Zen 4/5, Intel Ice Lake and later), chosen
+//! once per process by [`super::simd::Kernel::chosen`].
 //!
 //! The input is read in 64-byte windows at fixed offsets (0, 64, ...), so
 //! no load waits for the previous window's bytes. A window decodes the ints
@@ -28,29 +28,12 @@
 //! end gets a zero after an extend byte, so the exact reader reports it.
 //! Inputs under 64 bytes go to the scalar tier.
 
-use core::arch::x86_64::*;
-use std::sync::OnceLock;
-
 use super::scalar::{store_int_at, unpack_from};
 use super::{VarintError, VarintErrorKind, VarintWarning};
+use core::arch::x86_64::*;
 
 /// Bytes per window (one `zmm` register).
 const WINDOW: usize = 64;
-
-/// Whether this CPU has every feature [`unpack`] is compiled for (checked
-/// once).
-pub fn available() -> bool {
-    static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| {
-        is_x86_feature_detected!("avx512f")
-            && is_x86_feature_detected!("avx512bw")
-            && is_x86_feature_detected!("avx512vbmi")
-            && is_x86_feature_detected!("avx512vbmi2")
-            && is_x86_feature_detected!("bmi1")
-            && is_x86_feature_detected!("bmi2")
-            && is_x86_feature_detected!("popcnt")
-    })
-}
 
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2")]
 #[inline]

@@ -1,10 +1,11 @@
 //! The SIMD tier: 64-byte windows read through their extend bits.
 //!
-//! [`unpack`] picks a kernel once per call: the AVX-512 kernel (x86-64
-//! with AVX-512 VBMI2, see `avx512.rs`) where the CPU has it, else
-//! [`unpack_baseline`], which uses only what the build target guarantees
-//! (`wide`, so SSE2 on x86-64, NEON on aarch64). Both give exactly the
-//! oracle's ints, warnings and errors.
+//! [`unpack`] runs the kernel chosen once per process ([`Kernel::chosen`],
+//! from [`X86Level::active`]): the AVX-512 kernel (x86-64 with AVX-512
+//! VBMI2, see `avx512.rs`), else the baseline kernel compiled for AVX2 +
+//! BMI2, else [`unpack_baseline`], which uses only what the build target
+//! guarantees (`wide`, so SSE2 on x86-64, NEON on aarch64). All give exactly
+//! the oracle's ints, warnings and errors; [`unpack_kernel`] forces one.
 //!
 //! # The baseline kernel
 //!
@@ -53,8 +54,11 @@
 
 use wide::{i16x16, i32x16, i8x16};
 
+use std::sync::OnceLock;
+
 use super::scalar::{store_int_at, unpack_from};
 use super::{VarintError, VarintWarning};
+use crate::backend::X86Level;
 
 /// Input bytes one window covers: their extend bits form one `u64`.
 const WINDOW: usize = 64;
@@ -65,31 +69,149 @@ const OUT_WINDOW: usize = 64;
 /// window: it ends by byte 47, so the 16 bytes after it are in the window.
 const LAST_MULTI: usize = WINDOW - 16 - 5;
 
-/// The kernel [`unpack`] runs on this CPU: `"avx512"` or `"wide"` (the
-/// baseline).
-pub fn kernel_name() -> &'static str {
-    #[cfg(target_arch = "x86_64")]
-    if super::avx512::available() {
-        return "avx512";
+/// The kernels of the SIMD tier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// The AVX-512 (VBMI2) kernel (`avx512.rs`).
+    Avx512,
+    /// The baseline kernel compiled for AVX2 + BMI2 (`vpmovsxbd` widening,
+    /// `tzcnt`/`blsr` bit scans, VEX encodings).
+    Avx2,
+    /// The baseline kernel, [`unpack_baseline`]: what the build target
+    /// guarantees (`wide`, SSE2 on x86-64).
+    Wide,
+}
+
+/// A varint unpacker: [`super::unpack`]'s contract.
+pub type UnpackFn = fn(&[u8], &mut [i32], &mut Vec<VarintWarning>) -> Result<usize, VarintError>;
+
+impl Kernel {
+    /// Every kernel, widest first.
+    pub const ALL: [Kernel; 3] = [Kernel::Avx512, Kernel::Avx2, Kernel::Wide];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kernel::Avx512 => "avx512",
+            Kernel::Avx2 => "avx2",
+            Kernel::Wide => "wide",
+        }
     }
-    "wide"
+
+    /// The x86 level the kernel needs.
+    fn level(self) -> X86Level {
+        match self {
+            Kernel::Avx512 => X86Level::Avx512,
+            Kernel::Avx2 => X86Level::Avx2,
+            Kernel::Wide => X86Level::Sse2,
+        }
+    }
+
+    /// Whether this CPU can run the kernel (whatever the level cap).
+    pub fn available(self) -> bool {
+        self.level() <= X86Level::detected()
+    }
+
+    /// The kernel [`unpack`] runs in this process: the widest one within
+    /// [`X86Level::active`] (chosen once).
+    pub fn chosen() -> Kernel {
+        chosen().0
+    }
+
+    /// The kernel's entry point. Only [`Kernel::available`] kernels may be
+    /// asked for: the x86 ones run instructions the CPU may not have.
+    fn entry(self) -> UnpackFn {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unpack_avx512,
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unpack_avx2,
+            _ => unpack_baseline,
+        }
+    }
+}
+
+/// The chosen kernel and its entry point.
+fn chosen() -> (Kernel, UnpackFn) {
+    static CHOSEN: OnceLock<(Kernel, UnpackFn)> = OnceLock::new();
+    *CHOSEN.get_or_init(|| {
+        let active = X86Level::active();
+        let k = Kernel::ALL
+            .into_iter()
+            .find(|k| k.level() <= active && (cfg!(target_arch = "x86_64") || *k == Kernel::Wide))
+            .unwrap_or(Kernel::Wide);
+        (k, k.entry())
+    })
+}
+
+/// The kernel [`unpack`] runs in this process (see [`Kernel::chosen`]).
+pub fn kernel_name() -> &'static str {
+    Kernel::chosen().name()
 }
 
 /// Unpacks `input` into `out`; see [`super::unpack`] for the contract.
 ///
-/// Runs the AVX-512 kernel where the CPU has it, else [`unpack_baseline`].
+/// Runs the kernel chosen once per process ([`Kernel::chosen`]).
+#[inline]
 pub fn unpack(
     input: &[u8],
     out: &mut [i32],
     warnings: &mut Vec<VarintWarning>,
 ) -> Result<usize, VarintError> {
-    #[cfg(target_arch = "x86_64")]
-    if super::avx512::available() {
-        // SAFETY: `available` checked that this CPU has every feature
-        // `avx512::unpack` is compiled for.
-        return unsafe { super::avx512::unpack(input, out, warnings) };
-    }
-    unpack_baseline(input, out, warnings)
+    (chosen().1)(input, out, warnings)
+}
+
+/// [`unpack`] with the kernel `kernel`, whatever was chosen (for tests and
+/// benchmarks).
+///
+/// # Panics
+///
+/// Where this CPU cannot run `kernel` (see [`Kernel::available`]).
+pub fn unpack_kernel(
+    kernel: Kernel,
+    input: &[u8],
+    out: &mut [i32],
+    warnings: &mut Vec<VarintWarning>,
+) -> Result<usize, VarintError> {
+    assert!(
+        kernel.available(),
+        "this CPU cannot run the {} varint kernel",
+        kernel.name()
+    );
+    (kernel.entry())(input, out, warnings)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn unpack_avx512(
+    input: &[u8],
+    out: &mut [i32],
+    warnings: &mut Vec<VarintWarning>,
+) -> Result<usize, VarintError> {
+    // SAFETY: this entry is only handed out for `Kernel::Avx512`, whose
+    // level (checked by `chosen` and `unpack_kernel`) includes every
+    // feature `avx512::unpack` is compiled for.
+    unsafe { super::avx512::unpack(input, out, warnings) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+fn unpack_avx2_inner(
+    input: &[u8],
+    out: &mut [i32],
+    warnings: &mut Vec<VarintWarning>,
+) -> Result<usize, VarintError> {
+    let (pos, n) = windows(input, out, warnings)?;
+    unpack_from(input, out, warnings, pos, n)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn unpack_avx2(
+    input: &[u8],
+    out: &mut [i32],
+    warnings: &mut Vec<VarintWarning>,
+) -> Result<usize, VarintError> {
+    // SAFETY: this entry is only handed out for `Kernel::Avx2`, whose level
+    // (checked by `chosen` and `unpack_kernel`) has AVX2, BMI1/2, POPCNT.
+    unsafe { unpack_avx2_inner(input, out, warnings) }
 }
 
 /// [`unpack`] with the baseline kernel, whatever the CPU.

@@ -558,7 +558,7 @@ impl<'d, 'a> Stream<'d, 'a> {
         }
         let mut results = [Ok(0); BATCH_CHUNKS];
         huffman::decompress_batch_with(
-            self.dec.backend,
+            huffman::Tier::for_backend(self.dec.backend),
             &inputs[..batch],
             &rooms[..batch],
             &mut self.dec.arena,

@@ -1,0 +1,128 @@
+//! Kernel dispatch: the x86 level cap (`TEEBATCH_X86_LEVEL`) decides the
+//! kernel each family runs, `--version` says what was detected and chosen,
+//! a bad cap is refused, and `bench --format json` carries the same figures
+//! as the text table plus the machine and the tiers.
+
+use teebatch::backend::{X86Level, X86_LEVEL_ENV};
+
+fn teebatch_with_level(level: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
+        .env(X86_LEVEL_ENV, level)
+        .args(args)
+        .output()
+        .expect("run teebatch")
+}
+
+/// The kernels each family must choose at an active level.
+fn expected_kernels(active: X86Level) -> [(&'static str, &'static str); 3] {
+    match active {
+        X86Level::Sse2 => [
+            ("varint", "wide"),
+            ("huffman", "portable"),
+            ("checksum", "wide"),
+        ],
+        X86Level::Avx2 => [
+            ("varint", "avx2"),
+            ("huffman", "bmi2"),
+            ("checksum", "avx2"),
+        ],
+        X86Level::Avx512 => [
+            ("varint", "avx512"),
+            ("huffman", "bmi2"),
+            ("checksum", "avx2"),
+        ],
+    }
+}
+
+#[test]
+fn version_names_detected_level_and_each_familys_kernel() {
+    let detected = X86Level::detected();
+    for cap in X86Level::ALL {
+        let out = teebatch_with_level(cap.name(), &["--version"]);
+        assert_eq!(out.status.code(), Some(0));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let active = detected.min(cap);
+        assert!(
+            text.contains(&format!("cpu level {detected}, active {active} ")),
+            "cap {cap}: {text}"
+        );
+        for (family, kernel) in expected_kernels(active) {
+            if !cfg!(target_arch = "x86_64") {
+                break;
+            }
+            assert!(
+                text.contains(&format!("{family} {kernel}")),
+                "cap {cap}: {family} should run {kernel}: {text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_bad_level_cap_is_refused() {
+    let out = teebatch_with_level("avx3", &["--version"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(
+        err,
+        format!("teebatch: {X86_LEVEL_ENV}=avx3: not an x86 level (sse2, avx2, avx512)\n")
+    );
+}
+
+/// The rows of a `bench` text table: the lines after the two header lines.
+fn text_rows(text: &str) -> Vec<String> {
+    text.lines().skip(2).map(str::to_string).collect()
+}
+
+#[test]
+fn bench_json_has_the_tables_figures_machine_and_tiers() {
+    let level = X86Level::detected().min(X86Level::Avx2);
+    let args = ["bench", "codecs", "--seconds", "0"];
+    let text = teebatch_with_level(level.name(), &args);
+    assert_eq!(text.status.code(), Some(0));
+    let rows = text_rows(&String::from_utf8(text.stdout).unwrap());
+    let json = teebatch_with_level(level.name(), &[&args[..], &["--format", "json"]].concat());
+    assert_eq!(json.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["format"], "teebatch-bench");
+    assert_eq!(doc["bench"], "codecs");
+    assert_eq!(doc["tiers"]["active"], level.name());
+    assert_eq!(doc["tiers"]["detected"], X86Level::detected().name());
+    if cfg!(target_arch = "x86_64") {
+        for (family, kernel) in expected_kernels(level) {
+            assert_eq!(doc["tiers"][family], kernel, "{family}");
+        }
+        let features = doc["machine"]["features"].as_array().unwrap();
+        assert!(features.contains(&"sse2".into()));
+    }
+    assert!(doc["date"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(doc["command"][1], "bench");
+    let figures = doc["figures"].as_array().unwrap();
+    // Every text row is a figure, in the same order; the text names carry
+    // the unit.
+    assert_eq!(figures.len(), rows.len(), "{rows:?}");
+    for (f, row) in figures.iter().zip(&rows) {
+        let name = format!(
+            "{} (MB/s of {})",
+            f["measurement"].as_str().unwrap(),
+            f["unit"].as_str().unwrap()
+        );
+        let tier = f["tier"].as_str().unwrap();
+        let rest = row.strip_prefix(&name).map(str::split_whitespace);
+        assert_eq!(rest.and_then(|mut r| r.next()), Some(tier), "{name}: {row}");
+        assert!(f["mb_per_s"].as_f64().unwrap() > 0.0, "{f}");
+        assert!(f["runs"].as_u64().unwrap() >= 1, "{f}");
+    }
+    // One varint figure per SIMD kernel this CPU can run.
+    let varint_kernels: Vec<&str> = figures
+        .iter()
+        .filter(|f| f["measurement"] == "varint unpack, simd")
+        .map(|f| f["tier"].as_str().unwrap())
+        .collect();
+    let available: Vec<&str> = teebatch::codec::varint::simd::Kernel::ALL
+        .into_iter()
+        .filter(|k| k.available())
+        .map(|k| k.name())
+        .collect();
+    assert_eq!(varint_kernels, available);
+}
