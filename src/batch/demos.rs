@@ -307,13 +307,7 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
     let demo = match parsed {
         Ok(d) => d,
         Err(e) => {
-            rec.error = Some(ErrorRecord {
-                stage: Stage::Demo,
-                kind: e.kind.kind(),
-                section: e.section.to_string(),
-                offset: e.offset as u64,
-                message: e.to_string(),
-            });
+            rec.error = Some(ErrorRecord::demo(&e));
             // A map cut off by the end of the file: the header is still good.
             if let Ok(partial) = Demo::parse_truncated_map(bytes) {
                 fill_header(rec, &partial);
@@ -377,13 +371,7 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
                 }),
         );
     if let Some(e) = outcome.error {
-        rec.error = Some(ErrorRecord {
-            stage: Stage::Stream,
-            kind: e.kind.kind(),
-            section: format!("chunk {}", e.chunk),
-            offset: e.offset as u64,
-            message: e.to_string(),
-        });
+        rec.error = Some(ErrorRecord::stream(&e));
     }
     rec.chunks = Some(stats.chunks);
     rec.first_tick = stats.first_tick;

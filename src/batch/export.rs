@@ -419,13 +419,7 @@ pub fn export_input(
     let demo = match Demo::parse(&bytes) {
         Ok(d) => d,
         Err(e) => {
-            done.error = Some(ErrorRecord {
-                stage: Stage::Demo,
-                kind: e.kind.kind(),
-                section: e.section.to_string(),
-                offset: e.offset as u64,
-                message: e.to_string(),
-            });
+            done.error = Some(ErrorRecord::demo(&e));
             return done;
         }
     };
@@ -451,13 +445,7 @@ pub fn export_input(
     done.chunk_bytes = r.chunk_bytes;
     done.items_seen = r.items_seen;
     if let Some(e) = r.error {
-        done.error = Some(ErrorRecord {
-            stage: Stage::Stream,
-            kind: e.kind.kind(),
-            section: format!("chunk {}", e.chunk),
-            offset: e.offset as u64,
-            message: e.to_string(),
-        });
+        done.error = Some(ErrorRecord::stream(&e));
     }
     done
 }

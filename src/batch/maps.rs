@@ -283,13 +283,7 @@ fn add_map_summary(
         }
         Err(e) => {
             if rec.error.is_none() {
-                rec.error = Some(ErrorRecord {
-                    stage: Stage::Map,
-                    kind: e.kind.kind(),
-                    section: e.section.to_string(),
-                    offset: e.offset,
-                    message: e.to_string(),
-                });
+                rec.error = Some(ErrorRecord::map(&e));
             }
         }
     }

@@ -78,6 +78,38 @@ impl ErrorRecord {
             message: e.to_string(),
         }
     }
+
+    pub fn map(e: &crate::map::MapError) -> Self {
+        ErrorRecord {
+            stage: Stage::Map,
+            kind: e.kind.kind(),
+            section: e.section.to_string(),
+            offset: e.offset,
+            message: e.to_string(),
+        }
+    }
+
+    /// A demo container error (header, embedded map, chunk framing).
+    pub fn demo(e: &crate::demo::DemoError) -> Self {
+        ErrorRecord {
+            stage: Stage::Demo,
+            kind: e.kind.kind(),
+            section: e.section.to_string(),
+            offset: e.offset as u64,
+            message: e.to_string(),
+        }
+    }
+
+    /// The error that ended a demo stream, located by its chunk.
+    pub fn stream(e: &crate::demo::stream::StreamError) -> Self {
+        ErrorRecord {
+            stage: Stage::Stream,
+            kind: e.kind.kind(),
+            section: format!("chunk {}", e.chunk),
+            offset: e.offset as u64,
+            message: e.to_string(),
+        }
+    }
 }
 
 /// A warning, as reported in a record.

@@ -406,22 +406,6 @@ struct HeatWorker {
     failed: u64,
 }
 
-fn demo_error(
-    stage: crate::kind::Stage,
-    e: &impl std::fmt::Display,
-    kind: &'static str,
-    section: String,
-    offset: u64,
-) -> ErrorRecord {
-    ErrorRecord {
-        stage,
-        kind,
-        section,
-        offset,
-        message: e.to_string(),
-    }
-}
-
 /// The game layer size of a map, or why it has none.
 fn game_size(
     bytes: &[u8],
@@ -437,8 +421,7 @@ fn game_size(
         check_env_points: false,
         check_quads: false,
     };
-    let map =
-        Map::parse_with(&df, inflater, scratch, opts).map_err(|e| crate::render::map_error(&e))?;
+    let map = Map::parse_with(&df, inflater, scratch, opts).map_err(|e| ErrorRecord::map(&e))?;
     match map.as_ref().and_then(|m| m.game_layer()) {
         Some(g) => Ok((g.width.max(0) as u32, g.height.max(0) as u32)),
         None => Err(ErrorRecord {
@@ -477,13 +460,7 @@ fn heat_demo(
     let demo = match crate::demo::Demo::parse(&bytes) {
         Ok(d) => d,
         Err(e) => {
-            rec.error = Some(demo_error(
-                Stage::Demo,
-                &e,
-                e.kind.kind(),
-                e.section.to_string(),
-                e.offset as u64,
-            ));
+            rec.error = Some(ErrorRecord::demo(&e));
             w.failed += 1;
             return rec;
         }
@@ -556,13 +533,7 @@ fn heat_demo(
     let r = export_demo(&demo, &mut w.decoder, &mut builder, to, 4096, &mut sink);
     rec.positions = positions;
     if let Some(e) = r.error {
-        rec.error = Some(demo_error(
-            Stage::Stream,
-            &e,
-            e.kind.kind(),
-            format!("chunk {}", e.chunk),
-            e.offset as u64,
-        ));
+        rec.error = Some(ErrorRecord::stream(&e));
         w.failed += 1;
     }
     crate::limits::shrink_buffer(&mut w.buf);

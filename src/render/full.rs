@@ -190,7 +190,7 @@ pub fn draw(
                     };
                     let Some(tiles) = map
                         .load_tiles(df, li, inflater, buf)
-                        .map_err(|e| super::map_error(&e))?
+                        .map_err(|e| crate::batch::record::ErrorRecord::map(&e))?
                     else {
                         continue;
                     };

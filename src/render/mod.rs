@@ -31,7 +31,7 @@ use crate::batch::record::{ErrorRecord, WarningRecord};
 use crate::datafile::{Datafile, Inflater};
 use crate::kind::Stage;
 use crate::map::tiles::PhysicsKind;
-use crate::map::{LoadOptions, Map, MapError, TileLayer};
+use crate::map::{LoadOptions, Map, TileLayer};
 use raster::{Canvas, Cells, Rgba};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -285,17 +285,6 @@ fn render_error(kind: &'static str, message: String) -> ErrorRecord {
     }
 }
 
-/// A map error as a record.
-pub fn map_error(e: &MapError) -> ErrorRecord {
-    ErrorRecord {
-        stage: Stage::Map,
-        kind: e.kind.kind(),
-        section: e.section.to_string(),
-        offset: e.offset,
-        message: e.to_string(),
-    }
-}
-
 /// Renders the map in `bytes`. `inflater` must have been started for
 /// this file; `buf` is scratch space.
 pub fn render_map(
@@ -333,7 +322,7 @@ pub fn render_datafile(
         check_env_points: false,
         check_quads: false,
     };
-    let map = match Map::parse_with(df, inflater, buf, load).map_err(|e| map_error(&e))? {
+    let map = match Map::parse_with(df, inflater, buf, load).map_err(|e| ErrorRecord::map(&e))? {
         Some(m) => m,
         None => {
             let reason = crate::map::absent_reason(df)
@@ -386,7 +375,7 @@ fn draw_entities(
         };
         if let Some(t) = map
             .load_tiles(df, i, inflater, buf)
-            .map_err(|e| map_error(&e))?
+            .map_err(|e| ErrorRecord::map(&e))?
         {
             layers.push(t);
         }
