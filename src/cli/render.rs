@@ -175,10 +175,12 @@ pub fn write_thumbnail(
     })
 }
 
-/// Renders one input and writes its picture to `out`.
+/// Renders one input (read as `mmap` says) and writes its picture to
+/// `out`.
 pub fn render_input(
     w: &mut Worker,
     input: &Input,
+    mmap: crate::batch::MmapMode,
     opts: &RenderOptions,
     textures: &Textures,
     out: &Path,
@@ -199,7 +201,7 @@ pub fn render_input(
             inflater,
             ..
         } = w;
-        match load(input, crate::batch::MmapMode::Never, read_buf) {
+        match load(input, mmap, read_buf) {
             Ok(bytes) => {
                 rec.size = bytes.len() as u64;
                 inflater.start_file();
@@ -262,7 +264,7 @@ pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
         || Worker::new(crate::limits::Limits::default()),
         |w, i, input| {
             let path = args.out.join(format!("{}.png", names[i]));
-            render_input(w, input, &opts, &textures, &path)
+            render_input(w, input, args.batch.mmap, &opts, &textures, &path)
         },
         |_, rec: RenderRecord| {
             bar.file_done(rec.size, || rec.path.clone());
