@@ -43,16 +43,6 @@ pub struct Inflater {
     /// offset). A budget error names it: the block that used the budget,
     /// not whichever small block came last.
     largest: Option<(u64, Section, usize)>,
-    /// Since [`Inflater::record_crcs`]: the CRC-32 and length of every
-    /// whole data block inflated, by block index (empty when not
-    /// recording).
-    crcs: Vec<Option<(u32, u64)>>,
-}
-
-/// The CRC-32 (zlib's) of `bytes` with libdeflate's kernel (PCLMULQDQ or
-/// VPCLMULQDQ, chosen by libdeflate at run time).
-pub fn crc32(bytes: &[u8]) -> u32 {
-    libdeflater::crc32(bytes)
 }
 
 impl Default for Inflater {
@@ -77,35 +67,7 @@ impl Inflater {
             limits,
             used: 0,
             largest: None,
-            crcs: Vec::new(),
         }
-    }
-
-    /// Starts recording the CRC-32 of every whole block of a file of
-    /// `blocks` data blocks that [`crate::datafile::Datafile::decompress`]
-    /// or `decompress_pieces` inflates, computed while its bytes are in
-    /// cache; [`Inflater::take_crcs`] ends it.
-    pub fn record_crcs(&mut self, blocks: usize) {
-        self.crcs.clear();
-        self.crcs.resize(blocks, None);
-    }
-
-    /// Whether block `index`'s CRC-32 is wanted and not yet recorded.
-    pub fn wants_crc(&self, index: usize) -> bool {
-        matches!(self.crcs.get(index), Some(None))
-    }
-
-    /// Records block `index`'s CRC-32 and length if it is wanted.
-    pub fn put_crc(&mut self, index: usize, crc: u32, len: u64) {
-        if let Some(slot @ None) = self.crcs.get_mut(index) {
-            *slot = Some((crc, len));
-        }
-    }
-
-    /// The recorded (CRC-32, length) per block, `None` for blocks not
-    /// inflated whole; recording stops.
-    pub fn take_crcs(&mut self) -> Vec<Option<(u32, u64)>> {
-        std::mem::take(&mut self.crcs)
     }
 
     pub fn limits(&self) -> InflateLimits {

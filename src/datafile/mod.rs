@@ -37,7 +37,7 @@ mod parse;
 mod write;
 
 pub use error::{Error, ErrorKind, Section, Warning, WarningKind};
-pub use inflate::{crc32, InflateLimits, Inflater, DEFAULT_MAX_DECOMPRESSED_BYTES};
+pub use inflate::{InflateLimits, Inflater, DEFAULT_MAX_DECOMPRESSED_BYTES};
 pub use parse::{Datafile, Item, ItemType, ItemTypeId, Version, MAX_WARNINGS};
 pub use write::DatafileWriter;
 

@@ -486,23 +486,7 @@ impl<'a> Datafile<'a> {
                 inflater.inflate_exact(raw, expected, out, section, at)?
             }
         }
-        if inflater.wants_crc(index) {
-            inflater.put_crc(index, super::inflate::crc32(out), out.len() as u64);
-        }
         Ok(())
-    }
-
-    /// Charges block `index` to `inflater`'s budget as
-    /// [`Datafile::decompress`] would, without inflating it: for a block
-    /// whose bytes were already checked (its CRC-32 recorded). Only a block
-    /// that [`Datafile::decompress`] inflated may be charged this way.
-    pub fn charge_block(&self, index: usize, inflater: &mut Inflater) -> Result<(), Error> {
-        let (raw, section, at) = self.stored_block(index)?;
-        let n = match self.version {
-            Version::V3 => raw.len(),
-            Version::V4 | Version::V4Crude => self.data_size(index).unwrap_or(0),
-        };
-        inflater.charge_stored(n, section, at)
     }
 
     /// Decompresses at most the first `max` bytes of data block `index`
@@ -540,17 +524,6 @@ impl<'a> Datafile<'a> {
         mut f: impl FnMut(&[u8]),
     ) -> Result<(), Error> {
         let (raw, section, at) = self.stored_block(index)?;
-        // The block's CRC-32, piece by piece, where it is being recorded.
-        let mut crc = inflater.wants_crc(index).then_some((0u32, 0u64));
-        let mut f = |p: &[u8]| {
-            if let Some((c, n)) = &mut crc {
-                let mut running = libdeflater::Crc::with_initial(*c);
-                running.update(p);
-                *c = running.sum();
-                *n += p.len() as u64;
-            }
-            f(p)
-        };
         match self.version {
             Version::V3 => {
                 inflater.charge_stored(raw.len(), section, at)?;
@@ -563,9 +536,6 @@ impl<'a> Datafile<'a> {
                 inflater.inflate_pieces(raw, expected, piece, section, at, &mut f)?;
             }
         }
-        if let Some((c, n)) = crc {
-            inflater.put_crc(index, c, n);
-        }
         Ok(())
     }
 
@@ -574,43 +544,5 @@ impl<'a> Datafile<'a> {
         let mut v = Vec::new();
         self.decompress(index, inflater, &mut v)?;
         Ok(v)
-    }
-}
-
-#[cfg(test)]
-mod crc_tests {
-    use super::*;
-    use crate::datafile::DatafileWriter;
-
-    /// The CRC-32s the inflater records are those of the whole blocks,
-    /// whether inflated at once or piece by piece, and only while
-    /// recording.
-    #[test]
-    fn recorded_crcs_are_the_blocks_crcs() {
-        let blocks: Vec<Vec<u8>> = (0..4u32)
-            .map(|b| (0..1000 + 777 * b).map(|i| (i * 7 + b) as u8).collect())
-            .collect();
-        let mut w = DatafileWriter::new();
-        for b in &blocks {
-            w.add_data(b);
-        }
-        let bytes = w.write();
-        let df = Datafile::parse(&bytes).unwrap();
-        let mut inflater = Inflater::default();
-        let mut buf = Vec::new();
-        df.decompress(0, &mut inflater, &mut buf).unwrap();
-        assert!(inflater.take_crcs().is_empty(), "not recording");
-        inflater.record_crcs(df.num_data());
-        df.decompress(1, &mut inflater, &mut buf).unwrap();
-        df.decompress_pieces(2, 100, &mut inflater, |_| {}).unwrap();
-        let crcs = inflater.take_crcs();
-        let expected = |i: usize| Some((crc32fast::hash(&blocks[i]), blocks[i].len() as u64));
-        assert_eq!(crcs, [None, expected(1), expected(2), None]);
-        // Charging a block costs what inflating it costs.
-        let mut a = Inflater::default();
-        let mut b = Inflater::default();
-        df.decompress(3, &mut a, &mut buf).unwrap();
-        df.charge_block(3, &mut b).unwrap();
-        assert_eq!(a.used(), b.used());
     }
 }
