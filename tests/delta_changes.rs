@@ -23,7 +23,9 @@ use teebatch::demo::export::{RowBatch, Table, TableBuilder};
 use teebatch::demo::stream::{Decoder, Event, SnapshotEvent, Visitor};
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
 use teebatch::demo::Demo;
+use teebatch::map::strings::to_i32_string;
 use teebatch::synth::demo::{generate, SynthParams};
+use teebatch::synth::Rng;
 
 use crate::common;
 
@@ -286,34 +288,6 @@ fn table_work_follows_the_changed_items() {
     assert_eq!(whole.item_sizes, u64::from(n) * (ticks as u64 + 1));
 }
 
-/// A small deterministic generator (xorshift64*) for the random demo.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    /// True with probability `p` percent.
-    fn pct(&mut self, p: u64) -> bool {
-        self.next() % 100 < p
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
-/// DDNet `StrToInts` of `s` into `n` ints.
-fn str_ints(s: &str, n: usize) -> Vec<i32> {
-    let mut b = s.as_bytes().to_vec();
-    b.resize(n * 4, 0);
-    b.chunks(4)
-        .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]].map(|x| x.wrapping_add(128))))
-        .collect()
-}
-
 /// One client's state in the random demo.
 #[derive(Clone, Copy, Default)]
 struct Client {
@@ -338,7 +312,7 @@ fn random_demo(seed: u64) -> Vec<u8> {
     let names = ["", "alpha", "beta", "gamma"];
     let ddnet = uuid_to_ints(&uuid_from_name("character@netobj.ddnet.tw"));
     writer_demo(|w| {
-        let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        let mut rng = Rng::new(seed);
         let mut clients = [Client::default(); 8];
         for (i, c) in clients.iter_mut().enumerate() {
             *c = Client {
@@ -360,39 +334,39 @@ fn random_demo(seed: u64) -> Vec<u8> {
                           declared: &mut bool,
                           projectiles: &mut u16| {
                 for (i, c) in clients.iter_mut().enumerate() {
-                    if rng.pct(4) {
+                    if rng.chance(4, 100) {
                         c.info = !c.info;
                     }
-                    if rng.pct(4) {
+                    if rng.chance(4, 100) {
                         c.player = !c.player;
                     }
-                    if rng.pct(6) {
+                    if rng.chance(6, 100) {
                         c.character = !c.character;
                     }
-                    if rng.pct(3) {
-                        c.name = rng.below(names.len() as u64) as usize;
+                    if rng.chance(3, 100) {
+                        c.name = rng.modulo(names.len() as u64) as usize;
                     }
-                    if rng.pct(2) {
-                        c.cid = if rng.pct(50) {
+                    if rng.chance(2, 100) {
+                        c.cid = if rng.chance(50, 100) {
                             i as i32
                         } else {
                             (i as i32 + 1) % 8
                         };
                     }
-                    if rng.pct(5) {
-                        c.team = rng.below(3) as i32 - 1;
+                    if rng.chance(5, 100) {
+                        c.team = rng.modulo(3) as i32 - 1;
                     }
-                    if rng.pct(10) {
+                    if rng.chance(10, 100) {
                         c.score += 1;
                     }
-                    if rng.pct(60) {
+                    if rng.chance(60, 100) {
                         c.x += 3;
                     }
                 }
-                if rng.pct(3) {
+                if rng.chance(3, 100) {
                     *declared = !*declared;
                 }
-                *projectiles = rng.below(4) as u16;
+                *projectiles = rng.modulo(4) as u16;
             };
             let build = |clients: &[Client; 8], declared: bool, projectiles: u16, short: bool| {
                 let mut s = Snapshot::new();
@@ -402,13 +376,13 @@ fn random_demo(seed: u64) -> Vec<u8> {
                 for (i, c) in clients.iter().enumerate() {
                     let id = i as u16;
                     if c.info {
-                        let mut v = str_ints(names[c.name], 4);
+                        let mut v = to_i32_string(names[c.name], 4);
                         if c.name == 0 {
                             v = vec![0; 4];
                         }
-                        v.extend(str_ints("clan", 3));
+                        v.extend(to_i32_string("clan", 3));
                         v.push(276);
-                        v.extend(str_ints("default", 6));
+                        v.extend(to_i32_string("default", 6));
                         v.extend([0, 0, 0]);
                         s.push(item_key(11, id), &v).unwrap();
                     }
@@ -435,10 +409,10 @@ fn random_demo(seed: u64) -> Vec<u8> {
                 s
             };
             mutate(&mut rng, &mut clients, &mut declared, &mut projectiles);
-            if step % 50 == 0 || rng.pct(2) {
+            if step % 50 == 0 || rng.chance(2, 100) {
                 // A keyframe, sometimes with a short character replayed by
                 // tick markers alone.
-                let short = rng.pct(40) && clients[2].character;
+                let short = rng.chance(40, 100) && clients[2].character;
                 w.tick(tick, true).unwrap();
                 w.full_snapshot(&build(&clients, declared, projectiles, short))
                     .unwrap();
@@ -456,12 +430,12 @@ fn random_demo(seed: u64) -> Vec<u8> {
                 continue;
             }
             w.tick(tick, false).unwrap();
-            if rng.pct(10) {
+            if rng.chance(10, 100) {
                 continue;
             }
             w.delta_snapshot(&build(&clients, declared, projectiles, false), false)
                 .unwrap();
-            if rng.pct(10) {
+            if rng.chance(10, 100) {
                 mutate(&mut rng, &mut clients, &mut declared, &mut projectiles);
                 w.delta_snapshot(&build(&clients, declared, projectiles, false), false)
                     .unwrap();
