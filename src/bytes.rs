@@ -73,6 +73,72 @@ impl std::fmt::Debug for LeI32s<'_> {
     }
 }
 
+/// Declares a typed view over a run of little-endian `i32` fields (a file
+/// header, a table entry, an item), read by name instead of by position, in
+/// the manner of the `object` crate's header structs.
+///
+/// Each field `name: INDEX = i` gets the constant `INDEX` (its position) and
+/// an accessor `name()` returning the int, or the field's default (0 unless
+/// written `= i or D`) when the run is too short to hold it. `get(i)` reads
+/// any position, named or not, and `offset_of(i)` gives the file offset of
+/// int `i`, for errors and warnings.
+macro_rules! int_view {
+    (
+        $(#[$meta:meta])*
+        $vis:vis struct $name:ident {
+            $(
+                $(#[$fmeta:meta])*
+                $field:ident: $index:ident = $i:literal $(or $default:literal)?,
+            )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug)]
+        $vis struct $name<'a> {
+            ints: $crate::bytes::LeI32s<'a>,
+            base: usize,
+        }
+
+        #[allow(dead_code)]
+        impl<'a> $name<'a> {
+            $(pub const $index: usize = $i;)*
+
+            /// The view of `ints`, whose first int is at byte `base` of the file.
+            pub fn new(ints: $crate::bytes::LeI32s<'a>, base: usize) -> Self {
+                $name { ints, base }
+            }
+            /// Number of ints in the run (named or not).
+            pub fn len(&self) -> usize {
+                self.ints.len()
+            }
+            pub fn is_empty(&self) -> bool {
+                self.ints.is_empty()
+            }
+            /// Int `i`, or `None` past the end.
+            pub fn get(&self, i: usize) -> Option<i32> {
+                self.ints.get(i)
+            }
+            /// File offset of int `i`.
+            pub fn offset_of(&self, i: usize) -> usize {
+                self.base + 4 * i
+            }
+            /// The ints of the run.
+            pub fn ints(&self) -> $crate::bytes::LeI32s<'a> {
+                self.ints
+            }
+            $(
+                $(#[$fmeta])*
+                pub fn $field(&self) -> i32 {
+                    self.ints.get($i).unwrap_or($crate::bytes::int_view!(@default $($default)?))
+                }
+            )*
+        }
+    };
+    (@default) => { 0 };
+    (@default $d:literal) => { $d };
+}
+pub(crate) use int_view;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,5 +155,24 @@ mod tests {
         assert_eq!(v.len(), 2);
         assert_eq!(v.to_vec(), vec![1, -1]);
         assert_eq!(v.get(2), None);
+    }
+
+    int_view! {
+        struct Pair {
+            first: FIRST = 0,
+            second: SECOND = 1 or -1,
+        }
+    }
+
+    #[test]
+    fn int_views_read_by_name_with_defaults() {
+        let b = [5, 0, 0, 0, 9, 0, 0, 0];
+        let full = Pair::new(LeI32s::new(&b), 100);
+        assert_eq!((full.first(), full.second()), (5, 9));
+        assert_eq!(full.offset_of(Pair::SECOND), 104);
+        let short = Pair::new(LeI32s::new(&b[..4]), 100);
+        assert_eq!((short.first(), short.second(), short.len()), (5, -1, 1));
+        let empty = Pair::new(LeI32s::new(&[]), 0);
+        assert_eq!((empty.first(), empty.get(Pair::FIRST)), (0, None));
     }
 }

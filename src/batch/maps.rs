@@ -4,6 +4,7 @@ use super::record::{BatchStats, ErrorRecord, Stage, WarningRecord};
 use super::{load, Input, MmapMode};
 use crate::datafile::{Datafile, Inflater};
 use crate::limits::Limits;
+use crate::map::item_view::{self, ImageItem};
 use crate::map::MapStats;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -300,10 +301,11 @@ fn external_image_names(
 ) -> Vec<String> {
     let mut names = Vec::new();
     for it in df.items_of_type(crate::map::ITEM_IMAGE) {
-        if it.data.get(3).unwrap_or(0) == 0 {
+        let image = item_view::of(&it, ImageItem::new);
+        if image.external() == 0 {
             continue;
         }
-        let name = match usize::try_from(it.data.get(4).unwrap_or(-1)) {
+        let name = match usize::try_from(image.name()) {
             Err(_) => "<missing>".to_owned(),
             Ok(i) if df.decompress(i, inflater, buf).is_ok() => {
                 crate::map::strings::c_string(buf).0

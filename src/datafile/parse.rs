@@ -2,7 +2,7 @@
 
 use super::error::{Error, ErrorKind, Section, Warning, WarningKind};
 use super::inflate::Inflater;
-use crate::bytes::{le_i32, LeI32s};
+use crate::bytes::{int_view, le_i32, LeI32s};
 use crate::warn::{Warn, Warnings};
 
 /// Size of the version header plus header.
@@ -65,6 +65,14 @@ pub struct Item<'a> {
     pub offset: usize,
 }
 
+impl Item<'_> {
+    /// Byte offset of the item's first data int in the file (after its
+    /// 8-byte header).
+    pub fn data_offset(&self) -> usize {
+        self.offset + 8
+    }
+}
+
 /// A parsed, validated datafile borrowing its bytes.
 #[derive(Clone, Debug)]
 pub struct Datafile<'a> {
@@ -88,6 +96,37 @@ struct ItemSlot {
     id: u16,
     start: u32,
     len: u32,
+}
+
+int_view! {
+    /// The header after the version header: 7 ints from byte 8.
+    struct Header {
+        size: SIZE = 0,
+        swaplen: SWAPLEN = 1,
+        num_item_types: NUM_ITEM_TYPES = 2,
+        num_items: NUM_ITEMS = 3,
+        num_data: NUM_DATA = 4,
+        item_size: ITEM_SIZE = 5,
+        data_size: DATA_SIZE = 6,
+    }
+}
+
+int_view! {
+    /// An entry of the item type table (3 ints).
+    struct ItemTypeEntry {
+        type_id: TYPE_ID = 0,
+        start: START = 1,
+        num: NUM = 2,
+    }
+}
+
+int_view! {
+    /// The header of an item: type id and id packed in one int, then the
+    /// size of its data in bytes.
+    struct ItemHeader {
+        key: KEY = 0,
+        size: SIZE = 1,
+    }
 }
 
 fn count(v: i32, section: Section, offset: usize) -> Result<usize, Error> {
@@ -118,13 +157,14 @@ impl<'a> Datafile<'a> {
         if bytes.len() < HEADER_LEN {
             return Err(truncated(Section::Header, bytes.len()));
         }
-        let h = |i: usize| le_i32(bytes, 8 + 4 * i).unwrap_or_default();
-        let (size, swaplen) = (h(0), h(1));
-        let num_item_types = count(h(2), Section::Header, 16)?;
-        let num_items = count(h(3), Section::Header, 20)?;
-        let num_data = count(h(4), Section::Header, 24)?;
-        let item_size = count(h(5), Section::Header, 28)?;
-        let data_size = count(h(6), Section::Header, 32)?;
+        let h = Header::new(LeI32s::new(&bytes[8..HEADER_LEN]), 8);
+        let field = |v, i| count(v, Section::Header, h.offset_of(i));
+        let (size, swaplen) = (h.size(), h.swaplen());
+        let num_item_types = field(h.num_item_types(), Header::NUM_ITEM_TYPES)?;
+        let num_items = field(h.num_items(), Header::NUM_ITEMS)?;
+        let num_data = field(h.num_data(), Header::NUM_DATA)?;
+        let item_size = field(h.item_size(), Header::ITEM_SIZE)?;
+        let data_size = field(h.data_size(), Header::DATA_SIZE)?;
 
         // Table layout, with checked arithmetic: counts are up to 2^31 each.
         let v4 = version_number == 4;
@@ -181,7 +221,7 @@ impl<'a> Datafile<'a> {
                     &mut warnings,
                     WarningKind::HeaderSizeMismatch,
                     Section::Header,
-                    8,
+                    h.offset_of(Header::SIZE),
                 );
             }
             if swaplen as i64 != good_swaplen {
@@ -189,7 +229,7 @@ impl<'a> Datafile<'a> {
                     &mut warnings,
                     WarningKind::SwaplenMismatch,
                     Section::Header,
-                    12,
+                    h.offset_of(Header::SWAPLEN),
                 );
             }
         }
@@ -206,13 +246,11 @@ impl<'a> Datafile<'a> {
         let mut item_types = Vec::with_capacity(num_item_types);
         for i in 0..num_item_types {
             let off = types_start + 12 * i;
-            let t = le_i32(bytes, off).unwrap_or_default();
-            let start = le_i32(bytes, off + 4).unwrap_or_default();
-            let num = le_i32(bytes, off + 8).unwrap_or_default();
+            let e = ItemTypeEntry::new(LeI32s::new(&bytes[off..off + 12]), off);
             let bad = || Error::new(ErrorKind::BadItemType, Section::ItemTypes, off);
-            let type_id = u16::try_from(t).map_err(|_| bad())?;
-            let start = usize::try_from(start).map_err(|_| bad())?;
-            let num = usize::try_from(num).map_err(|_| bad())?;
+            let type_id = u16::try_from(e.type_id()).map_err(|_| bad())?;
+            let start = usize::try_from(e.start()).map_err(|_| bad())?;
+            let num = usize::try_from(e.num()).map_err(|_| bad())?;
             if start.checked_add(num).is_none_or(|end| end > num_items) {
                 return Err(bad());
             }
@@ -275,13 +313,17 @@ impl<'a> Datafile<'a> {
                 item_size
             };
             let abs = items_start + rel;
-            let key = le_i32(bytes, abs).unwrap_or_default() as u32;
-            let len = le_i32(bytes, abs + 4).unwrap_or_default();
-            let len = usize::try_from(len)
+            let header = ItemHeader::new(LeI32s::new(&bytes[abs..abs + 8]), abs);
+            let key = header.key() as u32;
+            let len = usize::try_from(header.size())
                 .ok()
                 .filter(|&l| l % 4 == 0 && rel + 8 + l <= slot_end)
                 .ok_or_else(|| {
-                    Error::new(ErrorKind::BadItemSize, Section::Item(i as u32), abs + 4)
+                    Error::new(
+                        ErrorKind::BadItemSize,
+                        Section::Item(i as u32),
+                        header.offset_of(ItemHeader::SIZE),
+                    )
                 })?;
             prev_end = rel + 8 + len;
             items.push(ItemSlot {
