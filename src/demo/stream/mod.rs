@@ -51,8 +51,9 @@
 //!
 //! [`Decoder`] owns every buffer (Huffman output, ints, message bytes, two
 //! snapshots swapped old/new) and reuses them: once warm, decoding a chunk
-//! allocates nothing. [`parallel`] splits one demo at keyframes and decodes
-//! the parts on rayon workers.
+//! allocates nothing. The stream reads chunks ahead in batches and
+//! Huffman-decodes their payloads together (`read_ahead.rs`); [`parallel`]
+//! splits one demo at keyframes and decodes the parts on rayon workers.
 
 pub mod parallel;
 pub mod stats;
@@ -62,6 +63,7 @@ pub use stats::{demo_stats, ChunkCounts, DemoStats, ItemTypeStats, StatsVisitor}
 
 mod error;
 mod event;
+mod read_ahead;
 
 use error::push_chunk_warnings;
 pub(crate) use error::snapshot_error_kind;
@@ -70,12 +72,13 @@ pub use event::{
     ChunkPos, Event, MessageEvent, Payload, SnapshotEvent, SnapshotKind, TickEvent, UnknownEvent,
     Visitor,
 };
+pub use read_ahead::huffman_room;
+use read_ahead::{Queued, BATCH_BUDGET, QUEUE_CHUNKS};
 
-use super::Chunk;
 use super::ChunkKind;
-use super::{Chunks, Demo, DemoError};
+use super::{Chunks, Demo};
 use crate::backend::Backend;
-use crate::codec::huffman::{self, HuffmanError, HuffmanErrorKind};
+use crate::codec::huffman::{HuffmanError, HuffmanErrorKind};
 use crate::codec::snapshot::{
     self, apply_delta_by_copy_with, apply_delta_in_place_tracked_with, Changes, Protocol, Snapshot,
 };
@@ -87,35 +90,6 @@ pub const MAX_PAYLOAD: usize = 64 * 1024;
 /// Most ints one payload may unpack to (64 KiB of `i32`s, DDNet's
 /// `m_aChunkData`).
 pub const MAX_INTS: usize = MAX_PAYLOAD / 4;
-/// How far ahead of the chunk reader [`Stream::touch_ahead`] loads the
-/// file (about one read-ahead batch of real chunks; 8 KiB to 128 KiB
-/// measured alike).
-const TOUCH_AHEAD: usize = 32 << 10;
-/// Data chunks whose payloads are Huffman-decoded together (see
-/// [`Stream`]'s look-ahead).
-///
-/// The batch decoder's lanes run out one by one at the end of a batch, the
-/// last one alone at a third of the speed, so bigger batches spend less of
-/// their time there. Measured as user cycles per pass over the 10 real
-/// demos / 200 generated ones (`perf stat`, best of 5): 32 chunks 13.24 M /
-/// 294 M, 64: 12.99 M / –, 128: 12.52 M / 282 M, 256: 12.41 M / 281 M.
-/// (Longest payload first within a batch did not help: 13.43 M at 32.)
-const BATCH_CHUNKS: usize = 128;
-/// A batch stops taking data chunks once their output room reaches this
-/// many bytes (the arena holds this plus one largest payload).
-const BATCH_BUDGET: usize = 512 * 1024;
-/// Most chunks (tick markers included) read ahead at once.
-const QUEUE_CHUNKS: usize = 512;
-
-/// Output room the decoder gives a payload of `len` compressed bytes: every
-/// code is at least one bit, so no stream decodes to more than `8 * len`
-/// bytes; the 64 spare bytes let the Huffman decoder's fast loop run to the
-/// end. Capped at [`MAX_PAYLOAD`]. Benchmarks and tests of the batch
-/// decoder use it to pass the same caps as the stream.
-pub fn huffman_room(len: usize) -> usize {
-    MAX_PAYLOAD.min(len.saturating_mul(8).saturating_add(64))
-}
-
 /// Default [`Decoder::max_ticks`]: one week of ticks at 50 ticks per second
 /// (50 × 3600 × 24 × 7 = 30 240 000).
 pub const DEFAULT_MAX_TICKS: u64 = 50 * 3600 * 24 * 7;
@@ -275,24 +249,6 @@ enum Step<'a> {
         bytes: usize,
         ints: usize,
     },
-}
-
-/// A chunk read ahead of the stream's position, or what ended the read.
-#[derive(Clone, Copy, Debug)]
-enum Queued<'a> {
-    /// A chunk; for a data chunk with a payload, its Huffman output starts
-    /// at `start` in the arena and `huffman` is the decoder's result.
-    Chunk {
-        chunk: Chunk<'a>,
-        start: usize,
-        huffman: Result<usize, HuffmanError>,
-    },
-    /// Chunk framing failed here.
-    Error(DemoError),
-    /// The end of the data.
-    End,
-    /// The end of the segment (the next chunk is not read ahead).
-    SegmentEnd,
 }
 
 /// A decoding pass over a demo's chunks.
@@ -499,97 +455,6 @@ impl<'d, 'a> Stream<'d, 'a> {
             };
             return self.decode_data(kind, data, pos, start, huffman);
         }
-    }
-
-    /// Reads the next chunks (up to [`QUEUE_CHUNKS`], [`BATCH_CHUNKS`] data
-    /// chunks or [`BATCH_BUDGET`] bytes of Huffman output room) and
-    /// Huffman-decodes their payloads as one batch, so that the decoder can
-    /// work on several independent streams at once. Everything else (tick
-    /// checks, varints, snapshots, warnings, errors) happens as the queue is
-    /// handed out, in file order, so the events are those of a chunk-by-chunk
-    /// pass. The queue ends with what stopped the read when that was not a
-    /// limit: a framing error, the end of the data or of the segment.
-    fn read_ahead(&mut self) {
-        self.queue.clear();
-        self.head = 0;
-        let mut inputs: [&[u8]; BATCH_CHUNKS] = [&[]; BATCH_CHUNKS];
-        let mut rooms = [0usize; BATCH_CHUNKS];
-        let mut slots = [0usize; BATCH_CHUNKS];
-        // The oracle tier reads no further than the next data chunk: the
-        // plain chunk-by-chunk pass the look-ahead is tested against.
-        let max_batch = match self.dec.backend {
-            Backend::Oracle => 1,
-            _ => BATCH_CHUNKS,
-        };
-        self.touch_ahead();
-        let mut batch = 0;
-        let mut used = 0;
-        while self.queue.len() < QUEUE_CHUNKS && batch < max_batch && used < BATCH_BUDGET {
-            if self.chunks.offset() >= self.end {
-                self.queue.push(Queued::SegmentEnd);
-                break;
-            }
-            let chunk = match self.chunks.next() {
-                None => {
-                    self.queue.push(Queued::End);
-                    break;
-                }
-                Some(Err(e)) => {
-                    self.queue.push(Queued::Error(e));
-                    break;
-                }
-                Some(Ok(c)) => c,
-            };
-            let payload = chunk.kind.payload().unwrap_or(&[]);
-            if !payload.is_empty() {
-                inputs[batch] = payload;
-                rooms[batch] = huffman_room(payload.len());
-                slots[batch] = self.queue.len();
-                batch += 1;
-            }
-            self.queue.push(Queued::Chunk {
-                chunk,
-                start: used,
-                huffman: Ok(0),
-            });
-            if !payload.is_empty() {
-                used += rooms[batch - 1];
-            }
-        }
-        let mut results = [Ok(0); BATCH_CHUNKS];
-        huffman::decompress_batch_with(
-            huffman::Tier::for_backend(self.dec.backend),
-            &inputs[..batch],
-            &rooms[..batch],
-            &mut self.dec.arena,
-            &mut results[..batch],
-        );
-        for (&slot, &result) in slots[..batch].iter().zip(&results[..batch]) {
-            if let Queued::Chunk { huffman, .. } = &mut self.queue[slot] {
-                *huffman = result;
-            }
-        }
-    }
-
-    /// Loads one byte of every cache line of the next [`TOUCH_AHEAD`]
-    /// bytes of the file not touched yet. The loads do not depend on each
-    /// other, so their cache misses overlap; otherwise each chunk header is
-    /// a miss that the next header's address waits for (chunk sizes are in
-    /// the headers), and the Huffman decoder then misses on the payloads.
-    /// User cycles per pass, best of 5 (`perf stat`, several sessions):
-    /// real demos 12.0–12.6 M → 11.9–12.1 M, 200 generated demos (106 MB,
-    /// from memory) 252–272 M → 232–233 M; `_mm_prefetch` (an `unsafe`
-    /// intrinsic) instead of loads, T0, T1 or T2, 8 to 128 KiB ahead,
-    /// measured the same.
-    fn touch_ahead(&mut self) {
-        let bytes = &self.bytes[..self.end.min(self.bytes.len())];
-        let to = (self.chunks.offset() + TOUCH_AHEAD).min(bytes.len());
-        let mut at = self.touched.max(self.chunks.offset() & !63);
-        while at < to {
-            std::hint::black_box(bytes[at]);
-            at += 64;
-        }
-        self.touched = at;
     }
 
     /// Validates a tick marker against the previous one; returns whether
