@@ -17,7 +17,7 @@ use teebatch::backend::Backend;
 use teebatch::batch::export::{plan_units, ExportOptions};
 use teebatch::batch::Input;
 use teebatch::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
-use teebatch::codec::snapshot::{item_key, Changes, Protocol, Snapshot};
+use teebatch::codec::snapshot::{item_key, v06, Changes, Protocol, Snapshot};
 use teebatch::demo::analysis::{Analysis, AnalysisVisitor, Probe, TrackerConfig};
 use teebatch::demo::export::{RowBatch, Table, TableBuilder};
 use teebatch::demo::stream::{Decoder, Event, SnapshotEvent, Visitor};
@@ -246,7 +246,7 @@ fn moving_characters(n: u16, k: u16, ticks: i32) -> Vec<u8> {
         let build = |chars: &[[i32; 22]]| {
             let mut s = Snapshot::new();
             for (id, c) in chars.iter().enumerate() {
-                s.push(item_key(9, id as u16), c).unwrap();
+                s.push(item_key(v06::CHARACTER, id as u16), c).unwrap();
             }
             s
         };
@@ -384,16 +384,19 @@ fn random_demo(seed: u64) -> Vec<u8> {
                         v.push(276);
                         v.extend(to_i32_string("default", 6));
                         v.extend([0, 0, 0]);
-                        s.push(item_key(11, id), &v).unwrap();
+                        s.push(item_key(v06::CLIENT_INFO, id), &v).unwrap();
                     }
                     if c.player {
-                        s.push(item_key(10, id), &[0, c.cid, c.team, c.score, 5])
-                            .unwrap();
+                        s.push(
+                            item_key(v06::PLAYER_INFO, id),
+                            &[0, c.cid, c.team, c.score, 5],
+                        )
+                        .unwrap();
                     }
                     if c.character {
                         let mut ch = vec![0; if short && i == 2 { 2 } else { 22 }];
                         ch[1] = c.x;
-                        s.push(item_key(9, id), &ch).unwrap();
+                        s.push(item_key(v06::CHARACTER, id), &ch).unwrap();
                         if declared && i % 3 != 1 {
                             s.push(item_key(0x7fff, id), &[c.x, 1, 2, 3, 4, 5, 6, 7, 8, 9])
                                 .unwrap();
@@ -401,10 +404,11 @@ fn random_demo(seed: u64) -> Vec<u8> {
                     }
                 }
                 for p in 0..projectiles {
-                    s.push(item_key(2, p), &[1, 2, 3, 4, 5, 6]).unwrap();
+                    s.push(item_key(v06::PROJECTILE, p), &[1, 2, 3, 4, 5, 6])
+                        .unwrap();
                 }
                 if projectiles % 2 == 1 {
-                    s.push(item_key(14, 0), &[7, 8]).unwrap();
+                    s.push(item_key(v06::EVENT_EXPLOSION, 0), &[7, 8]).unwrap();
                 }
                 s
             };

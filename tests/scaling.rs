@@ -16,7 +16,7 @@ use std::io::Cursor;
 
 use teebatch::backend::Backend;
 use teebatch::codec::snapshot::uuid::uuid_to_ints;
-use teebatch::codec::snapshot::{item_key, Protocol, Snapshot};
+use teebatch::codec::snapshot::{item_key, v06, Protocol, Snapshot};
 use teebatch::codec::varint;
 use teebatch::demo::analysis::{
     Analysis, AnalysisVisitor, AnalysisWarningKind, Probe, TrackerConfig,
@@ -25,6 +25,7 @@ use teebatch::demo::players::PlayerWarningKind;
 use teebatch::demo::stream::{visit, Decoder, StreamError, Visitor};
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
 use teebatch::demo::{ChunkKind, Demo};
+use teebatch::map::strings::to_i32_string;
 use uuid::Uuid;
 
 use crate::common;
@@ -203,8 +204,11 @@ fn many_players(n: u16) -> Vec<u8> {
     writer_demo(|w| {
         let mut s = Snapshot::new();
         for k in 0..n {
-            s.push(item_key(10, k), &[0, i32::from(256 + k), 0, 1, 2])
-                .unwrap();
+            s.push(
+                item_key(v06::PLAYER_INFO, k),
+                &[0, i32::from(256 + k), 0, 1, 2],
+            )
+            .unwrap();
         }
         w.tick(100, true).unwrap();
         w.full_snapshot(&s).unwrap();
@@ -232,13 +236,7 @@ fn players_scale_linearly() {
 /// 0.6 `obj_client_info` ints for a name (DDNet `StrToInts`), clan "",
 /// skin "default".
 fn client_info(name: &str) -> Vec<i32> {
-    let ints = |s: &str, n: usize| -> Vec<i32> {
-        let mut b = s.as_bytes().to_vec();
-        b.resize(n * 4, 0);
-        b.chunks(4)
-            .map(|c| i32::from_be_bytes([c[0], c[1], c[2], c[3]].map(|x| x.wrapping_add(128))))
-            .collect()
-    };
+    let ints = to_i32_string;
     let mut v = ints(name, 4);
     v.extend(ints("", 3));
     v.push(0);
@@ -252,9 +250,13 @@ fn renaming_player(ticks: i32) -> Vec<u8> {
     writer_demo(|w| {
         for t in 0..ticks {
             let mut s = Snapshot::new();
-            s.push(item_key(11, 0), &client_info(&format!("n{t}")))
+            s.push(
+                item_key(v06::CLIENT_INFO, 0),
+                &client_info(&format!("n{t}")),
+            )
+            .unwrap();
+            s.push(item_key(v06::PLAYER_INFO, 0), &[0, 0, t % 2, 0, 0])
                 .unwrap();
-            s.push(item_key(10, 0), &[0, 0, t % 2, 0, 0]).unwrap();
             w.record_snapshot(100 + t, &s).unwrap();
         }
     })
@@ -288,7 +290,7 @@ fn player_warnings_are_capped() {
     let d = writer_demo(|w| {
         let mut s = Snapshot::new();
         for k in 0..1000 {
-            s.push(item_key(9, k), &[1]).unwrap();
+            s.push(item_key(v06::CHARACTER, k), &[1]).unwrap();
         }
         w.tick(100, true).unwrap();
         w.full_snapshot(&s).unwrap();

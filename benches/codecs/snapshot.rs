@@ -46,17 +46,20 @@ fn game() -> Vec<Snapshot> {
         .unwrap();
     cur.push(item_key(0, 0x7ffd), &decl("gameinfo@netobj.ddnet.tw"))
         .unwrap();
-    cur.push(item_key(6, 0), &[0, 0, 0, 0, 0, 0, 1, 1]).unwrap();
+    cur.push(item_key(v06::GAME_INFO, 0), &[0, 0, 0, 0, 0, 0, 1, 1])
+        .unwrap();
     cur.push(item_key(0x7ffd, 0), &[0x1ff, 8, 9]).unwrap();
     for p in 0..PLAYERS {
         let base = p as i32 * 100;
-        cur.push(item_key(11, p), &[base; 17]).unwrap();
-        cur.push(item_key(10, p), &[1, p as i32, 0, 0, 40]).unwrap();
+        cur.push(item_key(v06::CLIENT_INFO, p), &[base; 17])
+            .unwrap();
+        cur.push(item_key(v06::PLAYER_INFO, p), &[1, p as i32, 0, 0, 40])
+            .unwrap();
         let mut ch = [0i32; 22];
         for (i, v) in ch.iter_mut().enumerate() {
             *v = base + i as i32;
         }
-        cur.push(item_key(9, p), &ch).unwrap();
+        cur.push(item_key(v06::CHARACTER, p), &ch).unwrap();
         cur.push(item_key(0x7fff, p), &[0, 0, 0, -1, -1, 0, 0, 0, 0, 0])
             .unwrap();
         cur.push(item_key(0x7ffe, p), &[0, 0]).unwrap();
@@ -102,7 +105,7 @@ fn game() -> Vec<Snapshot> {
                 1,
                 tick,
             ];
-            next.push(item_key(2, id), &d).unwrap();
+            next.push(item_key(v06::PROJECTILE, id), &d).unwrap();
         }
         snaps.push(next.clone());
         cur = next;

@@ -19,20 +19,26 @@ pub const MAX_STRING_LEN: usize = 4096;
 /// Most settings lines kept from the info item's settings block.
 pub const MAX_SETTINGS: usize = 4096;
 
-/// Decodes an I32String from `ints` (all of them; pass the field's slice).
-pub fn i32_string(ints: impl Iterator<Item = i32>) -> String {
-    let mut bytes: Vec<u8> = Vec::with_capacity(32);
-    for v in ints {
-        bytes.extend_from_slice(&v.to_be_bytes());
+/// Unpacks I32String ints (DDNet's `IntsToStr`) into `buf`, at most
+/// `buf.len() / 4` of them: each int's bytes big-endian, each minus 128; the
+/// last byte is the terminator slot and is ignored. Returns the bytes up to
+/// the first zero.
+pub fn unpack_i32_string<'b>(ints: &[i32], buf: &'b mut [u8]) -> &'b [u8] {
+    let n = 4 * ints.len().min(buf.len() / 4);
+    for (chunk, v) in buf[..n].chunks_exact_mut(4).zip(ints) {
+        chunk.copy_from_slice(&v.to_be_bytes().map(|b| b.wrapping_sub(128)));
     }
-    // The very last byte is the terminator slot.
-    bytes.pop();
-    let decoded: Vec<u8> = bytes
-        .iter()
-        .map(|b| b.wrapping_sub(128))
-        .take_while(|&b| b != 0)
-        .collect();
-    String::from_utf8_lossy(&decoded).into_owned()
+    let bytes = &buf[..n.saturating_sub(1)];
+    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    &buf[..end]
+}
+
+/// Decodes an I32String from `ints` (all of them; pass the field's slice)
+/// as lossy UTF-8.
+pub fn i32_string(ints: impl Iterator<Item = i32>) -> String {
+    let ints: Vec<i32> = ints.collect();
+    let mut buf = vec![0u8; 4 * ints.len()];
+    String::from_utf8_lossy(unpack_i32_string(&ints, &mut buf)).into_owned()
 }
 
 /// Encodes `s` as an I32String of `num_ints` ints (cut to fit), the inverse

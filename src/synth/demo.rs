@@ -56,11 +56,12 @@ use std::io::{Cursor, Seek, Write};
 
 use super::rng::Rng;
 use crate::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
-use crate::codec::snapshot::{item_key, Protocol, Snapshot};
+use crate::codec::snapshot::{item_key, v06, Protocol, Snapshot};
 use crate::codec::varint;
 use crate::demo::write::{
     DemoHeader, DemoVersion, DemoWriter, SnapshotChunk, WriteError, WriteStats,
 };
+use crate::map::strings::to_i32_string;
 
 /// Parameters of a generated demo.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -259,20 +260,6 @@ const MAX_PROJECTILES: usize = 160;
 const MAX_LASERS: usize = 64;
 const MAX_EVENTS: usize = 256;
 
-// 0.6 item types.
-const T_PROJECTILE: u16 = 2;
-const T_LASER: u16 = 3;
-const T_PICKUP: u16 = 4;
-const T_GAME_INFO: u16 = 6;
-const T_CHARACTER: u16 = 9;
-const T_PLAYER_INFO: u16 = 10;
-const T_CLIENT_INFO: u16 = 11;
-const T_EXPLOSION: u16 = 14;
-const T_SPAWN: u16 = 15;
-const T_HAMMER_HIT: u16 = 16;
-const T_DEATH: u16 = 17;
-const T_SOUND_WORLD: u16 = 19;
-const T_DAMAGE_IND: u16 = 20;
 // Extended types, numbered from the top as DDNet does.
 const T_DDNET_PLAYER: u16 = 0x7fff;
 const T_DDNET_CHARACTER: u16 = 0x7ffe;
@@ -364,18 +351,9 @@ const CHAT: [&str; 16] = [
     "gl hf",
 ];
 
-/// Appends `s` as DDNet's strings-in-ints: `n` ints, 4 bytes each, byte
-/// + 128, big-endian; the very last byte is 0.
+/// Appends `s` as DDNet's strings-in-ints (`StrToInts`) of `n` ints.
 pub(super) fn push_str_ints(out: &mut Vec<i32>, s: &str, n: usize) {
-    let b = s.as_bytes();
-    for i in 0..n {
-        let byte = |j: usize| b.get(4 * i + j).map_or(0, |&c| c as i8 as i32);
-        let v = ((byte(0) + 128) << 24)
-            | ((byte(1) + 128) << 16)
-            | ((byte(2) + 128) << 8)
-            | (byte(3) + 128);
-        out.push(if i + 1 == n { v & !0xff } else { v });
-    }
+    out.extend(to_i32_string(s, n));
 }
 
 /// Packs a message: header int, then ints and NUL-terminated strings.
@@ -587,8 +565,9 @@ impl World {
         ch.sent = [
             tick, x, GROUND_Y, 0, 0, ch.angle, 0, 0, -1, 0, 0, x, GROUND_Y, 0, 0,
         ];
-        self.events.push((T_SPAWN, [x, GROUND_Y, 0]));
-        self.events.push((T_SOUND_WORLD, [x, GROUND_Y, 17]));
+        self.events.push((v06::EVENT_SPAWN, [x, GROUND_Y, 0]));
+        self.events
+            .push((v06::EVENT_SOUND_WORLD, [x, GROUND_Y, 17]));
         if let Some(p) = self.players[slot].as_mut() {
             p.character = Some(ch);
         }
@@ -631,8 +610,8 @@ impl World {
                     let t = (tick - p.start_tick) as i64;
                     let x = p.x + (i64::from(p.vx) * t / 256) as i32;
                     let y = (p.y + (i64::from(p.vy) * t / 256) as i32).min(GROUND_Y);
-                    self.events.push((T_EXPLOSION, [x, y, 0]));
-                    self.events.push((T_SOUND_WORLD, [x, y, 26]));
+                    self.events.push((v06::EVENT_EXPLOSION, [x, y, 0]));
+                    self.events.push((v06::EVENT_SOUND_WORLD, [x, y, 26]));
                 }
                 self.projectiles.swap_remove(i);
             } else {
@@ -802,7 +781,7 @@ impl World {
             }
         }
         if took.is_some() {
-            self.events.push((T_SOUND_WORLD, [px, py, 19]));
+            self.events.push((v06::EVENT_SOUND_WORLD, [px, py, 19]));
         }
         if fire {
             self.fire(weapon, angle, px, py, tick, rng);
@@ -820,7 +799,7 @@ impl World {
                 }
             }
             self.events
-                .push((T_DAMAGE_IND, [px, py, rng.range(-804, 804)]));
+                .push((v06::EVENT_DAMAGE_INDICATOR, [px, py, rng.range(-804, 804)]));
         }
         if rng.chance(self.death_rate.0, self.death_rate.1) {
             self.kill(slot, tick, px, py, rng);
@@ -834,7 +813,7 @@ impl World {
         let dx = (256 - a * a / 512).clamp(-256, 256) as i32;
         let dy = a.clamp(-256, 256) as i32;
         let sound = [0, 1, 2, 3, 4][weapon as usize % 5];
-        self.events.push((T_SOUND_WORLD, [x, y, sound]));
+        self.events.push((v06::EVENT_SOUND_WORLD, [x, y, sound]));
         let (count, speed, life) = match weapon {
             WEAPON_GUN => (1, 2200, 2 * 50),
             WEAPON_SHOTGUN => (rng.range(3, 5), 2750, 10),
@@ -858,7 +837,7 @@ impl World {
             _ => {
                 if rng.chance(1, 3) {
                     self.events
-                        .push((T_HAMMER_HIT, [x + dx / 8, y + dy / 8, 0]));
+                        .push((v06::EVENT_HAMMERHIT, [x + dx / 8, y + dy / 8, 0]));
                 }
                 return;
             }
@@ -903,8 +882,8 @@ impl World {
             p.character = None;
             p.respawn_tick = tick + rng.range(25, 150);
         }
-        self.events.push((T_DEATH, [x, y, victim as i32]));
-        self.events.push((T_SOUND_WORLD, [x, y, 11]));
+        self.events.push((v06::EVENT_DEATH, [x, y, victim as i32]));
+        self.events.push((v06::EVENT_SOUND_WORLD, [x, y, 11]));
         self.messages.push(pack_message(
             MSG_SV_KILL_MSG,
             &[killer as i32, victim as i32, weapon, 0],
@@ -939,12 +918,12 @@ impl World {
             d.push(p.country);
             push_str_ints(d, p.skin, 6);
             d.extend_from_slice(&[p.custom_color, p.color_body, p.color_feet]);
-            self.push(snap, T_CLIENT_INFO, slot as u16);
+            self.push(snap, v06::CLIENT_INFO, slot as u16);
             let p = self.players[slot].as_ref().expect("checked above");
             let local = i32::from(slot == 0);
             let info = [local, slot as i32, 0, p.score, p.latency];
             self.data.extend_from_slice(&info);
-            self.push(snap, T_PLAYER_INFO, slot as u16);
+            self.push(snap, v06::PLAYER_INFO, slot as u16);
             if ddnet {
                 self.data.extend_from_slice(&[0, 0]);
                 self.push(snap, T_DDNET_PLAYER, slot as u16);
@@ -971,7 +950,7 @@ impl World {
             let jumps = ch.jumps_made;
             self.data.extend_from_slice(&core);
             self.data.extend_from_slice(&rest);
-            self.push(snap, T_CHARACTER, slot as u16);
+            self.push(snap, v06::CHARACTER, slot as u16);
             if ddnet {
                 // The aim, relative to the tee.
                 let target = [
@@ -988,24 +967,24 @@ impl World {
             let p = self.projectiles[i];
             self.data
                 .extend_from_slice(&[p.x, p.y, p.vx, p.vy, p.weapon, p.start_tick]);
-            self.push(snap, T_PROJECTILE, p.id);
+            self.push(snap, v06::PROJECTILE, p.id);
         }
         for i in 0..self.lasers.len() {
             let l = self.lasers[i];
             self.data
                 .extend_from_slice(&[l.x, l.y, l.from_x, l.from_y, l.start_tick]);
-            self.push(snap, T_LASER, l.id);
+            self.push(snap, v06::LASER, l.id);
         }
         for i in 0..self.pickups.len() {
             let p = self.pickups[i];
             if p.back_tick == 0 {
                 self.data.extend_from_slice(&[p.x, p.y, p.kind, p.subtype]);
-                self.push(snap, T_PICKUP, i as u16);
+                self.push(snap, v06::PICKUP, i as u16);
             }
         }
         self.data
             .extend_from_slice(&[0, 0, self.round_start, 0, 20, 0, 1, 1]);
-        self.push(snap, T_GAME_INFO, 0);
+        self.push(snap, v06::GAME_INFO, 0);
         if ddnet {
             self.data.extend_from_slice(&[0x1ff, 8, 0]);
             self.push(snap, T_GAME_INFO_EX, 0);
@@ -1013,7 +992,10 @@ impl World {
         // Events of the ticks since the last snapshot, numbered from 0.
         let events = std::mem::take(&mut self.events);
         for (n, &(type_id, d)) in events.iter().enumerate().take(MAX_EVENTS) {
-            let len = if matches!(type_id, T_DEATH | T_SOUND_WORLD | T_DAMAGE_IND) {
+            let len = if matches!(
+                type_id,
+                v06::EVENT_DEATH | v06::EVENT_SOUND_WORLD | v06::EVENT_DAMAGE_INDICATOR
+            ) {
                 3
             } else {
                 2

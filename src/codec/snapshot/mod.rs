@@ -57,7 +57,7 @@ pub use in_place::{
     apply_delta_by_copy_with, apply_delta_in_place, apply_delta_in_place_tracked_with,
     apply_delta_in_place_with,
 };
-pub use sizes::Protocol;
+pub use sizes::{v06, v07, Protocol};
 pub use uuid::{extended_types, lookup_uuid, resolve_type, ExtendedType, ItemType, KnownType};
 
 use crate::backend::Backend;

@@ -31,57 +31,94 @@ pub const NET_VERSION_06: &str = "0.6 626fce9a778df4d4";
 /// `net_version` of Teeworlds 0.7 demos.
 pub const NET_VERSION_07: &str = "0.7 802f1be60a05665f";
 
-/// (size in ints, name) of 0.6 types 1..=20.
-const TABLE_06: [(u8, &str); 20] = [
-    (10, "obj_player_input"),
-    (6, "obj_projectile"),
-    (5, "obj_laser"),
-    (4, "obj_pickup"),
-    (3, "obj_flag"),
-    (8, "obj_game_info"),
-    (4, "obj_game_data"),
-    (15, "obj_character_core"),
-    (22, "obj_character"),
-    (5, "obj_player_info"),
-    (17, "obj_client_info"),
-    (3, "obj_spectator_info"),
-    (2, "event_common"),
-    (2, "event_explosion"),
-    (2, "event_spawn"),
-    (2, "event_hammerhit"),
-    (3, "event_death"),
-    (3, "event_sound_global"),
-    (3, "event_sound_world"),
-    (3, "event_damage_indicator"),
-];
+/// Declares a protocol's ordinal item types once: the module of type id
+/// constants (e.g. `v06::CHARACTER`) and the (size in ints, name) table
+/// indexed by `type_id - 1`, which must number the types 1, 2, 3, … in order
+/// (checked when compiling).
+macro_rules! item_types {
+    (
+        $(#[$meta:meta])*
+        $module:ident, $table:ident: [
+            $($konst:ident = $id:literal: $size:literal, $name:literal;)*
+        ]
+    ) => {
+        $(#[$meta])*
+        pub mod $module {
+            $(
+                #[doc = concat!("`", $name, "`")]
+                pub const $konst: u16 = $id;
+            )*
+        }
 
-/// (size in ints, name) of 0.7 types 1..=24.
-const TABLE_07: [(u8, &str); 24] = [
-    (10, "obj_player_input"),
-    (6, "obj_projectile"),
-    (5, "obj_laser"),
-    (3, "obj_pickup"),
-    (3, "obj_flag"),
-    (3, "obj_game_data"),
-    (2, "obj_game_data_team"),
-    (4, "obj_game_data_flag"),
-    (15, "obj_character_core"),
-    (22, "obj_character"),
-    (3, "obj_player_info"),
-    (4, "obj_spectator_info"),
-    (58, "obj_de_client_info"),
-    (5, "obj_de_game_info"),
-    (32, "obj_de_tune_params"),
-    (2, "event_common"),
-    (2, "event_explosion"),
-    (2, "event_spawn"),
-    (2, "event_hammer_hit"),
-    (3, "event_death"),
-    (3, "event_sound_world"),
-    (7, "event_damage"),
-    (1, "obj_player_info_race"),
-    (3, "obj_game_data_race"),
-];
+        /// (size in ints, name) by `type_id - 1`.
+        const $table: &[(u8, &str)] = &[$(($size, $name)),*];
+
+        const _: () = {
+            let ids: &[u16] = &[$($id),*];
+            let mut i = 0;
+            while i < ids.len() {
+                assert!(ids[i] as usize == i + 1, "item types must be numbered 1, 2, 3, …");
+                i += 1;
+            }
+        };
+    };
+}
+
+item_types! {
+    /// The ordinal item type ids of 0.6 (types 1..=20).
+    v06, TABLE_06: [
+        PLAYER_INPUT = 1: 10, "obj_player_input";
+        PROJECTILE = 2: 6, "obj_projectile";
+        LASER = 3: 5, "obj_laser";
+        PICKUP = 4: 4, "obj_pickup";
+        FLAG = 5: 3, "obj_flag";
+        GAME_INFO = 6: 8, "obj_game_info";
+        GAME_DATA = 7: 4, "obj_game_data";
+        CHARACTER_CORE = 8: 15, "obj_character_core";
+        CHARACTER = 9: 22, "obj_character";
+        PLAYER_INFO = 10: 5, "obj_player_info";
+        CLIENT_INFO = 11: 17, "obj_client_info";
+        SPECTATOR_INFO = 12: 3, "obj_spectator_info";
+        EVENT_COMMON = 13: 2, "event_common";
+        EVENT_EXPLOSION = 14: 2, "event_explosion";
+        EVENT_SPAWN = 15: 2, "event_spawn";
+        EVENT_HAMMERHIT = 16: 2, "event_hammerhit";
+        EVENT_DEATH = 17: 3, "event_death";
+        EVENT_SOUND_GLOBAL = 18: 3, "event_sound_global";
+        EVENT_SOUND_WORLD = 19: 3, "event_sound_world";
+        EVENT_DAMAGE_INDICATOR = 20: 3, "event_damage_indicator";
+    ]
+}
+
+item_types! {
+    /// The ordinal item type ids of 0.7 (types 1..=24).
+    v07, TABLE_07: [
+        PLAYER_INPUT = 1: 10, "obj_player_input";
+        PROJECTILE = 2: 6, "obj_projectile";
+        LASER = 3: 5, "obj_laser";
+        PICKUP = 4: 3, "obj_pickup";
+        FLAG = 5: 3, "obj_flag";
+        GAME_DATA = 6: 3, "obj_game_data";
+        GAME_DATA_TEAM = 7: 2, "obj_game_data_team";
+        GAME_DATA_FLAG = 8: 4, "obj_game_data_flag";
+        CHARACTER_CORE = 9: 15, "obj_character_core";
+        CHARACTER = 10: 22, "obj_character";
+        PLAYER_INFO = 11: 3, "obj_player_info";
+        SPECTATOR_INFO = 12: 4, "obj_spectator_info";
+        DE_CLIENT_INFO = 13: 58, "obj_de_client_info";
+        DE_GAME_INFO = 14: 5, "obj_de_game_info";
+        DE_TUNE_PARAMS = 15: 32, "obj_de_tune_params";
+        EVENT_COMMON = 16: 2, "event_common";
+        EVENT_EXPLOSION = 17: 2, "event_explosion";
+        EVENT_SPAWN = 18: 2, "event_spawn";
+        EVENT_HAMMER_HIT = 19: 2, "event_hammer_hit";
+        EVENT_DEATH = 20: 3, "event_death";
+        EVENT_SOUND_WORLD = 21: 3, "event_sound_world";
+        EVENT_DAMAGE = 22: 7, "event_damage";
+        PLAYER_INFO_RACE = 23: 1, "obj_player_info_race";
+        GAME_DATA_RACE = 24: 3, "obj_game_data_race";
+    ]
+}
 
 /// Name of item type 0, which declares an extended (UUID) type (DDNet's
 /// `NETOBJTYPE_EX`).
@@ -107,8 +144,8 @@ impl Protocol {
 
     fn table(self) -> &'static [(u8, &'static str)] {
         match self {
-            Protocol::V06 => &TABLE_06,
-            Protocol::V07 => &TABLE_07,
+            Protocol::V06 => TABLE_06,
+            Protocol::V07 => TABLE_07,
         }
     }
 

@@ -56,15 +56,6 @@ pub use tracker::{
 };
 pub use views::{players, MessageInfo, PlayerChanges, PlayerView, PlayerViews};
 
-/// 0.6 item types.
-const V06_CHARACTER: u16 = 9;
-const V06_PLAYER_INFO: u16 = 10;
-const V06_CLIENT_INFO: u16 = 11;
-/// 0.7 item types.
-const V07_CHARACTER: u16 = 10;
-const V07_PLAYER_INFO: u16 = 11;
-const V07_DE_CLIENT_INFO: u16 = 13;
-
 /// A non-fatal oddity found while reading players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PlayerWarningKind {
@@ -101,32 +92,17 @@ pub struct PlayerWarning {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::codec::snapshot::{item_key, Protocol, Snapshot};
+    use crate::codec::snapshot::{item_key, v06, v07, Protocol, Snapshot};
     use crate::demo::message::ChatMode;
+    use crate::map::strings::to_i32_string;
     use std::collections::BTreeMap;
-
-    /// DDNet `StrToInts` for the tests.
-    fn str_to_ints<const N: usize>(s: &str) -> [i32; N] {
-        let mut bytes = vec![0u8; N * 4];
-        bytes[..s.len()].copy_from_slice(s.as_bytes());
-        let mut out = [0; N];
-        for (o, c) in out.iter_mut().zip(bytes.chunks_exact(4)) {
-            *o = i32::from_be_bytes([
-                c[0].wrapping_add(128),
-                c[1].wrapping_add(128),
-                c[2].wrapping_add(128),
-                c[3].wrapping_add(128),
-            ]);
-        }
-        out
-    }
 
     fn client_info(name: &str, clan: &str, skin: &str) -> Vec<i32> {
         let mut v = Vec::new();
-        v.extend(str_to_ints::<4>(name));
-        v.extend(str_to_ints::<3>(clan));
+        v.extend(to_i32_string(name, 4));
+        v.extend(to_i32_string(clan, 3));
         v.push(276);
-        v.extend(str_to_ints::<6>(skin));
+        v.extend(to_i32_string(skin, 6));
         v.extend([1, 65408, 65280]);
         v
     }
@@ -134,14 +110,13 @@ mod tests {
     #[test]
     fn ints_to_str_follows_ddnet() {
         assert_eq!(
-            ints_to_str(&str_to_ints::<4>("nameless tee")).as_deref(),
+            ints_to_str(&to_i32_string("nameless tee", 4)).as_deref(),
             Some("nameless tee")
         );
-        // 16 bytes: the last is forced to NUL.
-        assert_eq!(
-            ints_to_str(&str_to_ints::<4>("0123456789abcdef")).as_deref(),
-            Some("0123456789abcde")
-        );
+        // 16 bytes: the last is forced to NUL (here it holds 'f').
+        let mut full = to_i32_string("0123456789abcdef", 4);
+        full[3] |= i32::from(b'f' ^ 0x80);
+        assert_eq!(ints_to_str(&full).as_deref(), Some("0123456789abcde"));
         // All-zero ints are bytes 0x80: invalid UTF-8, empty in DDNet.
         assert_eq!(ints_to_str(&[0, 0, 0]), None);
         assert_eq!(ints_to_str(&[]).as_deref(), Some(""));
@@ -151,19 +126,21 @@ mod tests {
     fn players_06() {
         let mut s = Snapshot::new();
         s.push(
-            item_key(11, 3),
+            item_key(v06::CLIENT_INFO, 3),
             &client_info("brainless tee", "DDNet", "default"),
         )
         .unwrap();
-        s.push(item_key(10, 3), &[1, 3, 0, 42, 17]).unwrap();
+        s.push(item_key(v06::PLAYER_INFO, 3), &[1, 3, 0, 42, 17])
+            .unwrap();
         s.push(
-            item_key(9, 3),
+            item_key(v06::CHARACTER, 3),
             &[
                 0, 100, 200, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0,
             ],
         )
         .unwrap();
-        s.push(item_key(10, 5), &[0, 5, -1, 0, 0]).unwrap();
+        s.push(item_key(v06::PLAYER_INFO, 5), &[0, 5, -1, 0, 0])
+            .unwrap();
         let mut w = Vec::new();
         let v = players(&s, Protocol::V06, &BTreeMap::new(), &mut w);
         assert!(w.is_empty(), "{w:?}");
@@ -192,14 +169,14 @@ mod tests {
     #[test]
     fn short_items_warn() {
         let mut s = Snapshot::new();
-        s.push(item_key(11, 0), &[1, 2]).unwrap();
+        s.push(item_key(v06::CLIENT_INFO, 0), &[1, 2]).unwrap();
         let mut w = Vec::new();
         assert!(players(&s, Protocol::V06, &BTreeMap::new(), &mut w).is_empty());
         assert_eq!(
             w,
             [PlayerWarning {
                 kind: PlayerWarningKind::ShortItem,
-                key: item_key(11, 0)
+                key: item_key(v06::CLIENT_INFO, 0)
             }]
         );
     }
@@ -218,15 +195,18 @@ mod tests {
         for tick in 10..16 {
             let mut s = Snapshot::new();
             s.push(
-                item_key(11, 0),
+                item_key(v06::CLIENT_INFO, 0),
                 &client_info(if tick < 13 { "a" } else { "b" }, "", "x"),
             )
             .unwrap();
-            s.push(item_key(10, 0), &[0, 0, i32::from(tick >= 12), tick, 0])
-                .unwrap();
+            s.push(
+                item_key(v06::PLAYER_INFO, 0),
+                &[0, 0, i32::from(tick >= 12), tick, 0],
+            )
+            .unwrap();
             let mut ch = [0; 22];
             ch[1] = tick * 10;
-            s.push(item_key(9, 0), &ch).unwrap();
+            s.push(item_key(v06::CHARACTER, 0), &ch).unwrap();
             t.feed_snapshot(tick, &s, &mut w);
             t.feed_snapshot(tick, &s, &mut w);
         }
@@ -269,7 +249,7 @@ mod tests {
         let enter = decode(b"\x2cbar\0\x01\0\0", Protocol::V07, &mut Vec::new()).unwrap();
         t.feed_message(10, &enter);
         let mut s = Snapshot::new();
-        s.push(item_key(11, 1), &[0, 5, 30]).unwrap();
+        s.push(item_key(v07::PLAYER_INFO, 1), &[0, 5, 30]).unwrap();
         t.feed_snapshot(10, &s, &mut w);
         assert_eq!(t.current_view()[0].name.as_deref(), Some("bar"));
         assert_eq!(t.current_view()[0].team, Some(0));
@@ -308,8 +288,10 @@ mod tests {
         };
         let mut t = PlayerTracker::new(Protocol::V06, cfg);
         let mut s = Snapshot::new();
-        s.push(item_key(10, 0), &[0, 0, 0, 0, 0]).unwrap();
-        s.push(item_key(10, 1), &[0, 1, 0, 0, 0]).unwrap();
+        s.push(item_key(v06::PLAYER_INFO, 0), &[0, 0, 0, 0, 0])
+            .unwrap();
+        s.push(item_key(v06::PLAYER_INFO, 1), &[0, 1, 0, 0, 0])
+            .unwrap();
         let mut w = Vec::new();
         t.feed_snapshot(1, &s, &mut w);
         t.feed_snapshot(2, &s, &mut w);
@@ -339,8 +321,8 @@ mod tests {
                 _ => None,
             };
             let (info_type, player_type, char_type) = match protocol {
-                Protocol::V06 => (V06_CLIENT_INFO, V06_PLAYER_INFO, V06_CHARACTER),
-                Protocol::V07 => (V07_DE_CLIENT_INFO, V07_PLAYER_INFO, V07_CHARACTER),
+                Protocol::V06 => (v06::CLIENT_INFO, v06::PLAYER_INFO, v06::CHARACTER),
+                Protocol::V07 => (v07::DE_CLIENT_INFO, v07::PLAYER_INFO, v07::CHARACTER),
             };
             if let Some(strings) = strings {
                 let data = match protocol {

@@ -1,23 +1,17 @@
 //! Strings packed into snapshot ints (names, clans, skins): DDNet's
-//! `IntsToStr`, and decoding into reused buffers.
+//! `IntsToStr` ([`crate::map::strings::unpack_i32_string`], the same packing
+//! as map names), and decoding into reused buffers.
 
 use super::{PlayerWarning, PlayerWarningKind};
+use crate::map::strings::unpack_i32_string;
 
 /// Unpacks a string packed into ints the DDNet way (see the module docs).
 ///
 /// Returns `None` if the bytes are not UTF-8 (DDNet then uses "").
 pub fn ints_to_str(ints: &[i32]) -> Option<String> {
-    let mut bytes: Vec<u8> = ints
-        .iter()
-        .flat_map(|v| v.to_be_bytes())
-        .map(|b| b.wrapping_sub(128))
-        .collect();
-    if let Some(last) = bytes.last_mut() {
-        *last = 0;
-    }
-    let end = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
-    bytes.truncate(end);
-    String::from_utf8(bytes).ok()
+    let mut buf = vec![0u8; 4 * ints.len()];
+    let bytes = unpack_i32_string(ints, &mut buf);
+    std::str::from_utf8(bytes).ok().map(str::to_owned)
 }
 
 /// Sets `slot` to `text`, reusing its buffer or one from `pool`.
@@ -45,18 +39,8 @@ pub(super) fn read_str_into(
     };
     // Names, clans and skins are at most 6 ints (24 bytes).
     let mut buf = [0u8; 64];
-    let n = 4 * ints.len().min(buf.len() / 4);
-    for (chunk, v) in buf[..n].chunks_exact_mut(4).zip(ints) {
-        chunk.copy_from_slice(&v.to_be_bytes());
-    }
-    for b in &mut buf[..n] {
-        *b = b.wrapping_sub(128);
-    }
-    if n > 0 {
-        buf[n - 1] = 0;
-    }
-    let end = buf[..n].iter().position(|&b| b == 0).unwrap_or(n);
-    match std::str::from_utf8(&buf[..end]) {
+    let bytes = unpack_i32_string(ints, &mut buf);
+    match std::str::from_utf8(bytes) {
         Ok(text) => set_str(slot, text, pool),
         Err(_) => {
             warnings.push(PlayerWarning {

@@ -4,11 +4,8 @@
 use std::collections::BTreeMap;
 
 use super::strings::{read_str_into, set_opt_str, set_str};
-use super::{
-    PlayerWarning, PlayerWarningKind, V06_CHARACTER, V06_CLIENT_INFO, V06_PLAYER_INFO,
-    V07_CHARACTER, V07_DE_CLIENT_INFO, V07_PLAYER_INFO,
-};
-use crate::codec::snapshot::{item_id, item_key, item_type, Changes, Protocol, Snapshot};
+use super::{PlayerWarning, PlayerWarningKind};
+use crate::codec::snapshot::{item_id, item_key, item_type, v06, v07, Changes, Protocol, Snapshot};
 
 /// One player as one snapshot (plus, in 0.7, the client-info messages so
 /// far) shows them.
@@ -108,10 +105,10 @@ fn is_player_item(protocol: Protocol, key: u32) -> bool {
         (protocol, item_type(key)),
         (
             Protocol::V06,
-            V06_CHARACTER | V06_PLAYER_INFO | V06_CLIENT_INFO
+            v06::CHARACTER | v06::PLAYER_INFO | v06::CLIENT_INFO
         ) | (
             Protocol::V07,
-            V07_CHARACTER | V07_PLAYER_INFO | V07_DE_CLIENT_INFO
+            v07::CHARACTER | v07::PLAYER_INFO | v07::DE_CLIENT_INFO
         )
     )
 }
@@ -121,7 +118,7 @@ fn is_player_item(protocol: Protocol, key: u32) -> bool {
 fn is_character(protocol: Protocol, key: u32) -> bool {
     matches!(
         (protocol, item_type(key)),
-        (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER)
+        (Protocol::V06, v06::CHARACTER) | (Protocol::V07, v07::CHARACTER)
     )
 }
 
@@ -283,14 +280,14 @@ impl PlayerViews {
                 s
             };
             match (protocol, ty) {
-                (Protocol::V06, V06_CLIENT_INFO) => {
+                (Protocol::V06, v06::CLIENT_INFO) => {
                     if short(17, warnings) {
                         continue;
                     }
                     let at = self.entry(&mut index, id);
                     self.client_strings(at, &data[..RAW_INFO_INTS], key, warnings);
                 }
-                (Protocol::V06, V06_PLAYER_INFO) => {
+                (Protocol::V06, v06::PLAYER_INFO) => {
                     if short(5, warnings) {
                         continue;
                     }
@@ -305,7 +302,7 @@ impl PlayerViews {
                     p.score = Some(data[3]);
                     p.latency = Some(data[4]);
                 }
-                (Protocol::V07, V07_PLAYER_INFO) => {
+                (Protocol::V07, v07::PLAYER_INFO) => {
                     if short(3, warnings) {
                         continue;
                     }
@@ -314,7 +311,7 @@ impl PlayerViews {
                     p.score = Some(data[1]);
                     p.latency = Some(data[2]);
                 }
-                (Protocol::V07, V07_DE_CLIENT_INFO) => {
+                (Protocol::V07, v07::DE_CLIENT_INFO) => {
                     if short(58, warnings) {
                         continue;
                     }
@@ -324,7 +321,7 @@ impl PlayerViews {
                     p.team = Some(data[1]);
                     self.client_strings(at, &data[2..2 + RAW_INFO_INTS], key, warnings);
                 }
-                (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER) => {
+                (Protocol::V06, v06::CHARACTER) | (Protocol::V07, v07::CHARACTER) => {
                     if short(3, warnings) {
                         continue;
                     }
@@ -431,14 +428,14 @@ impl PlayerViews {
             let kept = match protocol {
                 Protocol::V06 => {
                     let ids = &self.player_info_ids;
-                    snap.get(item_key(V06_CLIENT_INFO, id)).is_some()
+                    snap.get(item_key(v06::CLIENT_INFO, id)).is_some()
                         || ids
                             .binary_search_by_key(&id, |&(item, _)| item)
                             .is_ok_and(|at| ids[at].1 == id)
                 }
                 Protocol::V07 => {
-                    snap.get(item_key(V07_PLAYER_INFO, id)).is_some()
-                        || snap.get(item_key(V07_DE_CLIENT_INFO, id)).is_some()
+                    snap.get(item_key(v07::PLAYER_INFO, id)).is_some()
+                        || snap.get(item_key(v07::DE_CLIENT_INFO, id)).is_some()
                 }
             };
             // A character still there was removed and added back.
@@ -462,10 +459,10 @@ impl PlayerViews {
                 return false;
             };
             let ok = match (protocol, ty) {
-                (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER) => {
+                (Protocol::V06, v06::CHARACTER) | (Protocol::V07, v07::CHARACTER) => {
                     data.len() >= 3 && view_of(&self.views, id).is_some()
                 }
-                (Protocol::V06, V06_PLAYER_INFO) => {
+                (Protocol::V06, v06::PLAYER_INFO) => {
                     let ids = &self.player_info_ids;
                     data.len() >= 5
                         && ids
@@ -473,7 +470,7 @@ impl PlayerViews {
                             .is_ok_and(|at| i32::from(ids[at].1) == data[1])
                         && u16::try_from(data[1]).is_ok_and(|c| view_of(&self.views, c).is_some())
                 }
-                (Protocol::V07, V07_PLAYER_INFO) => {
+                (Protocol::V07, v07::PLAYER_INFO) => {
                     data.len() >= 3 && view_of(&self.views, id).is_some()
                 }
                 _ => false,
@@ -493,12 +490,12 @@ impl PlayerViews {
             let (ty, id) = (item_type(key), item_id(key));
             let Some(data) = snap.get(key) else { continue };
             match (protocol, ty) {
-                (Protocol::V06, V06_CHARACTER) | (Protocol::V07, V07_CHARACTER) => {
+                (Protocol::V06, v06::CHARACTER) | (Protocol::V07, v07::CHARACTER) => {
                     if let Some(at) = view_of(&self.views, id) {
                         self.views[at].position = Some((data[1], data[2]));
                     }
                 }
-                (Protocol::V06, V06_PLAYER_INFO) => {
+                (Protocol::V06, v06::PLAYER_INFO) => {
                     let cid = data[1] as u16;
                     self.changed.push(cid);
                     if let Some(at) = view_of(&self.views, cid) {
@@ -509,7 +506,7 @@ impl PlayerViews {
                         p.latency = Some(data[4]);
                     }
                 }
-                (Protocol::V07, V07_PLAYER_INFO) => {
+                (Protocol::V07, v07::PLAYER_INFO) => {
                     self.changed.push(id);
                     if let Some(at) = view_of(&self.views, id) {
                         let p = &mut self.views[at];
