@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use teebatch::codec::{huffman, varint};
 use teebatch::demo::Demo;
+use teebatch::synth::Rng;
+use teebatch::test_support::decoded_payloads;
 
 /// `../shared/datasets` (or `$TEEBATCH_DATASETS`), if present.
 pub fn datasets_dir() -> Option<PathBuf> {
@@ -53,7 +55,6 @@ pub fn demo_payloads() -> Option<Corpus> {
         compressed: Vec::new(),
         decompressed: Vec::new(),
     };
-    let mut out = vec![0u8; MAX_PAYLOAD];
     for path in paths {
         let Ok(bytes) = std::fs::read(&path) else {
             continue;
@@ -61,33 +62,14 @@ pub fn demo_payloads() -> Option<Corpus> {
         let Ok(demo) = Demo::parse(&bytes) else {
             continue;
         };
-        for chunk in demo.chunks() {
-            let Ok(chunk) = chunk else { break };
-            let Some(payload) = chunk.kind.payload() else {
-                continue;
-            };
-            if let Ok(n) = huffman::decompress(payload, &mut out) {
-                corpus.compressed.push(payload.to_vec());
-                corpus.decompressed.push(out[..n].to_vec());
+        for p in decoded_payloads(&demo) {
+            if let Some(d) = p.decompressed {
+                corpus.compressed.push(p.compressed.to_vec());
+                corpus.decompressed.push(d);
             }
         }
     }
     (!corpus.compressed.is_empty()).then_some(corpus)
-}
-
-/// A small deterministic generator (xorshift64*).
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed | 1)
-    }
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
 }
 
 /// Ints shaped like snapshot deltas: 60 % zero, 25 % in -64..64, 10 % in
@@ -96,7 +78,7 @@ pub fn realistic_ints(count: usize, seed: u64) -> Vec<i32> {
     let mut rng = Rng::new(seed);
     (0..count)
         .map(|_| {
-            let r = rng.next();
+            let r = rng.next_u64();
             let v = (r >> 32) as u32;
             match r % 100 {
                 0..=59 => 0,

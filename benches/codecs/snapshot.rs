@@ -15,21 +15,8 @@ use teebatch::backend::Backend;
 use teebatch::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use teebatch::codec::snapshot::*;
 use teebatch::demo::Demo;
+use teebatch::synth::Rng;
 use teebatch::test_support::unpacked_snapshot_chunks;
-
-/// Deterministic xorshift, so every run measures the same data.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn small(&mut self, n: i32) -> i32 {
-        (self.next() % (2 * n as u64 + 1)) as i32 - n
-    }
-}
 
 const PLAYERS: u16 = 64;
 const TICKS: usize = 250;
@@ -37,7 +24,7 @@ const TICKS: usize = 250;
 /// The snapshots of a generated 0.6/DDNet game, one per tick, each in the
 /// order applying a delta to the previous one produces.
 fn game() -> Vec<Snapshot> {
-    let mut rng = Rng(0x5eed_1234_abcd_ef01);
+    let mut rng = Rng::new(0x5eed_1234_abcd_ef01);
     let mut cur = Snapshot::new();
     let decl = |name: &str| uuid_to_ints(&uuid_from_name(name));
     cur.push(item_key(0, 0x7fff), &decl("character@netobj.ddnet.tw"))
@@ -78,17 +65,17 @@ fn game() -> Vec<Snapshot> {
             match t {
                 9 => {
                     d[0] = tick; // core tick
-                    d[1] += rng.small(8); // x
-                    d[2] += rng.small(8); // y
-                    d[3] = rng.small(500); // vel x
-                    d[4] = rng.small(500); // vel y
-                    d[5] = rng.small(1000); // angle
-                    if rng.next().is_multiple_of(8) {
-                        d[9] = rng.small(3); // hook state
+                    d[1] += rng.range(-8, 8); // x
+                    d[2] += rng.range(-8, 8); // y
+                    d[3] = rng.range(-500, 500); // vel x
+                    d[4] = rng.range(-500, 500); // vel y
+                    d[5] = rng.range(-1000, 1000); // angle
+                    if rng.next_u64().is_multiple_of(8) {
+                        d[9] = rng.range(-3, 3); // hook state
                     }
                 }
-                10 if rng.next().is_multiple_of(50) => d[4] = 20 + rng.small(20), // latency
-                0x7fff if rng.next().is_multiple_of(10) => d[0] ^= 1,             // flags
+                10 if rng.next_u64().is_multiple_of(50) => d[4] = 20 + rng.range(-20, 20), // latency
+                0x7fff if rng.next_u64().is_multiple_of(10) => d[0] ^= 1,                  // flags
                 6 | 0x7ffd => {}
                 _ => {}
             }
@@ -98,10 +85,10 @@ fn game() -> Vec<Snapshot> {
             let id = next_proj;
             next_proj = next_proj.wrapping_add(1);
             let d = [
-                rng.small(5000),
-                rng.small(5000),
-                rng.small(100),
-                rng.small(100),
+                rng.range(-5000, 5000),
+                rng.range(-5000, 5000),
+                rng.range(-100, 100),
+                rng.range(-100, 100),
                 1,
                 tick,
             ];
@@ -159,8 +146,8 @@ fn to_libtw2(s: &Snapshot) -> RawSnap {
 }
 
 fn random_ints(n: usize, seed: u64) -> Vec<i32> {
-    let mut rng = Rng(seed);
-    (0..n).map(|_| rng.next() as i32).collect()
+    let mut rng = Rng::new(seed);
+    (0..n).map(|_| rng.next_u64() as i32).collect()
 }
 
 /// Applies every delta in turn (ping-pong between two reused snapshots),

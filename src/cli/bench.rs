@@ -511,33 +511,21 @@ struct Payloads {
 }
 
 fn demo_payloads(files: &[(Input, Vec<u8>)]) -> Payloads {
-    use crate::codec::{huffman, varint};
     let mut p = Payloads {
         compressed: Vec::new(),
         decompressed: Vec::new(),
         ints: Vec::new(),
     };
-    let mut out = vec![0u8; 1 << 16];
-    let mut ints = vec![0i32; 1 << 16];
-    let mut warnings = Vec::new();
     for (_, bytes) in files {
         let Ok(demo) = crate::demo::Demo::parse(bytes) else {
             continue;
         };
-        for chunk in demo.chunks() {
-            let Ok(chunk) = chunk else { break };
-            let Some(payload) = chunk.kind.payload() else {
-                continue;
-            };
-            let Ok(n) = huffman::decompress(payload, &mut out) else {
-                continue;
-            };
-            let Ok(k) = varint::unpack(&out[..n], &mut ints, &mut warnings) else {
-                continue;
-            };
-            p.compressed.push(payload.to_vec());
-            p.decompressed.push(out[..n].to_vec());
-            p.ints.push(ints[..k].to_vec());
+        for payload in crate::test_support::decoded_payloads(&demo) {
+            if let (Some(d), Some(i)) = (payload.decompressed, payload.ints) {
+                p.compressed.push(payload.compressed.to_vec());
+                p.decompressed.push(d);
+                p.ints.push(i);
+            }
         }
     }
     p
