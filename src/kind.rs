@@ -7,8 +7,10 @@
 //! fields, summary counts, Parquet columns): the test at the bottom holds
 //! the full list, so renaming one is a visible change.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::OnceLock;
 
 /// Which layer reported an error or warning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -97,6 +99,62 @@ impl Serialize for Stage {
 /// Defines `ALL` (every variant) and `kind()` (its stable name) for an
 /// enum of unit variants; the `match` is exhaustive, so a new variant
 /// does not compile until it has a name.
+/// Every `stage.kind` a record can carry, one per line (the golden list;
+/// lines starting with `(` are kinds that only reach records nested in
+/// another).
+const KIND_NAMES: &str = include_str!("kind_names.txt");
+
+/// An error or warning kind as counted in summaries: the stage that
+/// reported it and its name. Written `stage.kind`; ordered as those strings
+/// are (stage names, then kind names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct KindKey {
+    pub stage: Stage,
+    pub kind: &'static str,
+}
+
+impl KindKey {
+    pub fn new(stage: Stage, kind: &'static str) -> KindKey {
+        KindKey { stage, kind }
+    }
+
+    /// The key written `stage.kind`, if it is one a record can carry.
+    pub fn parse(s: &str) -> Option<KindKey> {
+        static KNOWN: OnceLock<HashMap<&'static str, KindKey>> = OnceLock::new();
+        let known = KNOWN.get_or_init(|| {
+            KIND_NAMES
+                .lines()
+                .filter_map(|line| {
+                    let (stage, kind) = line.split_once('.')?;
+                    let stage = *Stage::ALL.iter().find(|s| s.name() == stage)?;
+                    Some((line, KindKey { stage, kind }))
+                })
+                .collect()
+        });
+        known.get(s).copied()
+    }
+}
+
+impl fmt::Display for KindKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.stage, self.kind)
+    }
+}
+
+impl Serialize for KindKey {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for KindKey {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<KindKey, D::Error> {
+        let s = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        KindKey::parse(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown error or warning kind {s:?}")))
+    }
+}
+
 macro_rules! kind_names {
     ($ty:ty { $($variant:ident => $name:literal),* $(,)? }) => {
         impl $ty {
@@ -288,5 +346,25 @@ mod tests {
     /// One `stage.kind` per line; `(layer).kind` for kinds that reach a
     /// record only inside another (`stream.huffman.missing_eof`) or not at
     /// all (the demo writer's).
-    const GOLDEN: &str = include_str!("kind_names.txt");
+    const GOLDEN: &str = KIND_NAMES;
+
+    #[test]
+    fn kind_keys_order_and_read_back_as_their_strings() {
+        let mut keys: Vec<KindKey> = GOLDEN.lines().filter_map(KindKey::parse).collect();
+        assert_eq!(keys.len(), GOLDEN.lines().filter(|l| !l.starts_with('(')).count());
+        keys.sort();
+        let strings: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        let mut sorted = strings.clone();
+        sorted.sort();
+        assert_eq!(strings, sorted);
+        for k in &keys {
+            let json = serde_json::to_string(k).unwrap();
+            assert_eq!(serde_json::from_str::<KindKey>(&json).unwrap(), *k);
+        }
+        assert_eq!(KindKey::parse("map.no_such_kind"), None);
+        assert_eq!(
+            KindKey::parse("stream.huffman.missing_eof"),
+            Some(KindKey::new(Stage::Stream, "huffman.missing_eof"))
+        );
+    }
 }

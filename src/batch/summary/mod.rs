@@ -26,6 +26,7 @@ pub use shard::Shard;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use crate::kind::KindKey;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
@@ -93,8 +94,8 @@ pub struct KindStats {
     pub examples: Examples,
 }
 
-/// Error or warning kinds (`stage.kind`).
-pub type ByKind = BTreeMap<String, KindStats>;
+/// Error or warning kinds, written `stage.kind`.
+pub type ByKind = BTreeMap<KindKey, KindStats>;
 
 /// Counts one occurrence of `kind` in the file at `path`.
 /// Counts one record's outcome: its error (one file under `stage.kind`) and
@@ -108,15 +109,15 @@ pub fn add_outcome(
     warning_records: &[crate::batch::record::WarningRecord],
 ) -> bool {
     if let Some(e) = error {
-        add_kind(errors, format!("{}.{}", e.stage, e.kind), path);
+        add_kind(errors, KindKey::new(e.stage, e.kind), path);
     }
     for w in warning_records {
-        add_kind(warnings, format!("{}.{}", w.stage, w.kind), path);
+        add_kind(warnings, KindKey::new(w.stage, w.kind), path);
     }
     error.is_some()
 }
 
-pub fn add_kind(map: &mut ByKind, kind: String, path: &str) {
+pub fn add_kind(map: &mut ByKind, kind: KindKey, path: &str) {
     let k = map.entry(kind).or_default();
     k.count += 1;
     k.examples.insert(path);
