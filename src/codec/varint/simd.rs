@@ -41,9 +41,9 @@
 //! `perf stat -e cycles:u` user cycles per input byte over the 6463 chunk
 //! payloads of the 10 real demos (3.57 MB; 13 % of bytes, 7 % of ints
 //! multi-byte, in clusters), on the shared 2-core AMD EPYC (Zen 5):
-//! AVX-512 kernel 0.55, baseline 1.74 (the previous 16-byte-block design
-//! 1.99), scalar tier 2.44, oracle 5.1. In the full demo decode the varint
-//! share fell from 24 % to 9 % of the cycles (about 7.7M to 2.3M per pass).
+//! AVX-512 kernel 0.55, baseline 1.74, scalar tier 2.44, oracle 5.1 (a
+//! design over 16-byte blocks measured 1.99). In the full demo decode the
+//! varint unpacking is about 9 % of the cycles.
 //!
 //! Tried and dropped: a 16-bit-lane AVX-512 path for windows of one- and
 //! two-byte ints (13 % fewer instructions, no measurable change in

@@ -17,10 +17,9 @@ pub(super) const TOUCH_AHEAD: usize = 32 << 10;
 ///
 /// The batch decoder's lanes run out one by one at the end of a batch, the
 /// last one alone at a third of the speed, so bigger batches spend less of
-/// their time there. Measured as user cycles per pass over the 10 real
-/// demos / 200 generated ones (`perf stat`, best of 5): 32 chunks 13.24 M /
-/// 294 M, 64: 12.99 M / –, 128: 12.52 M / 282 M, 256: 12.41 M / 281 M.
-/// (Longest payload first within a batch did not help: 13.43 M at 32.)
+/// their time there; past 128 chunks a pass over the shared demos costs
+/// under 1 % fewer user cycles (`perf stat`). Ordering a batch longest
+/// payload first does not help.
 pub(super) const BATCH_CHUNKS: usize = 128;
 /// A batch stops taking data chunks once their output room reaches this
 /// many bytes (the arena holds this plus one largest payload).
@@ -131,11 +130,9 @@ impl Stream<'_, '_> {
     /// other, so their cache misses overlap; otherwise each chunk header is
     /// a miss that the next header's address waits for (chunk sizes are in
     /// the headers), and the Huffman decoder then misses on the payloads.
-    /// User cycles per pass, best of 5 (`perf stat`, several sessions):
-    /// real demos 12.0–12.6 M → 11.9–12.1 M, 200 generated demos (106 MB,
-    /// from memory) 252–272 M → 232–233 M; `_mm_prefetch` (an `unsafe`
-    /// intrinsic) instead of loads, T0, T1 or T2, 8 to 128 KiB ahead,
-    /// measured the same.
+    /// With the loads a pass over 200 generated demos takes 8–15 % fewer
+    /// user cycles (`perf stat`); `_mm_prefetch` (an `unsafe` intrinsic)
+    /// instead, with any hint from 8 to 128 KiB ahead, does no better.
     fn touch_ahead(&mut self) {
         let bytes = &self.bytes[..self.end.min(self.bytes.len())];
         let to = (self.chunks.offset() + TOUCH_AHEAD).min(bytes.len());
