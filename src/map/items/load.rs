@@ -39,6 +39,20 @@ impl Map {
         inflater: &mut Inflater,
         scratch: &mut Vec<u8>,
     ) -> Result<Option<(&Layer, &Tilemap, TileSource)>, MapError> {
+        let Some((l, tm, src)) = self.located_tiles(df, layer, inflater)? else {
+            return Ok(None);
+        };
+        df.decompress(src.data, inflater, scratch)?;
+        Ok(Some((l, tm, src)))
+    }
+
+    /// Layer `layer` if it is a tilemap, with its checked tile source.
+    fn located_tiles(
+        &self,
+        df: &Datafile<'_>,
+        layer: usize,
+        inflater: &Inflater,
+    ) -> Result<Option<(&Layer, &Tilemap, TileSource)>, MapError> {
         let Some(l) = self.layers.get(layer) else {
             return Ok(None);
         };
@@ -46,7 +60,6 @@ impl Map {
             return Ok(None);
         };
         let src = locate_tiles(df, layer, l, tm, inflater)?;
-        df.decompress(src.data, inflater, scratch)?;
         Ok(Some((l, tm, src)))
     }
 
@@ -91,13 +104,9 @@ impl Map {
         scratch: &mut Vec<u8>,
         warnings: &mut impl Warn<MapWarning>,
     ) -> Result<Option<TileHistogram>, MapError> {
-        let Some(l) = self.layers.get(layer) else {
+        let Some((l, tm, src)) = self.located_tiles(df, layer, inflater)? else {
             return Ok(None);
         };
-        let LayerKind::Tilemap(tm) = &l.kind else {
-            return Ok(None);
-        };
-        let src = locate_tiles(df, layer, l, tm, inflater)?;
         let section = MapSection::Layer(layer as u32);
         let stored = df.data_size(src.data).unwrap_or(0);
         let h = if !src.skip && stored > STREAM_TILES_BYTES {
