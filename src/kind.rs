@@ -351,7 +351,10 @@ mod tests {
     #[test]
     fn kind_keys_order_and_read_back_as_their_strings() {
         let mut keys: Vec<KindKey> = GOLDEN.lines().filter_map(KindKey::parse).collect();
-        assert_eq!(keys.len(), GOLDEN.lines().filter(|l| !l.starts_with('(')).count());
+        assert_eq!(
+            keys.len(),
+            GOLDEN.lines().filter(|l| !l.starts_with('(')).count()
+        );
         keys.sort();
         let strings: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
         let mut sorted = strings.clone();

@@ -24,9 +24,9 @@ pub use demos::DemosAggregate;
 pub use maps::MapsAggregate;
 pub use shard::Shard;
 
+use crate::kind::KindKey;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use crate::kind::KindKey;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::path::Path;
