@@ -666,3 +666,580 @@ fn stderr_digest_is_a_few_lines() {
     );
     assert!(err.contains("  top authors: ChillerDragon (20)"), "{err}");
 }
+
+/// A JSON value that keeps its object keys in document order.
+enum Ordered {
+    Obj(Vec<(String, Ordered)>),
+    Arr(Vec<Ordered>),
+    Num(serde_json::Number),
+    Str(String),
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Ordered {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Ordered;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("JSON")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Ordered, A::Error> {
+                let mut v = Vec::new();
+                while let Some(e) = m.next_entry()? {
+                    v.push(e);
+                }
+                Ok(Ordered::Obj(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut s: A,
+            ) -> Result<Ordered, A::Error> {
+                let mut v = Vec::new();
+                while let Some(e) = s.next_element()? {
+                    v.push(e);
+                }
+                Ok(Ordered::Arr(v))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Ordered, E> {
+                Ok(Ordered::Num(n.into()))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Ordered, E> {
+                Ok(Ordered::Num(n.into()))
+            }
+            fn visit_f64<E>(self, n: f64) -> Result<Ordered, E> {
+                Ok(serde_json::Number::from_f64(n).map_or(Ordered::Other, Ordered::Num))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Ordered, E> {
+                Ok(Ordered::Str(s.to_owned()))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Ordered, E> {
+                Ok(Ordered::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Ordered, E> {
+                Ok(Ordered::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Every number below `v` is a non-negative integer; every object whose
+/// keys are data (`keyed`: below a field named in `maps`) has its keys in
+/// strictly increasing byte order, and every list of strings is sorted.
+fn check_ordered(v: &Ordered, at: &str, keyed: bool, maps: &[&str]) {
+    match v {
+        Ordered::Num(n) => assert!(n.is_u64(), "{at}: {n} is not a non-negative integer"),
+        Ordered::Arr(items) => {
+            let strs: Vec<&str> = items
+                .iter()
+                .filter_map(|i| match i {
+                    Ordered::Str(s) => Some(s.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert!(strs.windows(2).all(|w| w[0] < w[1]), "{at}: {strs:?}");
+            for (i, x) in items.iter().enumerate() {
+                check_ordered(x, &format!("{at}[{i}]"), false, maps);
+            }
+        }
+        Ordered::Obj(fields) => {
+            if keyed {
+                let keys: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+                assert!(keys.windows(2).all(|w| w[0] < w[1]), "{at}: {keys:?}");
+            }
+            for (k, x) in fields {
+                let deeper = keyed && matches!(x, Ordered::Obj(_)) && maps.contains(&at);
+                let at = format!("{at}.{k}");
+                let keyed = maps.contains(&at.as_str()) || deeper;
+                check_ordered(x, &at, keyed, maps);
+            }
+        }
+        Ordered::Str(_) | Ordered::Other => {}
+    }
+}
+
+/// Outside `run`, a summary holds integers only, and every map of it
+/// (versions, tiles, names, kinds, sha256s, ...) has sorted keys and
+/// sorted path lists, so two runs over the same files write the same
+/// bytes there whatever the order files were read in.
+#[test]
+fn summary_outside_run_is_integers_with_sorted_keys() {
+    let Some(ds) = common::datasets() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let maps_keyed = [
+        ".datafile_versions",
+        ".map_version_kinds",
+        ".special_tiles",
+        ".entities",
+        ".layers",
+        ".uuid_types",
+        ".external_images",
+        ".authors",
+        ".errors",
+        ".warnings",
+        ".duplicates",
+        ".name_collisions",
+        ".paths_by_sha256",
+    ];
+    let demos_keyed = [
+        ".versions",
+        ".protocols",
+        ".net_versions",
+        ".types",
+        ".messages_by_name",
+        ".item_types",
+        ".maps",
+        ".players",
+        ".errors",
+        ".warnings",
+    ];
+    for (cmd, keyed) in [("maps", &maps_keyed[..]), ("demos", &demos_keyed[..])] {
+        let f = dir.path().join(format!("{cmd}.json"));
+        let root = ds.join(cmd);
+        let out = teebatch(&[
+            cmd,
+            "index",
+            "-q",
+            "--summary",
+            f.to_str().unwrap(),
+            root.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(0));
+        let doc: Ordered = serde_json::from_slice(&std::fs::read(&f).unwrap()).unwrap();
+        let Ordered::Obj(fields) = doc else {
+            panic!("not an object")
+        };
+        let mut seen = 0;
+        for (k, v) in &fields {
+            if k == "run" {
+                continue;
+            }
+            let at = format!(".{k}");
+            if keyed.contains(&at.as_str()) {
+                seen += 1;
+                assert!(
+                    matches!(v, Ordered::Obj(o) if !o.is_empty())
+                        || k == "errors"
+                        || k == "duplicates",
+                    "{cmd} {at} is empty"
+                );
+            }
+            check_ordered(v, &at, keyed.contains(&at.as_str()), keyed);
+        }
+        assert_eq!(seen, keyed.len(), "{cmd}: every keyed field is there");
+    }
+}
+
+/// Adds one to `m[k]`.
+fn count(m: &mut BTreeMap<String, u64>, k: &str, n: u64) {
+    *m.entry(k.to_owned()).or_default() += n;
+}
+
+/// `stage.kind` -> (count, 10 smallest paths) from records' errors and
+/// warnings.
+fn kinds_of(recs: &[Value], field: &str) -> Value {
+    let mut m: BTreeMap<String, (u64, BTreeSet<String>)> = BTreeMap::new();
+    for r in recs {
+        let list: Vec<&Value> = match &r[field] {
+            Value::Array(a) => a.iter().collect(),
+            Value::Null => vec![],
+            one => vec![one],
+        };
+        for e in list {
+            let k = format!(
+                "{}.{}",
+                e["stage"].as_str().unwrap(),
+                e["kind"].as_str().unwrap()
+            );
+            let x = m.entry(k).or_default();
+            x.0 += 1;
+            x.1.insert(r["path"].as_str().unwrap().to_owned());
+        }
+    }
+    m.into_iter()
+        .map(|(k, (n, p))| {
+            let ex: Vec<String> = p.into_iter().take(10).collect();
+            (k, serde_json::json!({"count": n, "examples": ex}))
+        })
+        .collect::<serde_json::Map<_, _>>()
+        .into()
+}
+
+/// Every field of the maps summary equals what the test sums from the
+/// JSON records of the same run (249 real maps and two bad files), and the
+/// 2007 prototype maps, whose item type 2 is not an image, add no
+/// external image.
+#[test]
+fn maps_summary_fields_equal_the_records() {
+    let Some(ds) = common::datasets() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("junk.map"), b"not a datafile at all").unwrap();
+    let real = std::fs::read(ds.join("maps/ddnet/Gold Mine.map")).unwrap();
+    std::fs::write(dir.path().join("cut.map"), &real[..real.len() / 2]).unwrap();
+    let (s, recs) = summary_of(
+        &[
+            "maps",
+            "index",
+            ds.join("maps").to_str().unwrap(),
+            dir.path().to_str().unwrap(),
+        ],
+        1,
+    );
+    let n = recs.len() as u64;
+    let failed = recs.iter().filter(|r| !r["error"].is_null()).count() as u64;
+    assert_eq!(
+        (s["files"].as_u64(), s["failed"].as_u64()),
+        (Some(n), Some(2))
+    );
+    assert_eq!(s["ok"], n - failed);
+    let sum = |f: &str| recs.iter().map(|r| r[f].as_u64().unwrap_or(0)).sum::<u64>();
+    assert_eq!(s["bytes"], sum("size"));
+    assert_eq!(s["compressed_bytes"], sum("compressed_bytes"));
+    assert_eq!(s["decompressed_bytes"], sum("decompressed_bytes"));
+    let mut versions: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut kinds, mut authors, mut uuids) =
+        (versions.clone(), versions.clone(), versions.clone());
+    let (mut tiles, mut layers) = (versions.clone(), versions.clone());
+    let mut entities: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    let (mut widths, mut heights, mut areas) = (vec![], vec![], vec![]);
+    let mut hist = vec![0u64; 64];
+    for r in &recs {
+        if let Some(v) = r["datafile_version"].as_str() {
+            count(&mut versions, v, 1);
+        }
+        let m = &r["map"];
+        let Some(kind) = m["version_kind"].as_str() else {
+            continue;
+        };
+        count(&mut kinds, kind, 1);
+        match m["info"]["author"].as_str() {
+            Some(a) if !a.is_empty() => count(&mut authors, a, 1),
+            _ => {}
+        }
+        let names: BTreeSet<&str> = m["uuid_types"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| {
+                u["name"]
+                    .as_str()
+                    .unwrap_or_else(|| u["uuid"].as_str().unwrap())
+            })
+            .collect();
+        names.into_iter().for_each(|u| count(&mut uuids, u, 1));
+        if let Some(c) = m["counts"].as_object() {
+            for (k, v) in c {
+                if let Some(l) = k.strip_prefix("layers_") {
+                    count(&mut layers, l, v.as_u64().unwrap());
+                }
+            }
+        }
+        let st = &m["stats"];
+        if st.is_null() {
+            continue;
+        }
+        for t in st["special_tiles"].as_array().unwrap() {
+            count(&mut tiles, t.as_str().unwrap(), 1);
+        }
+        for l in ["game", "front"] {
+            let e = entities.entry(l.to_owned()).or_default();
+            for (k, v) in st[format!("{l}_entities")].as_object().unwrap() {
+                count(e, k, v.as_u64().unwrap());
+            }
+        }
+        if let (Some(w), Some(h)) = (st["game_width"].as_u64(), st["game_height"].as_u64()) {
+            widths.push(w);
+            heights.push(h);
+            areas.push(w * h);
+            hist[(w * h).max(1).ilog2() as usize] += 1;
+        }
+    }
+    let j = |x: &BTreeMap<String, u64>| serde_json::to_value(x).unwrap();
+    assert_eq!(s["datafile_versions"], j(&versions));
+    assert_eq!(s["map_version_kinds"], j(&kinds));
+    assert_eq!(s["authors"], j(&authors));
+    assert_eq!(s["uuid_types"], j(&uuids));
+    assert_eq!(s["special_tiles"], j(&tiles));
+    assert_eq!(s["layers"], j(&layers));
+    assert_eq!(s["entities"], serde_json::to_value(&entities).unwrap());
+    let mms = |v: &[u64]| serde_json::json!({"min": v.iter().min(), "max": v.iter().max(), "sum": v.iter().sum::<u64>()});
+    let gl = &s["game_layer"];
+    assert_eq!(gl["maps"], widths.len() as u64);
+    assert_eq!(gl["width"], mms(&widths));
+    assert_eq!(gl["height"], mms(&heights));
+    assert_eq!(gl["area"], mms(&areas));
+    assert_eq!(
+        gl["area_log2_histogram"],
+        serde_json::to_value(&hist).unwrap()
+    );
+    assert_eq!(s["errors"], kinds_of(&recs, "error"));
+    assert_eq!(s["warnings"], kinds_of(&recs, "warnings"));
+    assert!(
+        s["warnings"]["map.string_unterminated"]["count"]
+            .as_u64()
+            .unwrap()
+            > 10
+    );
+    assert_eq!(s["errors"].as_object().unwrap().len(), 2, "{}", s["errors"]);
+    // External images are not in the records: every name counted is a
+    // real image name, and the stock `grass_main` is used by many maps.
+    let ext = s["external_images"].as_object().unwrap();
+    assert!(!ext.contains_key("<unreadable>"), "{ext:?}");
+    assert!(ext["grass_main"].as_u64().unwrap() > 10, "{ext:?}");
+}
+
+/// Every field of the demos summary equals what the test sums from the
+/// JSON records of the same run (10 real demos and a cut one), and the
+/// net versions and types equal the golden summaries' headers. The run
+/// reads a NUL-separated `--files-from` list in two shards on two jobs
+/// with `--mmap always`, merged.
+#[test]
+fn demos_summary_fields_equal_the_records() {
+    let Some(ds) = common::datasets() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut demos = common::files_with_ext(&ds.join("demos"), "demo");
+    let real = std::fs::read(&demos[0]).unwrap();
+    let cut = d.join("cut.demo");
+    std::fs::write(&cut, &real[..real.len() * 2 / 3]).unwrap();
+    demos.push(cut);
+    let mut list = Vec::new();
+    for p in &demos {
+        list.extend_from_slice(p.to_str().unwrap().as_bytes());
+        list.push(0);
+    }
+    let list_file = d.join("list0");
+    std::fs::write(&list_file, &list).unwrap();
+    let list_arg = list_file.to_str().unwrap();
+    let (one, recs) = summary_of(&["demos", "index", "-0", "--files-from", list_arg], 1);
+    let mut files = Vec::new();
+    let mut shard_recs = Vec::new();
+    for k in ["1/2", "2/2"] {
+        let f = d.join(format!("s{}.json", &k[..1]));
+        let out = teebatch(&[
+            "demos",
+            "index",
+            "-q",
+            "-j",
+            "2",
+            "--mmap",
+            "always",
+            "-0",
+            "--files-from",
+            list_arg,
+            "--shard",
+            k,
+            "--summary",
+            f.to_str().unwrap(),
+        ]);
+        let r = records(&out);
+        // The documented hash: FNV-1a 64 of the path as listed, mod N.
+        for x in &r {
+            let mut h = fnv::FnvHasher::default();
+            std::hash::Hasher::write(&mut h, x["path"].as_str().unwrap().as_bytes());
+            let want = u64::from(k.as_bytes()[0] - b'1');
+            assert_eq!(std::hash::Hasher::finish(&h) % 2, want, "{}", x["path"]);
+        }
+        assert!(!r.is_empty(), "shard {k} is empty");
+        shard_recs.extend(r);
+        files.push(f);
+    }
+    let key = |r: &Value| r["path"].as_str().unwrap().to_owned();
+    let mut sorted = recs.clone();
+    sorted.sort_by_key(key);
+    shard_recs.sort_by_key(key);
+    assert_eq!(shard_recs, sorted);
+    let (code, err, merged) = merge(&[&files[1], &files[0]]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(merged.unwrap(), one);
+    let s = one;
+    assert_eq!(s["files"], 11);
+    assert_eq!(s["failed"], 1);
+    assert_eq!(s["ok"], 10);
+    assert_eq!(
+        s["bytes"],
+        recs.iter()
+            .map(|r| r["size"].as_u64().unwrap())
+            .sum::<u64>()
+    );
+    let mut versions: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut protocols, mut nets, mut types) =
+        (versions.clone(), versions.clone(), versions.clone());
+    let (mut by_name, mut items) = (versions.clone(), versions.clone());
+    let mut players: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut totals: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in &recs {
+        let h = &r["header"];
+        if h.is_object() {
+            count(&mut versions, &h["version"].to_string(), 1);
+            count(
+                &mut protocols,
+                h["protocol"].as_str().unwrap_or("unknown"),
+                1,
+            );
+            count(&mut nets, h["net_version"].as_str().unwrap(), 1);
+            count(&mut types, h["type"].as_str().unwrap(), 1);
+        }
+        let m = &r["messages"];
+        for (t, f) in [
+            ("chat_lines", "chat_lines"),
+            ("kills", "kills"),
+            ("race_finishes", "race_finishes"),
+            ("undecodable_messages", "undecodable"),
+        ] {
+            *totals.entry(t).or_default() += m[f].as_u64().unwrap_or(0);
+        }
+        *totals.entry("ticks").or_default() += r["ticks"].as_u64().unwrap_or(0);
+        for c in m["by_name"].as_array().into_iter().flatten() {
+            count(
+                &mut by_name,
+                c["name"].as_str().unwrap(),
+                c["count"].as_u64().unwrap(),
+            );
+        }
+        for t in r["item_types"].as_array().into_iter().flatten() {
+            let id = match t["uuid"].as_str() {
+                Some(u) => u.to_owned(),
+                None => t["type_id"].to_string(),
+            };
+            let k = format!("{id} ({})", t["name"].as_str().unwrap());
+            count(&mut items, &k, t["occurrences"].as_u64().unwrap());
+        }
+        let mut seen = BTreeSet::new();
+        for p in r["players"].as_array().into_iter().flatten() {
+            for n in p["names"].as_array().unwrap() {
+                let n = n.as_str().unwrap();
+                players.entry(n.to_owned()).or_default().1 += p["ticks_present"].as_u64().unwrap();
+                if seen.insert(n) {
+                    players.get_mut(n).unwrap().0 += 1;
+                }
+            }
+        }
+    }
+    let j = |x: &BTreeMap<String, u64>| serde_json::to_value(x).unwrap();
+    assert_eq!(s["versions"], j(&versions));
+    assert_eq!(s["protocols"], j(&protocols));
+    assert_eq!(s["net_versions"], j(&nets));
+    assert_eq!(s["types"], j(&types));
+    assert_eq!(s["messages_by_name"], j(&by_name));
+    assert_eq!(s["item_types"], j(&items));
+    for (t, n) in &totals {
+        assert_eq!(s["totals"][*t], *n, "totals.{t}");
+    }
+    assert_eq!(
+        s["totals"]["chat_lines"],
+        s["messages_by_name"]["game:Sv_Chat"]
+    );
+    assert_eq!(
+        s["totals"]["kills"],
+        s["messages_by_name"]["game:Sv_KillMsg"]
+    );
+    let want: serde_json::Map<String, Value> = players
+        .into_iter()
+        .map(|(n, (d, t))| (n, serde_json::json!({"demos": d, "ticks_present": t})))
+        .collect();
+    assert!(want.len() > 50, "{}", want.len());
+    assert_eq!(s["players"], Value::Object(want));
+    assert_eq!(s["errors"], kinds_of(&recs, "error"));
+    assert_eq!(s["warnings"], kinds_of(&recs, "warnings"));
+    assert_eq!(s["errors"].as_object().unwrap().len(), 1, "{}", s["errors"]);
+    // Net versions and types from the independent decoder's headers.
+    let (mut g_nets, mut g_types) = (BTreeMap::new(), BTreeMap::new());
+    for f in common::files_with_ext(&ds.join("golden"), "json") {
+        if !f.to_string_lossy().ends_with(".summary.json") {
+            continue;
+        }
+        let g: Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        count(&mut g_nets, g["header"]["net_version"].as_str().unwrap(), 1);
+        count(&mut g_types, g["header"]["type"].as_str().unwrap(), 1);
+    }
+    // The cut demo is a copy of a real demo's head: its header counts too.
+    let first = &recs
+        .iter()
+        .find(|r| r["path"] == demos[10].to_str().unwrap())
+        .unwrap()["header"];
+    if first.is_object() {
+        count(&mut g_nets, first["net_version"].as_str().unwrap(), 1);
+        count(&mut g_types, first["type"].as_str().unwrap(), 1);
+    }
+    assert_eq!(s["net_versions"], j(&g_nets));
+    assert_eq!(s["types"], j(&g_types));
+}
+
+/// Two runs over the same PATH with different walk options (`--glob`,
+/// `--exclude`, `--max-depth`, ...) cover different files: the summary
+/// records the walk, so disjoint globs merge (into the one-run aggregate),
+/// shards of different globs do not pass for the whole collection, and the
+/// same glob and shard twice is still refused.
+#[test]
+fn merge_tells_walk_selections_apart() {
+    let Some(ds) = common::datasets() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let root = ds.join("maps");
+    let root = root.to_str().unwrap();
+    let run = |name: &str, extra: &[&str]| -> PathBuf {
+        let f = d.join(name);
+        let mut a = vec![
+            "maps",
+            "index",
+            "-q",
+            "--summary",
+            f.to_str().unwrap(),
+            root,
+        ];
+        a.extend(extra);
+        assert_eq!(teebatch(&a).status.code(), Some(0), "{a:?}");
+        f
+    };
+    let whole = run("whole.json", &[]);
+    let inc = run("inc.json", &["--glob", "ddnet*/**"]);
+    let exc = run("exc.json", &["--exclude", "ddnet*/**"]);
+    let (code, err, m) = merge(&[&inc, &exc]);
+    assert_eq!(code, 0, "{err}");
+    let mut m = m.unwrap();
+    let mut one = read_summary(&whole);
+    let parts = m.as_object_mut().unwrap().remove("inputs").unwrap();
+    one.as_object_mut().unwrap().remove("inputs");
+    assert_eq!(m, one, "two disjoint globs = one run");
+    assert_eq!(
+        parts["parts"][0]["walk"]["globs"],
+        serde_json::json!(["!ddnet*/**"])
+    );
+    assert_eq!(
+        parts["parts"][1]["walk"]["globs"],
+        serde_json::json!(["ddnet*/**"])
+    );
+    // No walk options: no `walk` field (documents as before).
+    assert!(one.get("inputs").is_none());
+    assert!(read_summary(&whole)["inputs"]["parts"][0]
+        .get("walk")
+        .is_none());
+    let s1 = run("s1.json", &["--glob", "ddnet/**", "--shard", "1/2"]);
+    let s2 = run("s2.json", &["--glob", "ddnet7/**", "--shard", "2/2"]);
+    let (code, err, m) = merge(&[&s1, &s2]);
+    assert_eq!(code, 0, "{err}");
+    let parts = &m.unwrap()["inputs"]["parts"];
+    assert_eq!(parts.as_array().unwrap().len(), 2, "{parts}");
+    assert_eq!(parts[0]["shard"], "1/2");
+    let again = run("again.json", &["--glob", "ddnet/**", "--shard", "1/2"]);
+    let (code, err, _) = merge(&[&s1, &again]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--glob ddnet/** (shard 1/2) is already merged in"),
+        "{err}"
+    );
+    let depth = run(
+        "depth.json",
+        &["--max-depth", "2", "--no-follow", "--hidden"],
+    );
+    let w = &read_summary(&depth)["inputs"]["parts"][0]["walk"];
+    assert_eq!(
+        *w,
+        serde_json::json!({"max_depth": 2, "no_follow": true, "hidden": true})
+    );
+}

@@ -5,7 +5,7 @@ use super::{load, Input, MmapMode};
 use crate::datafile::{Datafile, Inflater};
 use crate::limits::Limits;
 use crate::map::item_view::{self, ImageItem};
-use crate::map::MapStats;
+use crate::map::{AbsentReason, MapStats};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -279,8 +279,12 @@ fn add_map_summary(
                     section: w.section.to_string(),
                     offset: w.offset,
                 }));
+            // Without a version item the item type ids are not those of a
+            // map (2007 prototypes), so type 2 items are not images.
+            if summary.absent_reason != Some(AbsentReason::NoVersionItem.name()) {
+                rec.external_images = external_image_names(df, inflater, buf);
+            }
             rec.map = Some(summary);
-            rec.external_images = external_image_names(df, inflater, buf);
         }
         Err(e) => {
             if rec.error.is_none() {

@@ -4,7 +4,7 @@
 
 use crate::batch::summary::shard::read_path_list;
 use crate::batch::summary::{
-    self, Aggregate, DemosAggregate, InputPart, LoadError, MapsAggregate, Shard, Summary,
+    self, Aggregate, DemosAggregate, InputPart, LoadError, MapsAggregate, Shard, Summary, Walk,
 };
 use crate::batch::{collect_inputs_with, Input, WalkOptions};
 use serde::Serialize;
@@ -62,6 +62,17 @@ pub struct WalkArgs {
 }
 
 impl WalkArgs {
+    /// What the summary records about the walk (see [`Walk`]).
+    pub fn spec(&self) -> Walk {
+        let o = self.options();
+        Walk {
+            globs: o.globs,
+            max_depth: o.max_depth,
+            no_follow: !o.follow_links,
+            hidden: o.hidden,
+        }
+    }
+
     /// The walk the options describe.
     pub fn options(&self) -> WalkOptions {
         WalkOptions {
@@ -172,7 +183,7 @@ impl SelectArgs {
         }
         Ok(Selection {
             inputs,
-            part: InputPart::new(paths, &self.files_from, self.shard),
+            part: InputPart::new(paths, &self.files_from, self.shard).with_walk(self.walk.spec()),
             embedded: is_embedded,
             nothing_found,
         })

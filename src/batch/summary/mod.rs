@@ -208,6 +208,50 @@ pub struct InputPart {
     pub files_from: Vec<String>,
     /// `K/N` when the run kept one shard.
     pub shard: Option<Shard>,
+    /// How directory PATHs were walked, when not by default. Left out of
+    /// the document when default.
+    #[serde(default, skip_serializing_if = "Walk::is_default")]
+    pub walk: Walk,
+}
+
+/// The walk options that choose which files below a directory PATH are
+/// taken (`--glob` and `--exclude` as `!GLOB`, in order, `--max-depth`,
+/// `--no-follow`, `--hidden`): two runs over the same PATHs with
+/// different walks are different inputs.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Walk {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub globs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<usize>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_follow: bool,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub hidden: bool,
+}
+
+impl Walk {
+    pub fn is_default(&self) -> bool {
+        *self == Walk::default()
+    }
+}
+
+impl fmt::Display for Walk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for g in &self.globs {
+            write!(f, " --glob {g}")?;
+        }
+        if let Some(d) = self.max_depth {
+            write!(f, " --max-depth {d}")?;
+        }
+        if self.no_follow {
+            write!(f, " --no-follow")?;
+        }
+        if self.hidden {
+            write!(f, " --hidden")?;
+        }
+        Ok(())
+    }
 }
 
 impl InputPart {
@@ -224,11 +268,18 @@ impl InputPart {
             paths,
             files_from: files_from.iter().map(|p| s(p)).collect(),
             shard,
+            walk: Walk::default(),
         }
     }
 
-    fn source(&self) -> (&[String], &[String]) {
-        (&self.paths, &self.files_from)
+    /// This part with directory PATHs walked as `walk` says.
+    pub fn with_walk(mut self, walk: Walk) -> Self {
+        self.walk = walk;
+        self
+    }
+
+    fn source(&self) -> (&[String], &[String], &Walk) {
+        (&self.paths, &self.files_from, &self.walk)
     }
 }
 
@@ -246,6 +297,7 @@ impl fmt::Display for InputPart {
                 write!(f, "{}--files-from {p}", if first { "" } else { " " })?;
                 first = false;
             }
+            write!(f, "{}", self.walk)?;
         }
         match &self.shard {
             Some(s) => write!(f, " (shard {s})"),
@@ -299,16 +351,16 @@ impl Inputs {
     /// Sorts the parts and replaces all N shards of the same inputs by one
     /// part without a shard.
     fn canonicalize(&mut self) {
-        // (paths, files_from) -> the shards covering them.
-        type Source = (Vec<String>, Vec<String>);
+        // (paths, files_from, walk) -> the shards covering them.
+        type Source = (Vec<String>, Vec<String>, Walk);
         let mut groups: BTreeMap<Source, Vec<Option<Shard>>> = BTreeMap::new();
         for p in self.parts.drain(..) {
             groups
-                .entry((p.paths, p.files_from))
+                .entry((p.paths, p.files_from, p.walk))
                 .or_default()
                 .push(p.shard);
         }
-        for ((paths, files_from), mut shards) in groups {
+        for ((paths, files_from, walk), mut shards) in groups {
             shards.sort();
             let complete = shards.iter().enumerate().all(|(i, s)| {
                 s.as_ref()
@@ -322,6 +374,7 @@ impl Inputs {
                     paths: paths.clone(),
                     files_from: files_from.clone(),
                     shard,
+                    walk: walk.clone(),
                 });
             }
         }
