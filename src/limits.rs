@@ -21,7 +21,7 @@
 //! | [`Limits::MAX_NAMES_PER_PLAYER`] | 32 names, clans, skins each (fixed) | [`crate::demo::players::PlayerTracker`] | players `too_many_strings` (once per player) |
 //! | [`Limits::MAX_TEAM_CHANGES_PER_PLAYER`] | 1024 (fixed) | [`crate::demo::players::PlayerTracker`] | players `too_many_team_changes` (once per player; counted) |
 //! | chat lines | none kept by `demos index` (counted); `demos dump --chat` writes each as decoded | [`crate::demo::players::TrackerConfig::keep_chat`] | – |
-//! | [`Limits::KEEP_WORKER_BUFFER_BYTES`] | 64 MiB per reusable worker buffer (fixed) | `maps index`, `demos index` (shrunk after a larger file) | none |
+//! | [`Limits::KEEP_WORKER_BUFFER_BYTES`] | 64 MiB per reusable worker buffer (fixed) | `maps index`, `demos index`, `demos export` (shrunk after a larger file) | none |
 //! | [`crate::map::STREAM_TILES_BYTES`] | 16 MiB (fixed) | `maps index` tile statistics: larger vanilla tile data is counted piece by piece as it inflates, never held whole | none |
 //! | map string blocks | 4097 bytes inflated per C string (fixed, [`crate::map::strings::MAX_STRING_LEN`] + 1) | [`crate::datafile::Datafile::decompress_prefix`] | none: a longer string is cut with `string_truncated` |
 //! | [`Limits::MAX_SNAPSHOT_ITEMS`] | 1024 (fixed) | snapshot parsing and delta application | stream `snapshot.too_many_items` |

@@ -1313,9 +1313,10 @@ fn check_batch(kind: &str, ext: &str, extra: &[&str], seed: u64) {
 /// Peak resident memory allowed for a batch over the real files plus
 /// hundreds of corrupted ones: a base for the process plus, per worker,
 /// about 1.5× (maps) or 3× (demos) what the largest real file needs
-/// (measured: maps 128 MiB with one job and 251 MiB with two, where
-/// BlmapChill's data blocks inflate to 626 MB in all, one block at a time;
-/// demos 8 MiB with one job, 11 MiB with two). Nothing may grow with the
+/// (measured with the test binary on 2026-11-26: maps 132 MiB with one job
+/// and 255 MiB with two, where BlmapChill's data blocks inflate to 626 MB
+/// in all, one block at a time; demos 13 MiB with one job, 17 MiB with
+/// two). Nothing may grow with the
 /// number of files.
 fn peak_rss_bound_kib(kind: &str, jobs: &str) -> u64 {
     let jobs: u64 = jobs.parse().unwrap();

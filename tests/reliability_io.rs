@@ -320,6 +320,16 @@ fn closed_pipe_ends_quietly_with_0() {
         &["maps", "index", maps],
         &["maps", "index", "--format", "csv", maps],
         &["maps", "index", "-q", "-j", "2", maps],
+        &["demos", "export", "--table", "positions", demo],
+        &[
+            "demos",
+            "export",
+            "--table",
+            "positions",
+            "--format",
+            "jsonl",
+            demo,
+        ],
     ];
     for args in cases {
         let mut child = Command::new(BIN)
@@ -345,7 +355,7 @@ fn closed_pipe_ends_quietly_with_0() {
         assert_eq!(err, "", "{args:?}");
     }
     // The full outputs are indeed larger than a pipe buffer (64 KiB).
-    for args in [cases[0], cases[1], cases[4], cases[5]] {
+    for args in [cases[0], cases[1], cases[4], cases[5], cases[7], cases[8]] {
         let o = teebatch(args);
         assert!(o.stdout.len() > 64 << 10, "{args:?}: {}", o.stdout.len());
     }
@@ -386,6 +396,54 @@ fn bad_output_paths_fail_before_the_batch() {
                 target.display()
             )
         );
+    }
+}
+
+/// Outputs written only once the work is done (`merge -o`, `demos heatmap
+/// -o`) are checked before any input is opened: a missing folder or a
+/// folder as the path exits 2 at once, naming the path (the FIFO input
+/// would block if it were opened first).
+#[cfg(unix)]
+#[test]
+fn late_outputs_are_checked_before_the_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("in.demo");
+    mkfifo(&fifo);
+    let missing = dir.path().join("no/such/dir");
+    let cases = [
+        (
+            vec![os("merge"), os("-o")],
+            missing.join("x.json"),
+            "No such file or directory (os error 2)",
+        ),
+        (
+            vec![os("merge"), os("-o")],
+            dir.path().to_path_buf(),
+            "is a directory",
+        ),
+        (
+            vec![os("demos"), os("heatmap"), os("-o")],
+            missing.join("x.png"),
+            "No such file or directory (os error 2)",
+        ),
+        (
+            vec![os("demos"), os("heatmap"), os("-o")],
+            dir.path().to_path_buf(),
+            "is a directory",
+        ),
+    ];
+    for (mut args, target, what) in cases {
+        args.push(target.as_os_str());
+        args.push(fifo.as_os_str());
+        let o = run_guarded(&args, "late output path");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(o.stdout.is_empty(), "{args:?}");
+        assert_eq!(
+            stderr(&o),
+            format!("teebatch: {}: {what}\n", target.display()),
+            "{args:?}"
+        );
+        assert!(!missing.exists());
     }
 }
 

@@ -445,3 +445,85 @@ fn counts_at_max_ticks_and_truncation_agree() {
         snaps.iter().filter(|&&i| i < cut_chunk).count()
     );
 }
+
+/// `demos export` of a demo split at keyframes: a worker reads the file once
+/// for all the segments it takes, not once per segment (which makes the bytes
+/// read grow with the square of the demo's size under the default `--mmap
+/// never`). The file is deleted after the first segment: the others still
+/// come from the worker's buffer, and all segments together give the rows
+/// of the unsplit demo. The buffer is shrunk after the demo.
+#[test]
+fn split_export_reads_each_demo_once_per_worker() {
+    use teebatch::batch::export::{export_input, plan_units, ExportOptions, ReadBuf};
+    use teebatch::batch::{Input, MmapMode};
+    use teebatch::demo::export::Table;
+    use teebatch::limits::Limits;
+    let Some(ds) = common::datasets() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.demo");
+    std::fs::copy(ds.join("demos/ddnet__Multeasymap_bench.demo"), &path).unwrap();
+    let inputs = vec![Input::File {
+        size: std::fs::metadata(&path).unwrap().len(),
+        path: path.clone(),
+    }];
+    let mut opts = ExportOptions::new(Table::Positions);
+    opts.mmap = MmapMode::Never;
+    let rows = |opts: &ExportOptions, buf: &mut ReadBuf, unit: &teebatch::batch::export::Unit| {
+        let mut decoder = Decoder::new(Backend::default());
+        let mut n = 0u64;
+        let mut sink = |b: teebatch::demo::export::RowBatch| {
+            n += b.len() as u64;
+            true
+        };
+        let done = export_input(
+            &mut decoder,
+            buf,
+            unit.input,
+            &inputs[unit.input],
+            unit.segment.as_ref(),
+            opts,
+            &mut sink,
+        );
+        assert!(done.error.is_none(), "{:?}", done.error);
+        assert_eq!(done.rows, n);
+        n
+    };
+    let whole = plan_units(&inputs, &opts);
+    assert_eq!(whole.len(), 1);
+    let want = rows(&opts, &mut ReadBuf::default(), &whole[0]);
+    assert!(want > 1000, "{want} rows");
+
+    opts.split_bytes = 64 << 10;
+    let units = plan_units(&inputs, &opts);
+    assert!(units.len() >= 8, "{} segments", units.len());
+    let mut buf = ReadBuf::default();
+    let mut got = rows(&opts, &mut buf, &units[0]);
+    std::fs::remove_file(&path).unwrap();
+    for unit in &units[1..] {
+        got += rows(&opts, &mut buf, unit);
+    }
+    assert_eq!(got, want);
+
+    // After the demo, the buffer keeps at most the worker limit.
+    let mut buf = ReadBuf::default();
+    let huge = dir.path().join("huge.demo");
+    std::fs::write(&huge, vec![0u8; 80 << 20]).unwrap();
+    let input = Input::File {
+        size: 80 << 20,
+        path: huge,
+    };
+    let mut sink = |_: teebatch::demo::export::RowBatch| true;
+    let done = export_input(
+        &mut Decoder::new(Backend::default()),
+        &mut buf,
+        0,
+        &input,
+        None,
+        &opts,
+        &mut sink,
+    );
+    assert!(done.error.is_some());
+    assert!(buf.capacity() >= 80 << 20);
+    buf.release();
+    assert!(buf.capacity() <= Limits::KEEP_WORKER_BUFFER_BYTES);
+}

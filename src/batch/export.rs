@@ -20,10 +20,13 @@
 //! demo whatever the number of workers; the demo's outcome is reported once,
 //! after its last segment, with the rows of all segments up to the first
 //! one that failed (the rows of later segments are dropped, as a whole
-//! pass would never have made them).
+//! pass would never have made them). A worker reads a demo's file once for
+//! all the segments it takes in a row ([`ReadBuf`]), so the bytes read stay
+//! linear in the demo's size, and shrinks its buffer after a demo's last
+//! segment.
 
 use super::record::{BatchStats, ErrorRecord, Stage};
-use super::{load, Input, MmapMode};
+use super::{load, Input, Loaded, MmapMode};
 use crate::backend::Backend;
 use crate::demo::export::table::BatchEncoder;
 use crate::demo::export::{export_segment, RowBatch, RowSink, Table, TableBuilder, TableWriter};
@@ -88,6 +91,35 @@ pub struct DemoDone {
     pub items_seen: u64,
     /// Why the demo ended early (its rows before the fault were written).
     pub error: Option<ErrorRecord>,
+}
+
+/// A worker's read buffer, and which input's whole file it holds.
+///
+/// The segments of a split demo are consecutive units of work, so a worker
+/// that takes several of them reads the demo once, not once per segment:
+/// with the default `--mmap never`, reading the whole file again for each
+/// segment would make the bytes read grow with the square of the demo's
+/// size (the number of segments grows with it).
+#[doc(hidden)]
+#[derive(Debug, Default)]
+pub struct ReadBuf {
+    bytes: Vec<u8>,
+    /// The input (position in the inputs) whose whole file `bytes` holds.
+    holds: Option<usize>,
+}
+
+impl ReadBuf {
+    /// Forgets the file held and shrinks the buffer back to
+    /// [`Limits::KEEP_WORKER_BUFFER_BYTES`] (after a demo's last unit).
+    pub fn release(&mut self) {
+        self.holds = None;
+        crate::limits::shrink_buffer(&mut self.bytes);
+    }
+
+    /// Bytes of capacity the buffer keeps.
+    pub fn capacity(&self) -> usize {
+        self.bytes.capacity()
+    }
 }
 
 /// Totals of a run.
@@ -221,7 +253,7 @@ pub fn run_export(
                         d
                     };
                     let mut decoder = new_decoder();
-                    let mut buf = Vec::new();
+                    let mut buf = ReadBuf::default();
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         if i >= n {
@@ -244,7 +276,8 @@ pub fn run_export(
                         };
                         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                             let seg = unit.segment.as_ref();
-                            export_input(&mut decoder, &mut buf, input, seg, opts, &mut sink)
+                            let index = unit.input;
+                            export_input(&mut decoder, &mut buf, index, input, seg, opts, &mut sink)
                         }))
                         .unwrap_or_else(|_| {
                             decoder = new_decoder();
@@ -261,6 +294,9 @@ pub fn run_export(
                                 ..DemoDone::default()
                             }
                         });
+                        if unit.last {
+                            buf.release();
+                        }
                         let _ = tx.send(Msg::Done(done));
                     }
                 })
@@ -393,7 +429,8 @@ impl RowSink for ChannelSink<'_> {
 /// `sink`.
 pub fn export_input(
     decoder: &mut Decoder,
-    buf: &mut Vec<u8>,
+    buf: &mut ReadBuf,
+    index: usize,
     input: &Input,
     segment: Option<&Segment>,
     opts: &ExportOptions,
@@ -408,13 +445,23 @@ pub fn export_input(
         done.error = Some(ErrorRecord::too_large(opts.limits.max_demo_file_bytes));
         return done;
     }
-    let bytes = match load(input, opts.mmap, buf) {
-        Ok(b) => b,
-        Err(e) => {
-            done.error = Some(ErrorRecord::io(&e));
-            return done;
+    let reuse = segment.is_some() && buf.holds == Some(index);
+    buf.holds = None;
+    let bytes = if reuse {
+        Loaded::Borrowed(&buf.bytes[..])
+    } else {
+        match load(input, opts.mmap, &mut buf.bytes) {
+            Ok(b) => b,
+            Err(e) => {
+                done.error = Some(ErrorRecord::io(&e));
+                return done;
+            }
         }
     };
+    // A file that was read (not mapped) is whole in the buffer.
+    if matches!((&bytes, input), (Loaded::Borrowed(_), Input::File { .. })) {
+        buf.holds = Some(index);
+    }
     done.size = bytes.len() as u64;
     let demo = match Demo::parse(&bytes) {
         Ok(d) => d,

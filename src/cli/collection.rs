@@ -259,6 +259,9 @@ pub fn merge(args: MergeArgs) -> io::Result<ExitCode> {
             LoadError::Incompatible(_) => 2,
         }))
     };
+    if let Some(p) = &args.output {
+        super::check_output_path(p)?;
+    }
     let mut docs = Vec::with_capacity(args.summaries.len());
     for p in &args.summaries {
         match summary::read_header(p) {
@@ -321,7 +324,7 @@ fn merge_typed<A: Aggregate>(
         out.flush()
     };
     match &args.output {
-        Some(p) => write(&mut std::fs::File::create(p).map_err(Err)?),
+        Some(p) => write(&mut std::fs::File::create(p).map_err(|e| Err(super::with_path(p, e)))?),
         None => write(&mut io::stdout().lock()),
     }
     .map_err(Err)?;

@@ -253,6 +253,27 @@ pub fn prepare_output_path(path: &Path) -> io::Result<std::fs::File> {
     std::fs::File::create(path).map_err(|e| with_path(path, e))
 }
 
+/// Checks, before any work starts, an output file that is written only once
+/// the work is done (`merge -o`, `demos heatmap -o`): its folder must exist
+/// and the path must not be a folder. A bad path fails at once, naming the
+/// path, and nothing is created or truncated until there is something to
+/// write (`merge -o` may name one of its own inputs).
+pub fn check_output_path(path: &Path) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    match std::fs::metadata(dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => return Err(with_path(path, io::ErrorKind::NotADirectory.into())),
+        Err(e) => return Err(with_path(path, e)),
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => Err(with_path(path, io::ErrorKind::IsADirectory.into())),
+        _ => Ok(()),
+    }
+}
+
 /// `e` with `path: ` in front of its message (same kind, so a closed pipe
 /// is still recognised).
 pub fn with_path(path: &Path, e: io::Error) -> io::Error {

@@ -568,6 +568,9 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
+    if let (None, Some(p)) = (&args.out, &args.output) {
+        super::check_output_path(p)?;
+    }
     let sel = args
         .batch
         .select
