@@ -406,6 +406,7 @@ pub fn export_input(
     };
     if input.listed_size() > opts.limits.max_demo_file_bytes {
         done.error = Some(ErrorRecord::too_large(opts.limits.max_demo_file_bytes));
+        input.release();
         return done;
     }
     let bytes = match load(input, opts.mmap, buf) {

@@ -89,6 +89,15 @@ impl Input {
         }
     }
 
+    /// Says the input will not be loaded: a command that refuses an input
+    /// without reading it (over its file limit) calls this, so a `.tar.gz`
+    /// member's bytes are not kept for it ([`archive::Member::release`]).
+    pub fn release(&self) {
+        if let Input::Member(m) = self {
+            m.release();
+        }
+    }
+
     /// Size in bytes as listed (0 for unlistable entries and for archive
     /// members found bad when listing).
     pub fn listed_size(&self) -> u64 {
