@@ -80,7 +80,8 @@ impl Kind {
 pub struct ArchiveError {
     /// A stable snake_case kind: `bad_archive`, `lying_size`, `zip_bomb`,
     /// `total_limit`, `overlapping`, `unsafe_name`, `crc_mismatch`,
-    /// `size_mismatch`, `nested_archive`, `unsupported`, `inflate`.
+    /// `size_mismatch`, `nested_archive`, `unsupported`, `inflate`,
+    /// `duplicate_name`.
     pub kind: &'static str,
     /// `archive`, `central_directory`, or `member` (the member is in the path).
     pub section: &'static str,
@@ -102,6 +103,7 @@ pub const KINDS: &[&str] = &[
     "nested_archive",
     "unsupported",
     "inflate",
+    "duplicate_name",
 ];
 
 impl ArchiveError {
@@ -170,9 +172,11 @@ pub struct Member {
     pub problem: Option<ArchiveError>,
 }
 
+/// The same member of the same archive (an archive named twice), not two
+/// members that share a name.
 impl PartialEq for Member {
     fn eq(&self, o: &Member) -> bool {
-        self.combined == o.combined
+        self.combined == o.combined && self.header_offset == o.header_offset
     }
 }
 impl Eq for Member {}
@@ -413,7 +417,7 @@ pub fn list(path: &Path, kind: Kind, ext: &str, out: &mut Vec<Input>) {
     };
     let (mut listed, err) = match kind {
         Kind::Zip => match list_zip(&mapped.bytes, ext) {
-            Ok(l) => (l, None),
+            Ok(l) => l,
             Err(e) => (Vec::new(), Some(e)),
         },
         _ => list_tar(&mapped.bytes, ext),
@@ -518,6 +522,26 @@ fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Limits) {
             })
         };
     }
+    // A name given to more than one member: the first keeps it, the later
+    // ones are errors (extracting the archive would overwrite the first).
+    let mut first: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    let mut repeats = Vec::new();
+    for (i, l) in listed.iter().enumerate() {
+        match first.entry(l.name.as_str()) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(l.header_offset);
+            }
+            std::collections::hash_map::Entry::Occupied(o) => repeats.push((i, *o.get())),
+        }
+    }
+    for (i, at) in repeats {
+        listed[i].problem.get_or_insert(ArchiveError::new(
+            "duplicate_name",
+            "member",
+            listed[i].header_offset,
+            format!("member name repeats the member at byte {at}"),
+        ));
+    }
     // Overlaps: members' [header, data end) ranges, sorted by start
     // (members already refused, e.g. for a lying size, are not read and
     // take no part).
@@ -582,7 +606,10 @@ fn wanted(name: &[u8], ext: &str) -> Option<Option<ArchiveError>> {
     }
 }
 
-fn list_zip(bytes: &[u8], ext: &str) -> Result<Vec<Listed>, ArchiveError> {
+/// Lists a zip archive. The `zip` crate keeps one entry per name, so a
+/// central directory that names a member more than once is also an error
+/// for the archive (the entries it hides are not read).
+fn list_zip(bytes: &[u8], ext: &str) -> Result<(Vec<Listed>, Option<ArchiveError>), ArchiveError> {
     let zerr = |e: zip::result::ZipError| {
         ArchiveError::new(
             "bad_archive",
@@ -653,7 +680,15 @@ fn list_zip(bytes: &[u8], ext: &str) -> Result<Vec<Listed>, ArchiveError> {
         }
         out.push(l);
     }
-    Ok(out)
+    let hidden = z.has_duplicate_names().then(|| {
+        ArchiveError::new(
+            "duplicate_name",
+            "central_directory",
+            z.central_directory_start(),
+            "the central directory names a member more than once; only the last entry of each name is read".into(),
+        )
+    });
+    Ok((out, hidden))
 }
 
 /// Lists a tar archive; an error part-way keeps the members before it.

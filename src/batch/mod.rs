@@ -281,7 +281,18 @@ pub fn collect_inputs_with(
             }),
         }
     }
-    out.sort_by(|a, b| a.sort_key().cmp(b.sort_key()));
+    // Members that share a name (in one archive) stay in archive order, and
+    // an archive named twice gives each member twice, side by side, for
+    // `dedup`.
+    let offset = |i: &Input| match i {
+        Input::Member(m) => m.header_offset,
+        _ => 0,
+    };
+    out.sort_by(|a, b| {
+        a.sort_key()
+            .cmp(b.sort_key())
+            .then_with(|| offset(a).cmp(&offset(b)))
+    });
     out.dedup();
     archive::mark_selected(&out);
     Ok(out)
