@@ -80,6 +80,7 @@ fn zipped_maps_give_the_loose_maps_records() {
         &["maps", "index", "-q", "--verify", maps.to_str().unwrap()],
         0,
     );
+    let mut runs = Vec::new();
     for (name, method) in [
         ("stored.zip", zip::CompressionMethod::Stored),
         ("deflated.ZIP", zip::CompressionMethod::Deflated),
@@ -100,28 +101,37 @@ fn zipped_maps_give_the_loose_maps_records() {
                 0,
             );
             assert_same_records(&loose, &recs, &z, &maps);
+            runs.push((z.clone(), recs));
         }
     }
-    // The plain tar too, and the golden CRC-32s hold for every member.
+    // The plain tar too.
     let t = tmp.path().join("maps.tar");
     std::fs::write(&t, tar_bytes(&files)).unwrap();
     let recs = run_records(&["maps", "index", "-q", "--verify", t.to_str().unwrap()], 0);
     assert_same_records(&loose, &recs, &t, &maps);
+    runs.push((t, recs));
+    // The golden CRC-32s and SHA-256s hold for every member of every run.
     let golden = std::fs::read_to_string(ds.join("golden/maps.tsv")).unwrap();
-    let mut checked = 0;
-    for line in golden.lines() {
-        let f: Vec<&str> = line.split('\t').collect();
-        if f[2].starts_with("ERROR") {
-            continue;
+    for (a, recs) in &runs {
+        let by_path: std::collections::HashMap<&str, &Value> = recs
+            .iter()
+            .map(|r| (r["path"].as_str().unwrap(), r))
+            .collect();
+        let mut checked = 0;
+        for line in golden.lines() {
+            let f: Vec<&str> = line.split('\t').collect();
+            if f[2].starts_with("ERROR") {
+                continue;
+            }
+            let path = format!("{}!/{}", a.display(), f[0]);
+            let r = by_path[path.as_str()];
+            assert_eq!(r["crc32"], f[6], "{path}");
+            assert_eq!(r["sha256"], f[7], "{path}");
+            assert_eq!(r["data_crc32"], f[8], "{path}");
+            checked += 1;
         }
-        let path = format!("{}!/{}", t.display(), f[0]);
-        let r = recs.iter().find(|r| r["path"] == path.as_str()).unwrap();
-        assert_eq!(r["crc32"], f[6], "{path}");
-        assert_eq!(r["sha256"], f[7], "{path}");
-        assert_eq!(r["data_crc32"], f[8], "{path}");
-        checked += 1;
+        assert!(checked > 200, "{checked}");
     }
-    assert!(checked > 200, "{checked}");
 }
 
 #[test]
@@ -148,7 +158,130 @@ fn tarred_demos_give_the_loose_demos_records() {
                 0,
             );
             assert_same_records(&loose, &recs, a, &demos);
+            assert_golden_demo_fields(&ds, &recs);
         }
+    }
+}
+
+/// The file and stream fields of each demo record equal the independent
+/// decoder's `golden/NAME.summary.json`.
+fn assert_golden_demo_fields(ds: &Path, recs: &[Value]) {
+    for r in recs {
+        let name = r["name"].as_str().unwrap();
+        let g: Value = serde_json::from_str(
+            &std::fs::read_to_string(ds.join(format!("golden/{name}.summary.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(r["size"], g["file_size"], "{name}");
+        assert_eq!(r["sha256"], g["file_sha256"], "{name}");
+        assert_eq!(r["chunks"], g["chunks"], "{name}");
+        assert_eq!(r["first_tick"], g["first_tick"], "{name}");
+        assert_eq!(r["last_tick"], g["last_tick"], "{name}");
+        assert_eq!(r["map"]["sha256"], g["embedded_map"]["sha256"], "{name}");
+        assert_eq!(
+            r["snapshots_reconstructed"], g["snapshots_reconstructed"],
+            "{name}"
+        );
+    }
+}
+
+/// `demos export` takes archives like `demos index`: every table's rows
+/// from a `.tar.gz` (members in reverse name order) and from a deflated
+/// `.zip` equal the loose demos' rows, the `demo` column aside.
+#[test]
+fn demos_export_reads_archives() {
+    let Some(ds) = common::datasets() else { return };
+    let demos = ds.join("demos");
+    let tmp = tempfile::tempdir().unwrap();
+    let mut files = members(&demos, "demo");
+    files.reverse();
+    let tgz = tmp.path().join("demos.tar.gz");
+    write_tar_gz(&tgz, &tar_bytes(&files));
+    let z = tmp.path().join("demos.zip");
+    write_zip(&z, &files, zip::CompressionMethod::Deflated);
+    let rows = |input: &Path, table: &str, jobs: &str| -> Vec<Value> {
+        let out = common::teebatch(&[
+            "demos",
+            "export",
+            "-q",
+            "--table",
+            table,
+            "--format",
+            "jsonl",
+            "-j",
+            jobs,
+            input.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{table} {}: {}",
+            input.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        common::records(&out)
+    };
+    for table in ["positions", "players", "chat", "kills", "game", "events"] {
+        let loose = rows(&demos, table, "2");
+        assert!(!loose.is_empty(), "{table}");
+        for (a, jobs) in [(&tgz, "2"), (&z, "1")] {
+            let got = rows(a, table, jobs);
+            assert_eq!(got.len(), loose.len(), "{table} {}", a.display());
+            for (l, g) in loose.iter().zip(&got) {
+                let lp = Path::new(l["demo"].as_str().unwrap());
+                let rel = lp.strip_prefix(&demos).unwrap().to_str().unwrap();
+                assert_eq!(g["demo"], format!("{}!/{rel}", a.display()), "{table}");
+                let (mut l, mut g) = (l.clone(), g.clone());
+                l.as_object_mut().unwrap().remove("demo");
+                g.as_object_mut().unwrap().remove("demo");
+                assert_eq!(l, g, "{table} {rel} in {}", a.display());
+            }
+        }
+    }
+}
+
+/// Members over `--max-file-bytes` in a `.tar.gz` are `too_large` records
+/// and the others are read as usual, on 1 and 2 jobs.
+#[test]
+fn too_large_stream_members_are_refused_and_the_rest_read() {
+    let Some(ds) = common::datasets() else { return };
+    let demos = ds.join("demos");
+    let tmp = tempfile::tempdir().unwrap();
+    let files = members(&demos, "demo");
+    let limit: u64 = 1 << 20;
+    let large = files.iter().filter(|(_, b)| b.len() as u64 > limit).count();
+    assert!(large > 0 && large < files.len(), "{large}");
+    let tgz = tmp.path().join("demos.tgz");
+    write_tar_gz(&tgz, &tar_bytes(&files));
+    let loose = run_records(&["demos", "index", "-q", demos.to_str().unwrap()], 0);
+    for jobs in ["1", "2"] {
+        let recs = run_records(
+            &[
+                "demos",
+                "index",
+                "-q",
+                "--max-file-bytes",
+                "1M",
+                "-j",
+                jobs,
+                tgz.to_str().unwrap(),
+            ],
+            1,
+        );
+        assert_eq!(recs.len(), files.len());
+        let mut refused = 0;
+        for (l, r) in loose.iter().zip(&recs) {
+            if l["size"].as_u64().unwrap() > limit {
+                assert_eq!(r["error"]["stage"], "io", "{r}");
+                assert_eq!(r["error"]["kind"], "too_large", "{r}");
+                refused += 1;
+            } else {
+                assert_eq!(r["sha256"], l["sha256"], "{r}");
+                assert_eq!(r["chunks"], l["chunks"], "{r}");
+                assert!(r.get("error").is_none(), "{r}");
+            }
+        }
+        assert_eq!(refused, large);
     }
 }
 
@@ -483,6 +616,73 @@ fn unsafe_and_nested_member_names_are_errors() {
         .map(|e| e.unwrap().path())
         .collect();
     assert_eq!(before, after);
+}
+
+/// Two members under one name: in a tar (appended to), the first is read
+/// and the later one is a `duplicate_name` error; in a zip, whose reader
+/// keeps one entry per name, the archive is a `duplicate_name` error and the
+/// last entry is read. An archive named twice still gives each member once.
+#[test]
+fn a_repeated_member_name_is_an_error_for_the_later_member() {
+    let Some(map) = small_map() else { return };
+    let Some(ds) = common::datasets() else { return };
+    let other = std::fs::read(ds.join("maps/iMilchshake-gores-mapgen/test__aa9627c0.map")).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let files = [
+        ("a.map".to_owned(), map.clone()),
+        ("b.map".to_owned(), other),
+    ];
+    let tar = tar_bytes(&files);
+    let t = tmp.path().join("dup.tar");
+    let tgz = tmp.path().join("dup.tgz");
+    let z = tmp.path().join("dup.zip");
+    write_zip(&z, &files, zip::CompressionMethod::Deflated);
+    let mut zb = std::fs::read(&z).unwrap();
+    for at in find_all(&zb, b"b.map") {
+        zb[at..at + 5].copy_from_slice(b"a.map");
+    }
+    std::fs::write(&z, &zb).unwrap();
+    let mut tb = tar.clone();
+    // The second header's name and checksum (the name is its first bytes).
+    let second = 512 + map.len().div_ceil(512) * 512;
+    tb[second..second + 5].copy_from_slice(b"a.map");
+    let mut h = tar::Header::new_old();
+    h.as_mut_bytes().copy_from_slice(&tb[second..second + 512]);
+    h.set_cksum();
+    tb[second..second + 512].copy_from_slice(h.as_bytes());
+    std::fs::write(&t, &tb).unwrap();
+    write_tar_gz(&tgz, &tb);
+    let want_first = run_records(&["maps", "index", "-q", t.to_str().unwrap()], 1)[0].clone();
+    let central = find_all(&zb, CENTRAL)[0];
+    for args in [vec![z.to_str().unwrap()], vec![z.to_str().unwrap(); 2]] {
+        let mut all = vec!["maps", "index", "-q"];
+        all.extend(&args);
+        let recs = run_records(&all, 1);
+        assert_eq!(recs.len(), 2, "{recs:?}");
+        assert_eq!(recs[0]["path"], z.to_str().unwrap());
+        assert_eq!(recs[0]["error"]["kind"], "duplicate_name");
+        assert_eq!(recs[0]["error"]["section"], "central_directory");
+        assert_eq!(recs[0]["error"]["offset"], central);
+        assert_eq!(recs[1]["path"], format!("{}!/a.map", z.display()));
+        assert!(recs[1].get("error").is_none(), "{}", recs[1]);
+        assert_eq!(recs[1]["size"], files[1].1.len());
+    }
+    for (a, at) in [(&t, second), (&tgz, second)] {
+        let a = a.to_str().unwrap();
+        for args in [vec![a], vec![a, a]] {
+            let mut all = vec!["maps", "index", "-q", "-j", "2"];
+            all.extend(&args);
+            let recs = run_records(&all, 1);
+            assert_eq!(recs.len(), 2, "{a}: {recs:?}");
+            let path = format!("{a}!/a.map");
+            assert_eq!(recs[0]["path"], path.as_str());
+            assert!(recs[0].get("error").is_none(), "{}", recs[0]);
+            assert_eq!(recs[0]["sha256"], want_first["sha256"]);
+            assert_eq!(recs[1]["path"], path.as_str());
+            assert_eq!(recs[1]["error"]["kind"], "duplicate_name", "{}", recs[1]);
+            assert_eq!(recs[1]["error"]["offset"], at, "{}", recs[1]);
+        }
+    }
 }
 
 #[test]

@@ -177,3 +177,47 @@ fn parquet_needs_a_file() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// `-o` naming a terminal is a usage error for every Parquet command, and
+/// nothing is written to it.
+#[test]
+fn parquet_to_a_terminal_is_a_usage_error() {
+    // A pseudo-terminal: the master end is ours, the slave is the path.
+    // SAFETY: plain libc calls on a descriptor this test owns; `ptsname`
+    // returns a NUL-terminated static buffer, copied at once.
+    let (master, slave) = unsafe {
+        let fd = libc::posix_openpt(libc::O_RDWR | libc::O_NOCTTY);
+        assert!(fd >= 0, "posix_openpt: {}", std::io::Error::last_os_error());
+        assert_eq!(libc::grantpt(fd), 0);
+        assert_eq!(libc::unlockpt(fd), 0);
+        let name = std::ffi::CStr::from_ptr(libc::ptsname(fd))
+            .to_str()
+            .unwrap()
+            .to_owned();
+        (fd, name)
+    };
+    for cmd in [
+        &["maps", "index"][..],
+        &["demos", "index"],
+        &["demos", "export", "--table", "chat"],
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["-q", "--format", "parquet", "-o", &slave]);
+        let out = teebatch(&args);
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("not to a terminal"), "{cmd:?}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+    // Nothing reached the terminal.
+    // SAFETY: non-blocking read into a local buffer, then close, both on
+    // the descriptor opened above.
+    let n = unsafe {
+        libc::fcntl(master, libc::F_SETFL, libc::O_NONBLOCK);
+        let mut b = [0u8; 64];
+        let n = libc::read(master, b.as_mut_ptr().cast(), b.len());
+        libc::close(master);
+        n
+    };
+    assert!(n <= 0, "{n} bytes reached the terminal");
+}

@@ -80,7 +80,8 @@ impl Kind {
 pub struct ArchiveError {
     /// A stable snake_case kind: `bad_archive`, `lying_size`, `zip_bomb`,
     /// `total_limit`, `overlapping`, `unsafe_name`, `crc_mismatch`,
-    /// `size_mismatch`, `nested_archive`, `unsupported`, `inflate`.
+    /// `size_mismatch`, `nested_archive`, `unsupported`, `inflate`,
+    /// `duplicate_name`.
     pub kind: &'static str,
     /// `archive`, `central_directory`, or `member` (the member is in the path).
     pub section: &'static str,
@@ -102,6 +103,7 @@ pub const KINDS: &[&str] = &[
     "nested_archive",
     "unsupported",
     "inflate",
+    "duplicate_name",
 ];
 
 impl ArchiveError {
@@ -170,9 +172,11 @@ pub struct Member {
     pub problem: Option<ArchiveError>,
 }
 
+/// The same member of the same archive (an archive named twice), not two
+/// members that share a name.
 impl PartialEq for Member {
     fn eq(&self, o: &Member) -> bool {
-        self.combined == o.combined
+        self.combined == o.combined && self.header_offset == o.header_offset
     }
 }
 impl Eq for Member {}
@@ -185,6 +189,15 @@ impl Member {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default()
+    }
+
+    /// Says the member will not be loaded (the command refused it before
+    /// reading, e.g. as larger than its file limit), so a `.tar.gz` stream
+    /// does not keep its bytes for it.
+    pub fn release(&self) {
+        if let Source::Stream(s) = &self.source {
+            s.release(self);
+        }
     }
 
     /// The member's bytes: a slice of the mapping (stored), inflated into
@@ -404,7 +417,7 @@ pub fn list(path: &Path, kind: Kind, ext: &str, out: &mut Vec<Input>) {
     };
     let (mut listed, err) = match kind {
         Kind::Zip => match list_zip(&mapped.bytes, ext) {
-            Ok(l) => (l, None),
+            Ok(l) => l,
             Err(e) => (Vec::new(), Some(e)),
         },
         _ => list_tar(&mapped.bytes, ext),
@@ -509,6 +522,26 @@ fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Limits) {
             })
         };
     }
+    // A name given to more than one member: the first keeps it, the later
+    // ones are errors (extracting the archive would overwrite the first).
+    let mut first: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    let mut repeats = Vec::new();
+    for (i, l) in listed.iter().enumerate() {
+        match first.entry(l.name.as_str()) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(l.header_offset);
+            }
+            std::collections::hash_map::Entry::Occupied(o) => repeats.push((i, *o.get())),
+        }
+    }
+    for (i, at) in repeats {
+        listed[i].problem.get_or_insert(ArchiveError::new(
+            "duplicate_name",
+            "member",
+            listed[i].header_offset,
+            format!("member name repeats the member at byte {at}"),
+        ));
+    }
     // Overlaps: members' [header, data end) ranges, sorted by start
     // (members already refused, e.g. for a lying size, are not read and
     // take no part).
@@ -573,7 +606,10 @@ fn wanted(name: &[u8], ext: &str) -> Option<Option<ArchiveError>> {
     }
 }
 
-fn list_zip(bytes: &[u8], ext: &str) -> Result<Vec<Listed>, ArchiveError> {
+/// Lists a zip archive. The `zip` crate keeps one entry per name, so a
+/// central directory that names a member more than once is also an error
+/// for the archive (the entries it hides are not read).
+fn list_zip(bytes: &[u8], ext: &str) -> Result<(Vec<Listed>, Option<ArchiveError>), ArchiveError> {
     let zerr = |e: zip::result::ZipError| {
         ArchiveError::new(
             "bad_archive",
@@ -644,7 +680,15 @@ fn list_zip(bytes: &[u8], ext: &str) -> Result<Vec<Listed>, ArchiveError> {
         }
         out.push(l);
     }
-    Ok(out)
+    let hidden = z.has_duplicate_names().then(|| {
+        ArchiveError::new(
+            "duplicate_name",
+            "central_directory",
+            z.central_directory_start(),
+            "the central directory names a member more than once; only the last entry of each name is read".into(),
+        )
+    });
+    Ok((out, hidden))
 }
 
 /// Lists a tar archive; an error part-way keeps the members before it.
@@ -877,15 +921,11 @@ impl GzStream {
     /// for this lock) is kept for it; a later one is kept while the kept
     /// later ones total at most [`READ_AHEAD_BYTES`], else skipped (and, if
     /// asked for, costs a restart of the stream).
+    ///
+    /// A read that fails (the file changed or was removed since it was
+    /// listed) is a `bad_archive` error for `m`, and the stream is closed so
+    /// the next member reads it again from the start.
     fn take(&self, m: &Member, buf: &mut Vec<u8>) -> io::Result<()> {
-        let err = |kind, e: io::Error| {
-            io::Error::other(ArchiveError::new(
-                kind,
-                "member",
-                m.header_offset,
-                format!("reading the gzip stream: {e}"),
-            ))
-        };
         let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
         let st = &mut *guard;
         let i = m.stream_index;
@@ -895,12 +935,26 @@ impl GzStream {
             *buf = b;
             return Ok(());
         }
+        self.read_to(st, i, buf).map_err(|e| {
+            st.reader = None;
+            io::Error::other(ArchiveError::new(
+                "bad_archive",
+                "member",
+                m.header_offset,
+                format!("reading the gzip stream: {e}"),
+            ))
+        })
+    }
+
+    /// Reads the stream up to entry `i` (keeping what [`GzStream::take`]
+    /// says on the way) and `i`'s bytes into `buf`.
+    fn read_to(&self, st: &mut StreamState, i: usize, buf: &mut Vec<u8>) -> io::Result<()> {
         let target = st.entries[i].offset;
         if st.reader.is_none() || st.pos > target {
             if st.reader.is_some() {
                 st.restarts += 1;
             }
-            st.reader = Some(open_gz(&self.path).map_err(|e| err("io", e))?);
+            st.reader = Some(open_gz(&self.path)?);
             st.pos = 0;
         }
         let my_rank = st.entries[i].rank;
@@ -912,22 +966,38 @@ impl GzStream {
                 e.rank < my_rank || st.ready_bytes.saturating_add(e.size) <= READ_AHEAD_BYTES;
             if !e.taken && e.readable && keep {
                 let (off, size) = (e.offset, e.size);
-                st.ready_bytes += size;
                 let r = st.reader.as_mut().expect("reader is open");
-                skip(r, off - st.pos).map_err(|e| err("io", e))?;
+                skip(r, off - st.pos)?;
                 let mut b = Vec::new();
-                read_exact_into(r, size, &mut b).map_err(|e| err("io", e))?;
+                read_exact_into(r, size, &mut b)?;
                 st.pos = off + size;
+                st.ready_bytes += size;
                 st.ready.insert(j, b);
             }
             j += 1;
         }
         let r = st.reader.as_mut().expect("reader is open");
-        skip(r, target - st.pos).map_err(|e| err("io", e))?;
+        skip(r, target - st.pos)?;
         buf.clear();
-        read_exact_into(r, m.size, buf).map_err(|e| err("io", e))?;
-        st.pos = target + m.size;
+        read_exact_into(r, st.entries[i].size, buf)?;
+        st.pos = target + st.entries[i].size;
         Ok(())
+    }
+
+    /// Bytes of members read from the stream and kept for a worker that
+    /// has not taken them yet.
+    pub fn held_bytes(&self) -> u64 {
+        self.state.lock().map_or(0, |s| s.ready_bytes)
+    }
+
+    /// Member `m` will not be taken (the command refused it, e.g. as too
+    /// large): its bytes are not kept for it, and dropped if they were.
+    fn release(&self, m: &Member) {
+        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        st.entries[m.stream_index].taken = true;
+        if let Some(b) = st.ready.remove(&m.stream_index) {
+            st.ready_bytes -= b.len() as u64;
+        }
     }
 }
 
@@ -992,6 +1062,124 @@ mod tests {
                 Some(("total_limit", 300)),
             ]
         );
+    }
+
+    /// A tar of `files` (`(name, bytes)`), in that order.
+    fn tar_of(files: &[(&str, Vec<u8>)]) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        for (name, bytes) in files {
+            let mut h = tar::Header::new_gnu();
+            h.set_size(bytes.len() as u64);
+            h.set_mode(0o644);
+            h.set_cksum();
+            b.append_data(&mut h, name, bytes.as_slice()).unwrap();
+        }
+        b.into_inner().unwrap()
+    }
+
+    fn gzip(bytes: &[u8]) -> Vec<u8> {
+        use std::io::Write;
+        let mut g = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        g.write_all(bytes).unwrap();
+        g.finish().unwrap()
+    }
+
+    fn members_of(path: &Path, kind: Kind) -> Vec<Member> {
+        let mut out = Vec::new();
+        list(path, kind, "map", &mut out);
+        crate::batch::archive::mark_selected(&out);
+        out.into_iter()
+            .map(|i| match i {
+                Input::Member(m) => *m,
+                _ => panic!("not a member"),
+            })
+            .collect()
+    }
+
+    fn files() -> Vec<(&'static str, Vec<u8>)> {
+        vec![
+            ("a.map", vec![1; 1000]),
+            ("b.map", vec![2; 3000]),
+            ("c.map", vec![3; 5000]),
+        ]
+    }
+
+    #[test]
+    fn stored_tar_members_are_slices_of_the_mapping() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.tar");
+        std::fs::write(&path, tar_of(&files())).unwrap();
+        let members = members_of(&path, Kind::Tar);
+        assert_eq!(members.len(), 3);
+        for (m, (_, want)) in members.iter().zip(files()) {
+            let Source::Mapped(mapped) = &m.source else {
+                panic!("a tar is mapped")
+            };
+            let range = mapped.bytes.as_ptr_range();
+            let mut buf = Vec::new();
+            let got = m.load(&mut buf).unwrap();
+            assert_eq!(got, want.as_slice());
+            assert!(range.contains(&got.as_ptr()), "{} was copied", m.name);
+            assert_eq!(buf.capacity(), 0, "{} went through the buffer", m.name);
+        }
+    }
+
+    #[test]
+    fn a_gzip_stream_changed_after_listing_is_the_members_bad_archive() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.tar.gz");
+        let whole = gzip(&tar_of(&files()));
+        std::fs::write(&path, &whole).unwrap();
+        let members = members_of(&path, Kind::TarGz);
+        assert_eq!(members.len(), 3);
+        // Cut after a.map's bytes: b.map cannot be read any more.
+        let tar = tar_of(&files());
+        std::fs::write(&path, gzip(&tar[..2048])).unwrap();
+        let mut buf = Vec::new();
+        let e = members[1].load(&mut buf).unwrap_err();
+        let e = e
+            .get_ref()
+            .and_then(|e| e.downcast_ref::<ArchiveError>())
+            .unwrap();
+        assert_eq!(
+            (e.kind, e.section, e.offset),
+            ("bad_archive", "member", members[1].header_offset)
+        );
+        // The failed read closed the stream: the next member reads it again
+        // from its start, and gets its own bytes.
+        std::fs::write(&path, &whole).unwrap();
+        assert_eq!(members[2].load(&mut buf).unwrap(), &files()[2].1[..]);
+        assert_eq!(members[0].load(&mut buf).unwrap(), &files()[0].1[..]);
+    }
+
+    #[test]
+    fn a_released_stream_member_is_not_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.tgz");
+        std::fs::write(&path, gzip(&tar_of(&files()))).unwrap();
+        let members = members_of(&path, Kind::TarGz);
+        let Source::Stream(stream) = &members[0].source else {
+            panic!("a .tgz is a stream")
+        };
+        // A worker asking for c.map first passes a.map and b.map, which
+        // come before it in name order: they are kept for their workers.
+        let mut buf = Vec::new();
+        assert_eq!(members[2].load(&mut buf).unwrap(), &files()[2].1[..]);
+        assert_eq!(stream.held_bytes(), 4000);
+        // a.map is refused by its command: its bytes go.
+        members[0].release();
+        assert_eq!(stream.held_bytes(), 3000);
+        assert_eq!(members[1].load(&mut buf).unwrap(), &files()[1].1[..]);
+        assert_eq!(stream.held_bytes(), 0);
+        // Released before the stream passes it: never kept.
+        let members = members_of(&path, Kind::TarGz);
+        let Source::Stream(stream) = &members[0].source else {
+            panic!("a .tgz is a stream")
+        };
+        members[0].release();
+        assert_eq!(members[2].load(&mut buf).unwrap(), &files()[2].1[..]);
+        assert_eq!(stream.held_bytes(), 3000);
+        assert_eq!(stream.restarts(), 0);
     }
 
     #[test]

@@ -259,6 +259,7 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> DemoRe
     };
     if input.listed_size() > opts.limits.max_demo_file_bytes {
         rec.error = Some(ErrorRecord::too_large(opts.limits.max_demo_file_bytes));
+        input.release();
     } else {
         match load(input, opts.mmap, &mut w.read_buf) {
             Ok(bytes) => {

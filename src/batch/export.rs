@@ -443,6 +443,7 @@ pub fn export_input(
     };
     if input.listed_size() > opts.limits.max_demo_file_bytes {
         done.error = Some(ErrorRecord::too_large(opts.limits.max_demo_file_bytes));
+        input.release();
         return done;
     }
     let reuse = segment.is_some() && buf.holds == Some(index);

@@ -187,6 +187,7 @@ pub fn index_input_then(
     };
     if input.listed_size() > opts.limits.max_map_file_bytes {
         rec.error = Some(ErrorRecord::too_large(opts.limits.max_map_file_bytes));
+        input.release();
         w.stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
         return rec;
     }

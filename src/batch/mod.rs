@@ -89,6 +89,15 @@ impl Input {
         }
     }
 
+    /// Says the input will not be loaded: a command that refuses an input
+    /// without reading it (over its file limit) calls this, so a `.tar.gz`
+    /// member's bytes are not kept for it ([`archive::Member::release`]).
+    pub fn release(&self) {
+        if let Input::Member(m) = self {
+            m.release();
+        }
+    }
+
     /// Size in bytes as listed (0 for unlistable entries and for archive
     /// members found bad when listing).
     pub fn listed_size(&self) -> u64 {
@@ -272,7 +281,18 @@ pub fn collect_inputs_with(
             }),
         }
     }
-    out.sort_by(|a, b| a.sort_key().cmp(b.sort_key()));
+    // Members that share a name (in one archive) stay in archive order, and
+    // an archive named twice gives each member twice, side by side, for
+    // `dedup`.
+    let offset = |i: &Input| match i {
+        Input::Member(m) => m.header_offset,
+        _ => 0,
+    };
+    out.sort_by(|a, b| {
+        a.sort_key()
+            .cmp(b.sort_key())
+            .then_with(|| offset(a).cmp(&offset(b)))
+    });
     out.dedup();
     archive::mark_selected(&out);
     Ok(out)
