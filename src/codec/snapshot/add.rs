@@ -179,6 +179,11 @@ fn blocks_of_8(data: &mut [i32], diff: &[i32]) -> i32x8 {
 ///
 /// A `target_feature` function: the in-place applier calls it from its
 /// item loop compiled for AVX2 ([`AddKernel::Avx2`]), where it inlines.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 (code not compiled for AVX2 calls it in
+/// `unsafe`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -253,6 +258,10 @@ pub fn wrapping_add_assign_avx2_lanes(
 }
 
 /// The wrapping sum of the 8 lanes of `v`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 #[inline]
