@@ -222,7 +222,7 @@ pub fn tiers() -> Tiers {
         varint: crate::codec::varint::simd::Kernel::chosen().name(),
         huffman: crate::codec::huffman::Tier::chosen().name(),
         checksum: crate::codec::snapshot::checksum::Kernel::chosen().name(),
-        delta_add: "wide",
+        delta_add: crate::codec::snapshot::AddKernel::chosen().name(),
     }
 }
 

@@ -308,6 +308,33 @@ pub fn bench(c: &mut Criterion) {
     }
     g.finish();
 
+    // `data += diff` on character-sized items (22 ints, most item deltas),
+    // by kernel of the SIMD tier.
+    let mut g = c.benchmark_group("snapshot/wrapping_add_assign_22");
+    let items = 4096;
+    let diff = random_ints(22 * items, 10);
+    let mut data = random_ints(22 * items, 11);
+    g.throughput(Throughput::Bytes(4 * 22 * items as u64));
+    for k in teebatch::codec::snapshot::AddKernel::ALL {
+        if !k.available() {
+            continue;
+        }
+        g.bench_function(BenchmarkId::new(format!("simd-{}", k.name()), 22), |bn| {
+            bn.iter(|| {
+                let mut s = 0i32;
+                for (d, w) in data.chunks_exact_mut(22).zip(diff.chunks_exact(22)) {
+                    s = s.wrapping_add(teebatch::codec::snapshot::wrapping_add_assign_kernel(
+                        k,
+                        black_box(d),
+                        black_box(w),
+                    ));
+                }
+                black_box(s)
+            })
+        });
+    }
+    g.finish();
+
     // End to end: 249 deltas of a 64-player game.
     let snaps = game();
     let ds = deltas(&snaps);

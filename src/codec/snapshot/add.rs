@@ -9,7 +9,8 @@
 //! snapshot checksum (the wrapping sum of all data) changes. They process
 //! `min(data.len(), diff.len())` ints.
 
-use crate::backend::Backend;
+use crate::backend::{Backend, X86Level};
+use std::sync::OnceLock;
 use wide::{i32x4, i32x8};
 
 /// Reference: one int at a time.
@@ -171,6 +172,178 @@ fn blocks_of_8(data: &mut [i32], diff: &[i32]) -> i32x8 {
     acc
 }
 
+/// AVX2 (`ymm`): [`wrapping_add_assign_simd_lanes`]'s blocks and
+/// overlapping last block in 256-bit registers (items of 4 to 7 ints: two
+/// 128-bit blocks the same way; below 4: one int at a time). Returns the
+/// sum of the diff ints used in 8 lanes.
+///
+/// A `target_feature` function: the in-place applier calls it from its
+/// item loop compiled for AVX2 ([`AddKernel::Avx2`]), where it inlines.
+///
+/// # Safety
+///
+/// The CPU must have AVX2 (code not compiled for AVX2 calls it in
+/// `unsafe`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub fn wrapping_add_assign_avx2_lanes(
+    data: &mut [i32],
+    diff: &[i32],
+) -> core::arch::x86_64::__m256i {
+    use core::arch::x86_64::*;
+    let n = data.len().min(diff.len());
+    let (data, diff) = (&mut data[..n], &diff[..n]);
+    if n >= 8 {
+        #[inline(always)]
+        fn load(c: &[i32; 8]) -> __m256i {
+            // SAFETY: 8 readable ints; `loadu` has no alignment requirement.
+            unsafe { _mm256_loadu_si256(c.as_ptr().cast()) }
+        }
+        #[inline(always)]
+        fn store(c: &mut [i32; 8], v: __m256i) {
+            // SAFETY: 8 writable ints; `storeu` has no alignment requirement.
+            unsafe { _mm256_storeu_si256(c.as_mut_ptr().cast(), v) }
+        }
+        let tail = n - 8;
+        let (Some(last_diff), Some(last_old), Some(mask)) = (
+            diff[tail..].first_chunk::<8>(),
+            data[tail..].first_chunk::<8>(),
+            TAIL_MASKS[n % 8..].first_chunk::<8>(),
+        ) else {
+            return _mm256_setzero_si256();
+        };
+        let last_diff = load(last_diff);
+        let last = _mm256_add_epi32(load(last_old), last_diff);
+        let mut acc = _mm256_and_si256(last_diff, load(mask));
+        let (blocks, _) = data.as_chunks_mut::<8>();
+        for (o, d) in blocks.iter_mut().zip(diff.as_chunks::<8>().0) {
+            let d = load(d);
+            acc = _mm256_add_epi32(acc, d);
+            store(o, _mm256_add_epi32(load(o), d));
+        }
+        if let Some(o) = data[tail..].first_chunk_mut::<8>() {
+            store(o, last);
+        }
+        acc
+    } else if n >= 4 {
+        #[inline(always)]
+        fn load(c: &[i32]) -> __m128i {
+            match c.first_chunk::<4>() {
+                // SAFETY: 4 readable ints; no alignment requirement.
+                Some(c) => unsafe { _mm_loadu_si128(c.as_ptr().cast()) },
+                // SAFETY: SSE2 is part of x86-64.
+                None => unsafe { _mm_setzero_si128() },
+            }
+        }
+        #[inline(always)]
+        fn store(c: &mut [i32], v: __m128i) {
+            if let Some(c) = c.first_chunk_mut::<4>() {
+                // SAFETY: 4 writable ints; no alignment requirement.
+                unsafe { _mm_storeu_si128(c.as_mut_ptr().cast(), v) }
+            }
+        }
+        let last_diff = load(&diff[n - 4..]);
+        let last = _mm_add_epi32(load(&data[n - 4..]), last_diff);
+        let first_diff = load(diff);
+        let first = _mm_add_epi32(load(data), first_diff);
+        let acc = _mm_add_epi32(first_diff, _mm_and_si128(last_diff, load(&TAIL_MASKS[n..])));
+        store(data, first);
+        store(&mut data[n - 4..], last);
+        _mm256_zextsi128_si256(acc)
+    } else {
+        let sum = wrapping_add_assign_oracle(data, diff);
+        _mm256_setr_epi32(sum, 0, 0, 0, 0, 0, 0, 0)
+    }
+}
+
+/// The wrapping sum of the 8 lanes of `v`.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+pub fn reduce_add_avx2(v: core::arch::x86_64::__m256i) -> i32 {
+    use core::arch::x86_64::*;
+    let half = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v));
+    let pair = _mm_add_epi32(half, _mm_shuffle_epi32::<0b01_00_11_10>(half));
+    let one = _mm_add_epi32(pair, _mm_shuffle_epi32::<0b10_11_00_01>(pair));
+    _mm_cvtsi128_si32(one)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn wrapping_add_assign_avx2_inner(data: &mut [i32], diff: &[i32]) -> i32 {
+    reduce_add_avx2(wrapping_add_assign_avx2_lanes(data, diff))
+}
+
+/// The SIMD tier's kernels of `data += diff` in the in-place delta
+/// applier (its item loop is compiled once per kernel).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AddKernel {
+    /// 256-bit AVX2 adds ([`wrapping_add_assign_avx2_lanes`]).
+    Avx2,
+    /// [`wrapping_add_assign_simd_lanes`] (`wide`, SSE2 on x86-64).
+    Wide,
+}
+
+impl AddKernel {
+    pub const ALL: [AddKernel; 2] = [AddKernel::Avx2, AddKernel::Wide];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AddKernel::Avx2 => "avx2",
+            AddKernel::Wide => "wide",
+        }
+    }
+
+    /// Whether this CPU can run the kernel (whatever the level cap).
+    pub fn available(self) -> bool {
+        match self {
+            AddKernel::Avx2 => {
+                cfg!(target_arch = "x86_64") && X86Level::detected() >= X86Level::Avx2
+            }
+            AddKernel::Wide => true,
+        }
+    }
+
+    /// The kernel the SIMD tier runs in this process: AVX2 where
+    /// [`X86Level::active`] is AVX2 or higher (chosen once).
+    pub fn chosen() -> AddKernel {
+        static CHOSEN: OnceLock<AddKernel> = OnceLock::new();
+        *CHOSEN.get_or_init(|| {
+            if cfg!(target_arch = "x86_64") && X86Level::active() >= X86Level::Avx2 {
+                AddKernel::Avx2
+            } else {
+                AddKernel::Wide
+            }
+        })
+    }
+}
+
+/// `data += diff` (wrapping) with the kernel `kernel`, whatever was chosen
+/// (for tests and benchmarks); returns the wrapping sum of the diff ints
+/// used.
+///
+/// # Panics
+///
+/// Where this CPU cannot run `kernel` (see [`AddKernel::available`]).
+pub fn wrapping_add_assign_kernel(kernel: AddKernel, data: &mut [i32], diff: &[i32]) -> i32 {
+    assert!(
+        kernel.available(),
+        "this CPU cannot run the {} add kernel",
+        kernel.name()
+    );
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: `available` checked that the CPU has AVX2.
+        AddKernel::Avx2 => unsafe { wrapping_add_assign_avx2_inner(data, diff) },
+        _ => wrapping_add_assign_simd(data, diff),
+    }
+}
+
 /// `data += diff` (wrapping) by the tier `backend` selects; returns the
 /// wrapping sum of the diff ints used.
 #[inline]
@@ -198,6 +371,30 @@ mod tests {
             let mut short = vec![7; 3];
             f(&old, &diff, &mut short);
             assert_eq!(short, [i32::MIN, i32::MAX, i32::MAX - 1]);
+        }
+    }
+
+    /// Every available kernel against the oracle on every length up to 70
+    /// and every start alignment up to 8, with unequal lengths too.
+    #[test]
+    fn add_kernels_match_the_oracle_on_every_tail() {
+        let v: Vec<i32> = (0..80u32)
+            .map(|i| i.wrapping_mul(0x9e37_79b9) as i32)
+            .collect();
+        let w: Vec<i32> = v.iter().rev().map(|x| x.rotate_left(7)).collect();
+        for k in AddKernel::ALL.into_iter().filter(|k| k.available()) {
+            for n in 0..=70 {
+                for start in 0..8 {
+                    for m in [n, n / 2, n + 3] {
+                        let (d, w) = (&v[start..start + n], &w[start..start + m.min(70)]);
+                        let mut want = d.to_vec();
+                        let want_sum = wrapping_add_assign_oracle(&mut want, w);
+                        let mut got = d.to_vec();
+                        let sum = wrapping_add_assign_kernel(k, &mut got, w);
+                        assert_eq!((sum, &got), (want_sum, &want), "{k:?} len {n} diff {m}");
+                    }
+                }
+            }
         }
     }
 

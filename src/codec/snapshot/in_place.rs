@@ -263,6 +263,11 @@ fn apply_in_place<T: Track>(
     let change = match backend {
         Backend::Oracle => apply_items::<Oracle, T>(snap, spare, &parsed, removed, warnings, track),
         Backend::Scalar => apply_items::<Scalar, T>(snap, spare, &parsed, removed, warnings, track),
+        #[cfg(target_arch = "x86_64")]
+        Backend::Simd if super::add::AddKernel::chosen() == super::add::AddKernel::Avx2 => {
+            // SAFETY: the AVX2 kernel is chosen only where the CPU has AVX2.
+            unsafe { apply_items_avx2::<T>(snap, spare, &parsed, removed, warnings, track) }
+        }
         Backend::Simd => apply_items::<Simd, T>(snap, spare, &parsed, removed, warnings, track),
     }?;
     Ok(sum.wrapping_add(change))
@@ -319,15 +324,67 @@ impl AddAssign for Simd {
     }
 }
 
+/// The SIMD tier at [`AddKernel::Avx2`](super::add::AddKernel::Avx2):
+/// the diffs' sum in one `ymm` register.
+#[cfg(target_arch = "x86_64")]
+struct Avx2;
+
+#[cfg(target_arch = "x86_64")]
+impl AddAssign for Avx2 {
+    const BACKEND: Backend = Backend::Simd;
+    type Sum = core::arch::x86_64::__m256i;
+    // SAFETY: all-zero bits are a valid `__m256i` (plain integer lanes).
+    const ZERO: Self::Sum = unsafe { std::mem::zeroed() };
+    #[inline(always)]
+    fn add_assign(data: &mut [i32], diff: &[i32], sum: Self::Sum) -> Self::Sum {
+        use core::arch::x86_64::_mm256_add_epi32;
+        // SAFETY: only instantiated in `apply_items_avx2`, which runs
+        // where the CPU has AVX2 (and inlines this).
+        unsafe { _mm256_add_epi32(sum, super::add::wrapping_add_assign_avx2_lanes(data, diff)) }
+    }
+    fn total(sum: Self::Sum) -> i32 {
+        // SAFETY: as for `add_assign`.
+        unsafe { super::add::reduce_add_avx2(sum) }
+    }
+}
+
+/// [`apply_items`] compiled for AVX2, with the AVX2 add kernel inlined in
+/// its item loop.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn apply_items_avx2<T: Track>(
+    snap: &mut Snapshot,
+    spare: &Snapshot,
+    delta: &Delta<'_>,
+    removed: bool,
+    warnings: &mut Vec<Warning>,
+    track: &mut T,
+) -> Result<i32, Error> {
+    apply_items_body::<Avx2, T>(snap, spare, delta, removed, warnings, track)
+}
+
 /// Applies the item deltas of `delta` to `snap`, whose removed items are
 /// gone (into `spare` if `removed`); returns by how much the checksum
 /// changes.
+fn apply_items<K: AddAssign, T: Track>(
+    snap: &mut Snapshot,
+    spare: &Snapshot,
+    delta: &Delta<'_>,
+    removed: bool,
+    warnings: &mut Vec<Warning>,
+    track: &mut T,
+) -> Result<i32, Error> {
+    apply_items_body::<K, T>(snap, spare, delta, removed, warnings, track)
+}
+
+/// The body of [`apply_items`], inlined into each tier's copy.
 ///
 /// The loop keeps its state in locals and the kept items' parts in slices
 /// of length `n_kept` (one bounds check per lookup covers keys, starts and
 /// stamps); an item delta that is not an update of a kept item leaves the
 /// inner loop for [`add_item`], after which the slices are taken again.
-fn apply_items<K: AddAssign, T: Track>(
+#[inline(always)]
+fn apply_items_body<K: AddAssign, T: Track>(
     snap: &mut Snapshot,
     spare: &Snapshot,
     delta: &Delta<'_>,

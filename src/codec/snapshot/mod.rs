@@ -47,9 +47,9 @@ pub mod sizes;
 pub mod uuid;
 
 pub use add::{
-    wrapping_add_assign_oracle, wrapping_add_assign_scalar, wrapping_add_assign_simd,
-    wrapping_add_assign_with, wrapping_add_oracle, wrapping_add_scalar, wrapping_add_simd,
-    wrapping_add_with,
+    wrapping_add_assign_kernel, wrapping_add_assign_oracle, wrapping_add_assign_scalar,
+    wrapping_add_assign_simd, wrapping_add_assign_with, wrapping_add_oracle, wrapping_add_scalar,
+    wrapping_add_simd, wrapping_add_with, AddKernel,
 };
 pub use checksum::{checksum_oracle, checksum_scalar, checksum_simd, checksum_with};
 pub use delta::{apply_delta, apply_delta_with, create_delta, Delta, ItemDelta, ItemDeltas};

@@ -542,13 +542,6 @@ impl Resolved {
             row[col] = Value::I32(v);
         }
     }
-
-    /// Sets the row's columns of this layout to null.
-    fn clear(&self, row: &mut [Value]) {
-        for &col in &self.columns {
-            row[col] = Value::Null;
-        }
-    }
 }
 
 /// One player's state as the `players` table compares it.
@@ -627,6 +620,17 @@ enum Slot {
     Ddnet,
 }
 
+/// `positions`: one character's item ints and those of its DDNet
+/// character item, as the current snapshot has them.
+struct CharacterInts {
+    /// The character's layout.
+    layout: usize,
+    data: Box<[i32]>,
+    /// The DDNet character's ints (kept when it goes, for reuse).
+    ddnet: Vec<i32>,
+    has_ddnet: bool,
+}
+
 /// Builds one table's rows from one demo's events.
 ///
 /// Feed it [`TableBuilder::snapshot_changed`] (or
@@ -668,10 +672,14 @@ pub struct TableBuilder {
     /// `players`: the previous snapshot's players, by client id (`None`
     /// before the first snapshot in range).
     players: Option<Vec<PlayerState>>,
-    /// Item tables and `positions`: the rows of the current snapshot's
-    /// items by (id, type), in output order, `demo` and `tick` left to
-    /// fill.
+    /// Item tables other than `positions`: the rows of the current
+    /// snapshot's items by (id, type), in output order, `demo` and `tick`
+    /// left to fill.
     cache: BTreeMap<(u16, u16), Box<[Value]>>,
+    /// `positions`: the ints of the current snapshot's characters by id,
+    /// in output order (each row is filled from them in place, as most
+    /// characters change every tick).
+    characters: BTreeMap<u16, CharacterInts>,
     /// Whether `cache` and `ex_in_snap` are those of the snapshot before
     /// (else the next snapshot is read whole).
     cache_valid: bool,
@@ -730,6 +738,7 @@ impl TableBuilder {
             chat_seen: 0,
             players: None,
             cache: BTreeMap::new(),
+            characters: BTreeMap::new(),
             cache_valid: false,
             player_changes: PlayerChanges::new(),
             names: Vec::new(),
@@ -813,6 +822,7 @@ impl TableBuilder {
         if whole {
             self.declared_types(snap);
             self.cache.clear();
+            self.characters.clear();
             for i in 0..snap.len() {
                 self.add_item(snap, i, true);
             }
@@ -854,12 +864,6 @@ impl TableBuilder {
             .map(|&(t, _)| t)
     }
 
-    /// The row key of `positions`' character `id`.
-    fn character_row(&self, id: u16) -> Option<(u16, u16)> {
-        let ty = self.by_ordinal.iter().position(Option::is_some)?;
-        Some((id, ty as u16))
-    }
-
     /// Adds the row of item `i` of `snap` (`whole`: the snapshot is read
     /// from scratch, so a character finds its DDNet fields itself and the
     /// DDNet items need no pass of their own).
@@ -871,20 +875,22 @@ impl TableBuilder {
         match self.slot(ty) {
             Some(Slot::Row(layout)) => {
                 self.items_seen += 1;
+                if self.table == Table::Positions {
+                    let ddnet = self.ddnet_type().and_then(|t| snap.get(item_key(t, id)));
+                    let c = CharacterInts {
+                        layout,
+                        data: data.into(),
+                        ddnet: ddnet.unwrap_or_default().into(),
+                        has_ddnet: ddnet.is_some(),
+                    };
+                    self.characters.insert(id, c);
+                    return;
+                }
                 let mut row = vec![Value::Null; self.width].into_boxed_slice();
                 let l = &self.layouts[layout];
-                if self.table == Table::Positions {
-                    row[2] = Value::I32(i32::from(id));
-                    l.fill(&mut row, data);
-                    let ddnet = self.ddnet_type().and_then(|t| snap.get(item_key(t, id)));
-                    if let (Some(d), Some(dl)) = (ddnet, &self.ddnet_character) {
-                        dl.fill(&mut row, d);
-                    }
-                } else {
-                    row[2] = l.kind.clone();
-                    row[3] = Value::I32(i32::from(id));
-                    l.fill(&mut row, data);
-                }
+                row[2] = l.kind.clone();
+                row[3] = Value::I32(i32::from(id));
+                l.fill(&mut row, data);
                 self.cache.insert((id, ty), row);
             }
             Some(Slot::Ddnet) if !whole => self.set_ddnet(id, Some(data)),
@@ -900,6 +906,16 @@ impl TableBuilder {
         };
         let (ty, id) = (item_type(key), item_id(key));
         match self.slot(ty) {
+            Some(Slot::Row(_)) if self.table == Table::Positions => {
+                if let Some(c) = self.characters.get_mut(&id) {
+                    self.items_seen += 1;
+                    if c.data.len() == data.len() {
+                        c.data.copy_from_slice(data);
+                    } else {
+                        c.data = data.into();
+                    }
+                }
+            }
             Some(Slot::Row(layout)) => {
                 if let Some(row) = self.cache.get_mut(&(id, ty)) {
                     self.items_seen += 1;
@@ -915,6 +931,9 @@ impl TableBuilder {
     fn remove_item(&mut self, key: u32) {
         let (ty, id) = (item_type(key), item_id(key));
         match self.slot(ty) {
+            Some(Slot::Row(_)) if self.table == Table::Positions => {
+                self.characters.remove(&id);
+            }
             Some(Slot::Row(_)) => {
                 self.cache.remove(&(id, ty));
             }
@@ -926,16 +945,17 @@ impl TableBuilder {
     /// Sets (or with `None` clears) the DDNet fields of character `id`'s
     /// row, if it has one.
     fn set_ddnet(&mut self, id: u16, data: Option<&[i32]>) {
-        let Some(at) = self.character_row(id) else {
+        if self.ddnet_character.is_none() {
             return;
-        };
-        let (Some(row), Some(l)) = (self.cache.get_mut(&at), &self.ddnet_character) else {
+        }
+        let Some(c) = self.characters.get_mut(&id) else {
             return;
         };
         self.items_seen += 1;
-        l.clear(row);
+        c.ddnet.clear();
+        c.has_ddnet = data.is_some();
         if let Some(d) = data {
-            l.fill(row, d);
+            c.ddnet.extend_from_slice(d);
         }
     }
 
@@ -965,23 +985,27 @@ impl TableBuilder {
         }
     }
 
-    /// One row per character, repeated from the cache, with the current
-    /// name and team of its client.
+    /// One row per character, filled in place from its ints, with the
+    /// current name and team of its client.
     fn emit_positions(&mut self, tick: i32) {
-        let cache = std::mem::take(&mut self.cache);
+        let characters = std::mem::take(&mut self.characters);
         let name_col = POSITION_FIELDS.len() + 3;
-        for (&(id, _), cached) in &cache {
+        for (&id, c) in &characters {
             let (name, team) = self.name_and_team(id);
             self.rows_made += 1;
             let demo = self.demo.clone();
             let row = self.rows.push_row();
-            row.clone_from_slice(cached);
             row[0] = demo;
             row[1] = Value::I32(tick);
+            row[2] = Value::I32(i32::from(id));
+            self.layouts[c.layout].fill(row, &c.data);
             row[name_col] = name.map_or(Value::Null, Value::Str);
             row[name_col + 1] = team.into();
+            if let (true, Some(l)) = (c.has_ddnet, &self.ddnet_character) {
+                l.fill(row, &c.ddnet);
+            }
         }
-        self.cache = cache;
+        self.characters = characters;
     }
 
     /// One row per item of the table, repeated from the cache.

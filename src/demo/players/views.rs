@@ -96,6 +96,22 @@ pub struct PlayerViews {
     /// After a followed update: the clients whose player info it updated
     /// (team, score, `local` may have changed; may repeat).
     changed: Vec<u16>,
+    /// By client id: position + 1 of its view in `views` (0: none), set by
+    /// every full update (followed updates keep the views' order), so a
+    /// followed update finds a view without a search.
+    view_at: Vec<u32>,
+    /// During a followed update: the position in the snapshot of each
+    /// updated item, in `changes.updated` order (looked up once).
+    updated_at: Vec<u32>,
+}
+
+/// The position of client `id`'s view, from [`PlayerViews::view_at`].
+#[inline]
+fn view_of(view_at: &[u32], id: u16) -> Option<usize> {
+    match view_at.get(usize::from(id)) {
+        Some(&at) if at != 0 => Some(at as usize - 1),
+        _ => None,
+    }
 }
 
 /// Whether `key` is an item the views read in `protocol`.
@@ -258,6 +274,9 @@ impl PlayerViews {
         let mut index = self.index.take().unwrap_or_else(IdIndex::new);
         self.seen.clear();
         for (i, v) in self.views.iter_mut().enumerate() {
+            if let Some(at) = self.view_at.get_mut(usize::from(v.client_id)) {
+                *at = 0;
+            }
             v.country = None;
             v.team = None;
             v.score = None;
@@ -372,6 +391,15 @@ impl PlayerViews {
         if !self.views.is_sorted_by_key(|p| p.client_id) {
             self.views.sort_unstable_by_key(|p| p.client_id);
         }
+        if let Some(last) = self.views.last() {
+            let need = usize::from(last.client_id) + 1;
+            if self.view_at.len() < need {
+                self.view_at.resize(need, 0);
+            }
+        }
+        for (i, v) in self.views.iter().enumerate() {
+            self.view_at[usize::from(v.client_id)] = i as u32 + 1;
+        }
     }
 
     /// Whether no two 0.6 player-info items name the same client (then an
@@ -417,9 +445,8 @@ impl PlayerViews {
     /// a character removed from a client that keeps another item), then
     /// applies them; `false` (nothing applied) otherwise.
     fn follow(&mut self, snap: &Snapshot, protocol: Protocol, changes: &PlayerChanges) -> bool {
-        let view_of =
-            |views: &[PlayerView], id: u16| views.binary_search_by_key(&id, |v| v.client_id).ok();
         let updated = &changes.updated[..];
+        self.updated_at.clear();
         // Every change checked against the snapshot's items before
         // anything changes.
         for &key in &changes.removed {
@@ -440,7 +467,7 @@ impl PlayerViews {
             };
             // A character still there was removed and added back.
             let back = snap.get(key).is_some_and(|d| d.len() >= 3);
-            if !(kept || back) || view_of(&self.views, id).is_none() {
+            if !(kept || back) || view_of(&self.view_at, id).is_none() {
                 return false;
             }
         }
@@ -448,19 +475,23 @@ impl PlayerViews {
             self.ops += 1;
             let id = item_id(key);
             let fits = snap.get(key).is_none_or(|d| d.len() >= 3);
-            if !fits || view_of(&self.views, id).is_none() {
+            if !fits || view_of(&self.view_at, id).is_none() {
                 return false;
             }
         }
         for &key in updated {
             self.ops += 1;
             let (ty, id) = (item_type(key), item_id(key));
-            let Some(data) = snap.get(key) else {
+            let Some(i) = snap.index_of(key) else {
                 return false;
             };
+            let Some((_, data)) = snap.item(i) else {
+                return false;
+            };
+            self.updated_at.push(i as u32);
             let ok = match (protocol, ty) {
                 (Protocol::V06, v06::CHARACTER) | (Protocol::V07, v07::CHARACTER) => {
-                    data.len() >= 3 && view_of(&self.views, id).is_some()
+                    data.len() >= 3 && view_of(&self.view_at, id).is_some()
                 }
                 (Protocol::V06, v06::PLAYER_INFO) => {
                     let ids = &self.player_info_ids;
@@ -468,10 +499,10 @@ impl PlayerViews {
                         && ids
                             .binary_search_by_key(&id, |&(item, _)| item)
                             .is_ok_and(|at| i32::from(ids[at].1) == data[1])
-                        && u16::try_from(data[1]).is_ok_and(|c| view_of(&self.views, c).is_some())
+                        && u16::try_from(data[1]).is_ok_and(|c| view_of(&self.view_at, c).is_some())
                 }
                 (Protocol::V07, v07::PLAYER_INFO) => {
-                    data.len() >= 3 && view_of(&self.views, id).is_some()
+                    data.len() >= 3 && view_of(&self.view_at, id).is_some()
                 }
                 _ => false,
             };
@@ -481,24 +512,26 @@ impl PlayerViews {
         }
         self.changed.clear();
         for &key in changes.removed.iter().chain(&changes.added) {
-            if let Some(at) = view_of(&self.views, item_id(key)) {
+            if let Some(at) = view_of(&self.view_at, item_id(key)) {
                 let data = snap.get(key);
                 self.views[at].position = data.map(|d| (d[1], d[2]));
             }
         }
-        for &key in updated {
+        for (&key, &i) in updated.iter().zip(&self.updated_at) {
             let (ty, id) = (item_type(key), item_id(key));
-            let Some(data) = snap.get(key) else { continue };
+            let Some((_, data)) = snap.item(i as usize) else {
+                continue;
+            };
             match (protocol, ty) {
                 (Protocol::V06, v06::CHARACTER) | (Protocol::V07, v07::CHARACTER) => {
-                    if let Some(at) = view_of(&self.views, id) {
+                    if let Some(at) = view_of(&self.view_at, id) {
                         self.views[at].position = Some((data[1], data[2]));
                     }
                 }
                 (Protocol::V06, v06::PLAYER_INFO) => {
                     let cid = data[1] as u16;
                     self.changed.push(cid);
-                    if let Some(at) = view_of(&self.views, cid) {
+                    if let Some(at) = view_of(&self.view_at, cid) {
                         let p = &mut self.views[at];
                         p.local = data[0] != 0;
                         p.team = Some(data[2]);
@@ -508,7 +541,7 @@ impl PlayerViews {
                 }
                 (Protocol::V07, v07::PLAYER_INFO) => {
                     self.changed.push(id);
-                    if let Some(at) = view_of(&self.views, id) {
+                    if let Some(at) = view_of(&self.view_at, id) {
                         let p = &mut self.views[at];
                         p.score = Some(data[1]);
                         p.latency = Some(data[2]);
