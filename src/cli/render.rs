@@ -157,10 +157,15 @@ pub fn write_thumbnail(
     };
     inflater.start_file();
     let err = match crate::render::render_map(bytes, &opts, textures, inflater, buf) {
-        Ok(p) => match p
-            .canvas
-            .encode_png()
-            .and_then(|png| std::fs::write(path, png))
+        Ok(mut p) => match {
+            // A legend cut or left out for the size is documented, not a
+            // warning of the index record.
+            let _ = p.draw_legend(&[]);
+            p
+        }
+        .canvas
+        .encode_png()
+        .and_then(|png| std::fs::write(path, png))
         {
             Ok(()) => return None,
             Err(e) => ErrorRecord::io(&super::with_path(path, e)),
@@ -206,8 +211,10 @@ pub fn render_input(
                 rec.size = bytes.len() as u64;
                 inflater.start_file();
                 match crate::render::render_map(&bytes, opts, textures, inflater, data_buf) {
-                    Ok(p) => {
+                    Ok(mut p) => {
+                        let legend = p.draw_legend(&[]);
                         rec.warnings = p.warnings;
+                        rec.warnings.extend(legend);
                         rec.width = Some(p.geometry.width);
                         rec.height = Some(p.geometry.height);
                         rec.px_per_tile = Some(p.geometry.cell);
@@ -671,11 +678,12 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
                 continue;
             }
         };
-        let mut canvas = pic.canvas;
+        let mut pic = pic;
         let trails: Vec<crate::render::heatmap::Trail> = m.trails.values().cloned().collect();
         let mut legend = Vec::new();
+        let mut drawn_legend = Vec::new();
         if args.trails {
-            draw_trails(&mut canvas, &pic.geometry, &trails);
+            draw_trails(&mut pic.canvas, &pic.geometry, &trails);
             for (i, ((input, client), t)) in m.trails.iter().enumerate() {
                 let c = TRAIL_COLOURS[i % TRAIL_COLOURS.len()];
                 legend.push(TrailLegend {
@@ -684,10 +692,25 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
                     demo: sel.inputs[*input].display_path(),
                     client_id: *client,
                 });
+                drawn_legend.push(crate::render::legend::Entry {
+                    colour: c,
+                    label: t.name.clone(),
+                });
             }
         } else {
-            m.grid.draw(&mut canvas, &pic.geometry);
+            m.grid.draw(&mut pic.canvas, &pic.geometry);
         }
+        if let Some(w) = pic.draw_legend(&drawn_legend) {
+            if !args.batch.quiet {
+                super::note!(
+                    "teebatch: {}: warning {}.{}: the picture is too small for the whole legend",
+                    path.display(),
+                    w.stage,
+                    w.kind
+                );
+            }
+        }
+        let canvas = pic.canvas;
         std::fs::write(&path, canvas.encode_png()?).map_err(|e| super::with_path(&path, e))?;
         let positions = if args.trails {
             trails.iter().map(|t| t.points.len() as u64).sum()
