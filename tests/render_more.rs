@@ -347,3 +347,39 @@ fn full_style_envelopes_and_clipping() {
     }
     assert_eq!(px(100, 100), [128, 128, 128]);
 }
+
+/// An external tileset is resampled once per run and cell size, whatever
+/// the number of maps using it.
+#[test]
+fn external_tileset_resampled_once_per_size() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("mapres")).unwrap();
+    // A 64 × 64 `grass_main` (the synth maps' external image).
+    let mut img = teebatch::render::raster::Canvas::new(64, 64, [10, 200, 30]);
+    img.blend(5, 5, [255, 255, 255, 255]);
+    std::fs::write(
+        dir.path().join("mapres/grass_main.png"),
+        img.encode_png().unwrap(),
+    )
+    .unwrap();
+    let textures = Textures::locate(Some(dir.path())).unwrap();
+    let mut inf = Inflater::new(Limits::default());
+    let maps: Vec<Vec<u8>> = (0..6)
+        .map(|i| generate(&SynthParams::new(i, 20 + 3 * i as u32, 12)))
+        .collect();
+    for (k, scale) in [4u32, 8, 4].into_iter().enumerate() {
+        let opts = RenderOptions {
+            style: Style::Full,
+            size: Size::Scale(scale),
+        };
+        for m in &maps {
+            let pic = render_map(m, &opts, &textures, &mut inf, &mut Vec::new()).unwrap();
+            assert!(pic
+                .warnings
+                .iter()
+                .all(|w| w.kind != "missing_external_image"));
+        }
+        // 6 maps at 4, 6 at 8, 6 at 4 again: one resample per size.
+        assert_eq!(textures.tileset_resamples(), [1, 2, 2][k]);
+    }
+}

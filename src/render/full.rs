@@ -178,7 +178,8 @@ pub fn draw(
         loaded: vec![None; map.images.len()],
         tried: vec![false; map.images.len()],
     };
-    let mut cells_cache: std::collections::HashMap<usize, Cells> = Default::default();
+    // Embedded images' cells, per map (external ones are shared by the run).
+    let mut cells_cache: std::collections::HashMap<usize, Arc<Cells>> = Default::default();
     let envelopes = Envelopes::new(df, map);
     let shift_of = |g: &crate::map::Group| {
         let shift = (
@@ -245,13 +246,21 @@ pub fn draw(
                     else {
                         continue;
                     };
-                    let cells: &Cells = match (&tex, tm.image) {
+                    let cells: Arc<Cells> = match (&tex, tm.image) {
+                        (Texture::Image(img), Some(i)) if map.images[i].external => {
+                            let name = map.images[i].name.as_deref().unwrap_or_default();
+                            textures.tileset_cells(name, img, cell)
+                        }
                         (Texture::Image(img), Some(i)) => cells_cache
                             .entry(i)
-                            .or_insert_with(|| Cells::resample(img, cell)),
+                            .or_insert_with(|| Arc::new(Cells::resample(img, cell)))
+                            .clone(),
                         _ => cells_cache
                             .entry(usize::MAX)
-                            .or_insert_with(|| Cells::flat(&[[255, 255, 255, 255]; 256], cell)),
+                            .or_insert_with(|| {
+                                Arc::new(Cells::flat(&[[255, 255, 255, 255]; 256], cell))
+                            })
+                            .clone(),
                     };
                     for y in 0..tiles.height {
                         for x in 0..tiles.width {

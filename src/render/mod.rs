@@ -39,7 +39,7 @@ use raster::{Canvas, Cells, Rgba};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Environment variable naming the mapres folder (as `--mapres`).
 pub const MAPRES_ENV: &str = "TEEBATCH_MAPRES";
@@ -129,7 +129,12 @@ pub struct Textures {
     cache: Mutex<HashMap<CellsKey, Arc<Cells>>>,
     /// External images by name (`None`: not found or unreadable).
     external: Mutex<HashMap<String, Option<Arc<Rgba>>>>,
+    /// External tilesets' cells by image name and cell size: the lock is
+    /// held only to find a key's slot; the slot is filled once and read
+    /// without a lock after.
+    tilesets: Mutex<HashMap<(String, u32), Arc<OnceLock<Arc<Cells>>>>>,
     resamples: AtomicU64,
+    tileset_resamples: AtomicU64,
 }
 
 impl Textures {
@@ -174,7 +179,9 @@ impl Textures {
             atlas,
             cache: Mutex::new(HashMap::new()),
             external: Mutex::new(HashMap::new()),
+            tilesets: Mutex::new(HashMap::new()),
             resamples: AtomicU64::new(0),
+            tileset_resamples: AtomicU64::new(0),
         }
     }
 
@@ -196,6 +203,27 @@ impl Textures {
                 raster::decode_png(&bytes).ok().map(Arc::new)
             })
             .clone()
+    }
+
+    /// The cells of external image `name` (`img`, from
+    /// [`Textures::external`]) at `n × n` pixels, resampled once per run
+    /// and size whatever the number of maps and workers: memory is bounded
+    /// by the distinct external images × cell sizes used.
+    pub fn tileset_cells(&self, name: &str, img: &Rgba, n: u32) -> Arc<Cells> {
+        let slot = {
+            let mut map = self.tilesets.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry((name.to_owned(), n)).or_default().clone()
+        };
+        slot.get_or_init(|| {
+            self.tileset_resamples.fetch_add(1, Ordering::Relaxed);
+            Arc::new(Cells::resample(img, n))
+        })
+        .clone()
+    }
+
+    /// How many times an external tileset was resampled so far.
+    pub fn tileset_resamples(&self) -> u64 {
+        self.tileset_resamples.load(Ordering::Relaxed)
     }
 
     /// Whether the entities atlas was found (else the flat palette is used).
