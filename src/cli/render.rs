@@ -131,7 +131,7 @@ pub fn textures(dir: Option<&Path>, quiet: bool) -> io::Result<Textures> {
     let t = Textures::locate(dir).map_err(|e| io::Error::new(io::ErrorKind::NotFound, e))?;
     if !t.has_atlas() && !quiet {
         super::note!(
-            "teebatch: no entities texture found (--mapres DIR, ${}, or {}): drawing with the flat palette (legend in the README)",
+            "teebatch: no entities texture found (--mapres DIR, ${}, or {}): drawing with the flat palette (its legend is drawn in each picture)",
             crate::render::MAPRES_ENV,
             crate::render::DEFAULT_MAPRES
         );
@@ -401,6 +401,8 @@ struct MapHeat {
     name: String,
     bytes: Vec<u8>,
     grid: crate::render::heatmap::HeatGrid,
+    /// Half a picture pixel in world units (trail decimation).
+    min_step: i64,
     demos: u64,
     /// `(input index, client id)` → trail.
     trails: std::collections::BTreeMap<(usize, i32), crate::render::heatmap::Trail>,
@@ -488,6 +490,8 @@ fn heat_demo(
                         name,
                         bytes: map.to_vec(),
                         grid: crate::render::heatmap::HeatGrid::new(gw, gh),
+                        min_step: crate::render::Geometry::new(gw, gh, args.size.size())
+                            .map_or(1, |g| crate::render::heatmap::half_pixel(&g)),
                         demos: 0,
                         trails: Default::default(),
                     },
@@ -532,7 +536,7 @@ fn heat_demo(
                         t.name = n.to_string();
                     }
                 }
-                t.points.push((*x, *y));
+                t.push((*x, *y), heat.min_step);
             } else {
                 heat.grid.add(*x, *y);
             }
@@ -713,7 +717,7 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
         let canvas = pic.canvas;
         std::fs::write(&path, canvas.encode_png()?).map_err(|e| super::with_path(&path, e))?;
         let positions = if args.trails {
-            trails.iter().map(|t| t.points.len() as u64).sum()
+            trails.iter().map(|t| t.seen).sum()
         } else {
             m.grid.total()
         };
