@@ -119,6 +119,9 @@ impl Geometry {
 /// The layer kind (`None`: any) and size of a cell set.
 type CellsKey = (Option<PhysicsKind>, u32);
 
+/// The cells of one external tileset at one size, filled once.
+type TilesetSlot = Arc<OnceLock<Arc<Cells>>>;
+
 /// Where textures come from, and the cells resampled so far (shared by all
 /// workers; each atlas is resampled once per cell size).
 pub struct Textures {
@@ -132,7 +135,7 @@ pub struct Textures {
     /// External tilesets' cells by image name and cell size: the lock is
     /// held only to find a key's slot; the slot is filled once and read
     /// without a lock after.
-    tilesets: Mutex<HashMap<(String, u32), Arc<OnceLock<Arc<Cells>>>>>,
+    tilesets: Mutex<HashMap<(String, u32), TilesetSlot>>,
     resamples: AtomicU64,
     tileset_resamples: AtomicU64,
 }
