@@ -383,3 +383,75 @@ fn external_tileset_resampled_once_per_size() {
         assert_eq!(textures.tileset_resamples(), [1, 2, 2][k]);
     }
 }
+
+/// `demos heatmap --out DIR`: the shared per-map grids give the same
+/// pictures and picture records whatever `--jobs`, one per distinct map,
+/// with every demo of the map counted once.
+#[test]
+fn heatmap_per_map_pictures_do_not_depend_on_jobs() {
+    let Some(ds) = crate::common::datasets() else {
+        return;
+    };
+    let demos = ds.join("demos");
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for (jobs, trails) in [("1", false), ("2", false), ("1", true), ("2", true)] {
+        let out = dir.path().join(format!("j{jobs}-{trails}"));
+        let mut args = vec![
+            "demos",
+            "heatmap",
+            demos.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--max-side",
+            "128",
+            "-j",
+            jobs,
+            "-q",
+        ];
+        if trails {
+            args.push("--trails");
+        }
+        let o = crate::common::teebatch(&args);
+        let recs = crate::common::records(&o);
+        let per_demo: Vec<_> = recs.iter().filter(|r| r.get("picture").is_none()).collect();
+        let mut pictures: Vec<(String, Vec<u8>, serde_json::Value)> = recs
+            .iter()
+            .filter(|r| r.get("picture").is_some())
+            .map(|r| {
+                let p = std::path::PathBuf::from(r["picture"].as_str().unwrap());
+                let mut r = r.clone();
+                r["picture"] = p.file_name().unwrap().to_str().unwrap().into();
+                if let Some(l) = r["legend"].as_array_mut() {
+                    l.iter_mut().for_each(|e| e["demo"] = "".into());
+                }
+                (
+                    p.file_name().unwrap().to_str().unwrap().to_owned(),
+                    std::fs::read(&p).unwrap(),
+                    r,
+                )
+            })
+            .collect();
+        pictures.sort_by(|a, b| a.0.cmp(&b.0));
+        let shas: std::collections::BTreeSet<&str> = per_demo
+            .iter()
+            .filter(|r| r.get("error").is_none())
+            .filter_map(|r| r["map_sha256"].as_str())
+            .collect();
+        assert_eq!(pictures.len(), shas.len());
+        let demos_counted: u64 = pictures
+            .iter()
+            .map(|p| p.2["demos"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            demos_counted,
+            per_demo
+                .iter()
+                .filter(|r| r.get("map_sha256").is_some())
+                .count() as u64
+        );
+        runs.push(pictures);
+    }
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[2], runs[3]);
+}

@@ -4,9 +4,9 @@
 //! A [`HeatGrid`] counts positions per tile (a world position `(x, y)` is
 //! tile `(x / 32, y / 32)`; positions outside the map are counted apart).
 //! Grids of the same map add up cell by cell ([`HeatGrid::merge`]), so
-//! workers fold their demos into their own grid and the grids are summed at
-//! the end: memory is one grid per map per worker, whatever the number of
-//! demos.
+//! each demo is folded into its own grid, which is added to one shared
+//! grid per map as soon as the demo is read: memory is one grid per
+//! distinct map in all plus one per worker, whatever the number of demos.
 //!
 //! Colour scale ([`heat_colour`]): a cell with `c` counts out of the
 //! picture's largest `m` is drawn at `t = ln(1 + c) / ln(1 + m)` on the ramp
