@@ -723,7 +723,7 @@ fn example_pictures_are_reproducible() {
     );
     run_records(
         &[
-            "demos", "heatmap", &demo2, "-o", trails_s, "--scale", "4", "--trails", "--mapres",
+            "demos", "heatmap", &demo2, "-o", trails_s, "--scale", "8", "--trails", "--mapres",
             none, "-q",
         ],
         0,

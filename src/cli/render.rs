@@ -131,7 +131,7 @@ pub fn textures(dir: Option<&Path>, quiet: bool) -> io::Result<Textures> {
     let t = Textures::locate(dir).map_err(|e| io::Error::new(io::ErrorKind::NotFound, e))?;
     if !t.has_atlas() && !quiet {
         super::note!(
-            "teebatch: no entities texture found (--mapres DIR, ${}, or {}): drawing with the flat palette (legend in the README)",
+            "teebatch: no entities texture found (--mapres DIR, ${}, or {}): drawing with the flat palette (its legend is drawn in each picture)",
             crate::render::MAPRES_ENV,
             crate::render::DEFAULT_MAPRES
         );
@@ -157,10 +157,15 @@ pub fn write_thumbnail(
     };
     inflater.start_file();
     let err = match crate::render::render_map(bytes, &opts, textures, inflater, buf) {
-        Ok(p) => match p
-            .canvas
-            .encode_png()
-            .and_then(|png| std::fs::write(path, png))
+        Ok(mut p) => match {
+            // A legend cut or left out for the size is documented, not a
+            // warning of the index record.
+            let _ = p.draw_legend(&[]);
+            p
+        }
+        .canvas
+        .encode_png()
+        .and_then(|png| std::fs::write(path, png))
         {
             Ok(()) => return None,
             Err(e) => ErrorRecord::io(&super::with_path(path, e)),
@@ -206,8 +211,10 @@ pub fn render_input(
                 rec.size = bytes.len() as u64;
                 inflater.start_file();
                 match crate::render::render_map(&bytes, opts, textures, inflater, data_buf) {
-                    Ok(p) => {
+                    Ok(mut p) => {
+                        let legend = p.draw_legend(&[]);
                         rec.warnings = p.warnings;
+                        rec.warnings.extend(legend);
                         rec.width = Some(p.geometry.width);
                         rec.height = Some(p.geometry.height);
                         rec.px_per_tile = Some(p.geometry.cell);
@@ -389,11 +396,16 @@ pub struct TrailLegend {
     pub client_id: i32,
 }
 
-/// One map's counts in one worker.
+/// One map's counts: of one demo while it is read, then of all its demos
+/// in the shared map of `demos heatmap`.
 struct MapHeat {
     name: String,
+    /// The lowest input index of its demos (whose map name is kept).
+    first: usize,
     bytes: Vec<u8>,
     grid: crate::render::heatmap::HeatGrid,
+    /// Half a picture pixel in world units (trail decimation).
+    min_step: i64,
     demos: u64,
     /// `(input index, client id)` → trail.
     trails: std::collections::BTreeMap<(usize, i32), crate::render::heatmap::Trail>,
@@ -404,8 +416,40 @@ struct HeatWorker {
     buf: Vec<u8>,
     inflater: crate::datafile::Inflater,
     scratch: Vec<u8>,
-    maps: std::collections::BTreeMap<[u8; 32], MapHeat>,
     failed: u64,
+}
+
+/// Every map's counts so far, by SHA-256 of the map: workers add each
+/// demo's counts as soon as it is read, so memory is one grid per
+/// distinct map in all, plus one per worker for the demo being read.
+type SharedHeat = std::sync::Mutex<std::collections::BTreeMap<[u8; 32], MapHeat>>;
+
+fn lock_heat(
+    shared: &SharedHeat,
+) -> std::sync::MutexGuard<'_, std::collections::BTreeMap<[u8; 32], MapHeat>> {
+    shared.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Adds one demo's counts `h` to the shared map of grids.
+fn merge_heat(shared: &SharedHeat, sha: [u8; 32], h: MapHeat) {
+    let mut maps = lock_heat(shared);
+    match maps.get_mut(&sha) {
+        None => {
+            maps.insert(sha, h);
+        }
+        Some(m) => {
+            m.grid.merge(&h.grid);
+            m.demos += h.demos;
+            m.trails.extend(h.trails);
+            if m.bytes.is_empty() {
+                m.bytes = h.bytes;
+            }
+            if h.first < m.first {
+                m.first = h.first;
+                m.name = h.name;
+            }
+        }
+    }
 }
 
 /// The game layer size of a map, or why it has none.
@@ -438,6 +482,7 @@ fn game_size(
 
 fn heat_demo(
     w: &mut HeatWorker,
+    shared: &SharedHeat,
     index: usize,
     input: &Input,
     args: &HeatmapArgs,
@@ -472,29 +517,38 @@ fn heat_demo(
     let name = String::from_utf8_lossy(demo.map_name()).into_owned();
     rec.map = Some(name.clone());
     rec.map_sha256 = Some(hex::encode(sha));
-    if !w.maps.contains_key(&sha) {
-        match game_size(map, &mut w.inflater, &mut w.scratch) {
-            Ok((gw, gh)) => {
-                w.maps.insert(
-                    sha,
-                    MapHeat {
-                        name,
-                        bytes: map.to_vec(),
-                        grid: crate::render::heatmap::HeatGrid::new(gw, gh),
-                        demos: 0,
-                        trails: Default::default(),
-                    },
-                );
-            }
+    let known = lock_heat(shared)
+        .get(&sha)
+        .map(|m| (m.grid.width, m.grid.height, m.min_step));
+    let (gw, gh, min_step) = match known {
+        Some(k) => k,
+        None => match game_size(map, &mut w.inflater, &mut w.scratch) {
+            Ok((gw, gh)) => (
+                gw,
+                gh,
+                crate::render::Geometry::new(gw, gh, args.size.size())
+                    .map_or(1, |g| crate::render::heatmap::half_pixel(&g)),
+            ),
             Err(e) => {
                 rec.error = Some(e);
                 w.failed += 1;
                 return rec;
             }
-        }
-    }
-    let heat = w.maps.get_mut(&sha).expect("inserted above");
-    heat.demos += 1;
+        },
+    };
+    let mut heat = MapHeat {
+        name,
+        first: index,
+        bytes: if known.is_some() {
+            Vec::new()
+        } else {
+            map.to_vec()
+        },
+        grid: crate::render::heatmap::HeatGrid::new(gw, gh),
+        min_step,
+        demos: 1,
+        trails: Default::default(),
+    };
     let schema = Table::Positions.schema();
     let col = |n: &str| schema.index_of(n).expect("positions column");
     let (ci, xi, yi, ni) = (col("client_id"), col("x"), col("y"), col("name"));
@@ -525,7 +579,7 @@ fn heat_demo(
                         t.name = n.to_string();
                     }
                 }
-                t.points.push((*x, *y));
+                t.push((*x, *y), heat.min_step);
             } else {
                 heat.grid.add(*x, *y);
             }
@@ -533,6 +587,7 @@ fn heat_demo(
         true
     };
     let r = export_demo(&demo, &mut w.decoder, &mut builder, to, 4096, &mut sink);
+    merge_heat(shared, sha, heat);
     rec.positions = positions;
     if let Some(e) = r.error {
         rec.error = Some(ErrorRecord::stream(&e));
@@ -583,6 +638,7 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
     let jobs = args.batch.jobs(sel.inputs.len());
     let mut out = super::open_output(None)?;
     let mut write_err = None;
+    let shared: SharedHeat = Default::default();
     let workers = run_ordered(
         &sel.inputs,
         jobs,
@@ -591,10 +647,9 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
             buf: Vec::new(),
             inflater: crate::datafile::Inflater::new(crate::datafile::InflateLimits::default()),
             scratch: Vec::new(),
-            maps: Default::default(),
             failed: 0,
         },
-        |w, i, input| heat_demo(w, i, input, &args, from, to),
+        |w, i, input| heat_demo(w, &shared, i, input, &args, from, to),
         |_, rec: HeatDemoRecord| match super::write_json_line(&mut out, &rec) {
             Ok(()) => ControlFlow::Continue(()),
             Err(e) => {
@@ -606,23 +661,9 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
     if let Some(e) = write_err {
         return Err(e);
     }
-    let mut failed = 0;
-    let mut maps: std::collections::BTreeMap<[u8; 32], MapHeat> = Default::default();
-    for w in workers {
-        failed += w.failed;
-        for (sha, h) in w.maps {
-            match maps.get_mut(&sha) {
-                None => {
-                    maps.insert(sha, h);
-                }
-                Some(m) => {
-                    m.grid.merge(&h.grid);
-                    m.demos += h.demos;
-                    m.trails.extend(h.trails);
-                }
-            }
-        }
-    }
+    let failed: u64 = workers.iter().map(|w| w.failed).sum();
+    let mut failed = failed;
+    let maps = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     if maps.len() > 1 && args.out.is_none() {
         let names: Vec<String> = maps
             .iter()
@@ -674,11 +715,12 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
                 continue;
             }
         };
-        let mut canvas = pic.canvas;
+        let mut pic = pic;
         let trails: Vec<crate::render::heatmap::Trail> = m.trails.values().cloned().collect();
         let mut legend = Vec::new();
+        let mut drawn_legend = Vec::new();
         if args.trails {
-            draw_trails(&mut canvas, &pic.geometry, &trails);
+            draw_trails(&mut pic.canvas, &pic.geometry, &trails);
             for (i, ((input, client), t)) in m.trails.iter().enumerate() {
                 let c = TRAIL_COLOURS[i % TRAIL_COLOURS.len()];
                 legend.push(TrailLegend {
@@ -687,13 +729,28 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
                     demo: sel.inputs[*input].display_path(),
                     client_id: *client,
                 });
+                drawn_legend.push(crate::render::legend::Entry {
+                    colour: c,
+                    label: t.name.clone(),
+                });
             }
         } else {
-            m.grid.draw(&mut canvas, &pic.geometry);
+            m.grid.draw(&mut pic.canvas, &pic.geometry);
         }
+        if let Some(w) = pic.draw_legend(&drawn_legend) {
+            if !args.batch.quiet {
+                super::note!(
+                    "teebatch: {}: warning {}.{}: the picture is too small for the whole legend",
+                    path.display(),
+                    w.stage,
+                    w.kind
+                );
+            }
+        }
+        let canvas = pic.canvas;
         std::fs::write(&path, canvas.encode_png()?).map_err(|e| super::with_path(&path, e))?;
         let positions = if args.trails {
-            trails.iter().map(|t| t.points.len() as u64).sum()
+            trails.iter().map(|t| t.seen).sum()
         } else {
             m.grid.total()
         };

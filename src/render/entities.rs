@@ -25,7 +25,7 @@ pub const BACKGROUND: [u8; 3] = [28, 30, 38];
 pub const LEGEND: &[(&str, PhysicsKind, &[u8], [u8; 3])] = {
     use PhysicsKind::{Game, Speedup, Switch, Tele, Tune};
     &[
-        ("hookable (solid)", Game, &[1], [150, 120, 90]),
+        ("hookable", Game, &[1], [150, 120, 90]),
         ("unhookable", Game, &[3], [80, 84, 96]),
         ("death", Game, &[2], [200, 30, 30]),
         ("freeze", Game, &[9], [90, 140, 230]),
@@ -94,6 +94,56 @@ pub fn palette(kind: PhysicsKind) -> [[u8; 4]; 256] {
         k => fill(k),
     }
     p
+}
+
+/// The legend of the flat palette for `layers`: the [`LEGEND`] rows whose
+/// tiles occur in a layer drawn with them (in [`LEGEND`] order), then
+/// `other` if any tile has no row.
+pub fn legend_entries(layers: &[&TileLayer]) -> Vec<super::legend::Entry> {
+    let mut used = vec![false; LEGEND.len()];
+    let mut other = false;
+    for l in layers {
+        let mut seen = [false; 256];
+        let ts = l.kind.tile_size();
+        for t in l.bytes.chunks_exact(ts) {
+            seen[id_and_transform(l.kind, t).0 as usize] = true;
+        }
+        let kinds: &[PhysicsKind] = match l.kind {
+            PhysicsKind::Game | PhysicsKind::Front | PhysicsKind::Tiles => &[PhysicsKind::Game],
+            PhysicsKind::Switch => &[PhysicsKind::Game, PhysicsKind::Switch],
+            PhysicsKind::Tele => &[PhysicsKind::Tele],
+            PhysicsKind::Speedup => &[PhysicsKind::Speedup],
+            PhysicsKind::Tune => &[PhysicsKind::Tune],
+        };
+        let mut covered = [false; 256];
+        covered[0] = true;
+        for (row, (_, lk, ids, _)) in LEGEND.iter().enumerate() {
+            if !kinds.contains(lk) {
+                continue;
+            }
+            for &i in *ids {
+                covered[i as usize] = true;
+                used[row] |= seen[i as usize];
+            }
+        }
+        other |= (0..256).any(|i| seen[i] && !covered[i]);
+    }
+    let mut out: Vec<super::legend::Entry> = LEGEND
+        .iter()
+        .zip(&used)
+        .filter(|(_, &u)| u)
+        .map(|((label, _, _, colour), _)| super::legend::Entry {
+            colour: *colour,
+            label: (*label).to_owned(),
+        })
+        .collect();
+    if other {
+        out.push(super::legend::Entry {
+            colour: OTHER,
+            label: "other".into(),
+        });
+    }
+    out
 }
 
 /// The id byte and the transform of tile `t` (bytes of one tile of `kind`).

@@ -10,12 +10,22 @@
 //! tinted by the layer colour; a layer without an image draws its tiles in
 //! its colour, as does a layer whose external image is missing (with a
 //! warning naming the image). Quads are filled with their corner colours
-//! (interpolated) times their texture, at envelope time 0 without
-//! envelopes applied. Physics layers are not drawn.
+//! (interpolated) times their texture. Physics layers are not drawn.
+//!
+//! Envelopes are read at time 0 ([`super::envelope`]): a tile layer's
+//! colour envelope multiplies the layer colour; a quad's colour envelope
+//! multiplies its corner colours, and its position envelope turns the
+//! corners about the quad's pivot by the rotation and then moves them by
+//! the offset (DDNet's `RenderQuads`).
+//!
+//! A group with clipping on draws only inside its clip rectangle, given in
+//! world units of the game group (as the game's `RenderGroup` maps it to
+//! the screen); a clip rectangle with no area hides the group.
 //!
 //! With several tiles per pixel the map is drawn at one pixel per tile and
 //! each picture pixel is the mean of its tiles' pixels.
 
+use super::envelope::Envelopes;
 use super::raster::{mul255, premultiply, Canvas, Cells, Rgba, Transform, MAX_TEXTURE_PIXELS};
 use super::{Geometry, Textures};
 use crate::batch::record::WarningRecord;
@@ -168,22 +178,64 @@ pub fn draw(
         loaded: vec![None; map.images.len()],
         tried: vec![false; map.images.len()],
     };
-    let mut cells_cache: std::collections::HashMap<usize, Cells> = Default::default();
-    for g in &map.groups {
+    // Embedded images' cells, per map (external ones are shared by the run).
+    let mut cells_cache: std::collections::HashMap<usize, Arc<Cells>> = Default::default();
+    let envelopes = Envelopes::new(df, map);
+    let shift_of = |g: &crate::map::Group| {
         let shift = (
             centre.0 * (1.0 - f64::from(g.parallax.0) / 100.0) - f64::from(g.offset.0),
             centre.1 * (1.0 - f64::from(g.parallax.1) / 100.0) - f64::from(g.offset.1),
         );
-        let shift_px = (
+        (
             (shift.0 * px_per_world).round() as i64,
             (shift.1 * px_per_world).round() as i64,
-        );
+        )
+    };
+    let game_shift = map
+        .physics_layer(PhysicsKind::Game)
+        .and_then(|i| map.layers[i].group)
+        .and_then(|g| map.groups.get(g))
+        .map_or((0, 0), shift_of);
+    let whole = Clip {
+        x0: 0,
+        y0: 0,
+        x1: i64::from(canvas.width),
+        y1: i64::from(canvas.height),
+    };
+    for g in &map.groups {
+        let shift_px = shift_of(g);
+        let clip = match g.clip {
+            Some(c) if c.enabled => {
+                let px = |v: i32| (f64::from(v) * px_per_world).round() as i64;
+                let (x0, y0) = (px(c.x) + game_shift.0, px(c.y) + game_shift.1);
+                let r = Clip {
+                    x0: x0.max(0),
+                    y0: y0.max(0),
+                    x1: (x0 + px(c.width)).min(whole.x1),
+                    y1: (y0 + px(c.height)).min(whole.y1),
+                };
+                if r.x0 >= r.x1 || r.y0 >= r.y1 {
+                    continue;
+                }
+                r
+            }
+            _ => whole,
+        };
         let start = g.start_layer.max(0) as usize;
         let end = start.saturating_add(g.num_layers.max(0) as usize);
         for li in start..end.min(map.layers.len()) {
             match &map.layers[li].kind {
                 LayerKind::Tilemap(tm) if tm.kind == PhysicsKind::Tiles => {
-                    let tint = colour(tm.color);
+                    let mut tint = colour(tm.color);
+                    if let Some(e) = tm
+                        .color_env
+                        .and_then(|e| envelopes.eval(map, e, tm.color_env_offset))
+                    {
+                        tint = scaled(tint, e);
+                    }
+                    if tint[3] == 0 {
+                        continue;
+                    }
                     let tex = match tm.image {
                         Some(i) => images.get(i, map, df, inflater, buf, warnings),
                         None => Texture::Plain,
@@ -194,13 +246,21 @@ pub fn draw(
                     else {
                         continue;
                     };
-                    let cells: &Cells = match (&tex, tm.image) {
+                    let cells: Arc<Cells> = match (&tex, tm.image) {
+                        (Texture::Image(img), Some(i)) if map.images[i].external => {
+                            let name = map.images[i].name.as_deref().unwrap_or_default();
+                            textures.tileset_cells(name, img, cell)
+                        }
                         (Texture::Image(img), Some(i)) => cells_cache
                             .entry(i)
-                            .or_insert_with(|| Cells::resample(img, cell)),
+                            .or_insert_with(|| Arc::new(Cells::resample(img, cell)))
+                            .clone(),
                         _ => cells_cache
                             .entry(usize::MAX)
-                            .or_insert_with(|| Cells::flat(&[[255, 255, 255, 255]; 256], cell)),
+                            .or_insert_with(|| {
+                                Arc::new(Cells::flat(&[[255, 255, 255, 255]; 256], cell))
+                            })
+                            .clone(),
                     };
                     for y in 0..tiles.height {
                         for x in 0..tiles.width {
@@ -210,7 +270,16 @@ pub fn draw(
                             }
                             let x0 = x as i64 * i64::from(cell) + shift_px.0;
                             let y0 = y as i64 * i64::from(cell) + shift_px.1;
-                            draw_tinted(&mut canvas, x0, y0, cell, cells.cell(t[0]), t[1], tint);
+                            draw_tinted(
+                                &mut canvas,
+                                &clip,
+                                x0,
+                                y0,
+                                cell,
+                                cells.cell(t[0]),
+                                t[1],
+                                tint,
+                            );
                         }
                     }
                 }
@@ -231,7 +300,18 @@ pub fn draw(
                         Texture::Plain => None,
                     };
                     for quad in buf.chunks_exact(QUAD_SIZE).take(n) {
-                        draw_quad(&mut canvas, quad, px_per_world, shift_px, tex);
+                        let env = |k: usize| {
+                            usize::try_from(int(quad, k))
+                                .ok()
+                                .and_then(|e| envelopes.eval(map, e, int(quad, k + 1)))
+                        };
+                        let at = QuadAt {
+                            scale: px_per_world,
+                            shift: shift_px,
+                            pos: env(34),
+                            colour: env(36),
+                        };
+                        draw_quad(&mut canvas, &clip, quad, &at, tex);
                     }
                 }
                 _ => {}
@@ -244,10 +324,34 @@ pub fn draw(
     Ok(canvas)
 }
 
+/// The pixels a group may draw on: `x0 .. x1`, `y0 .. y1`.
+#[derive(Clone, Copy, Debug)]
+struct Clip {
+    x0: i64,
+    y0: i64,
+    x1: i64,
+    y1: i64,
+}
+
+impl Clip {
+    #[inline]
+    fn contains(&self, x: i64, y: i64) -> bool {
+        x >= self.x0 && x < self.x1 && y >= self.y0 && y < self.y1
+    }
+}
+
+/// Straight `c` times the envelope colour `e` (each channel clamped to
+/// 0..=1).
+fn scaled(c: [u8; 4], e: [f64; 4]) -> [u8; 4] {
+    std::array::from_fn(|k| (f64::from(c[k]) * e[k].clamp(0.0, 1.0)).round() as u8)
+}
+
 /// Draws a tile cell tinted by `tint` with its flags at `(x0, y0)` (may be
-/// partly or wholly outside).
+/// partly or wholly outside), only inside `clip`.
+#[allow(clippy::too_many_arguments)]
 fn draw_tinted(
     canvas: &mut Canvas,
+    clip: &Clip,
     x0: i64,
     y0: i64,
     n: u32,
@@ -255,9 +359,8 @@ fn draw_tinted(
     flags: u8,
     tint: [u8; 4],
 ) {
-    let (w, h) = (i64::from(canvas.width), i64::from(canvas.height));
     let nn = i64::from(n);
-    if x0 >= w || y0 >= h || x0 + nn <= 0 || y0 + nn <= 0 {
+    if x0 >= clip.x1 || y0 >= clip.y1 || x0 + nn <= clip.x0 || y0 + nn <= clip.y0 {
         return;
     }
     let t = Transform::Flags(flags);
@@ -268,8 +371,9 @@ fn draw_tinted(
             };
             let s = (sy * n as usize + sx) * 4;
             let c = tinted([cell[s], cell[s + 1], cell[s + 2], cell[s + 3]], tint);
-            if c[3] != 0 {
-                canvas.blend(x0 + ox as i64, y0 + oy as i64, c);
+            let (x, y) = (x0 + ox as i64, y0 + oy as i64);
+            if c[3] != 0 && clip.contains(x, y) {
+                canvas.blend(x, y, c);
             }
         }
     }
@@ -279,19 +383,47 @@ fn int(q: &[u8], i: usize) -> i32 {
     i32::from_le_bytes([q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]])
 }
 
+/// Where and how a quad is drawn: pixels per world unit, the group's
+/// shift in pixels, and the values of its position and colour envelopes.
+struct QuadAt {
+    scale: f64,
+    shift: (i64, i64),
+    pos: Option<[f64; 4]>,
+    colour: Option<[f64; 4]>,
+}
+
 /// Fills one quad (152 bytes: corners top left, top right, bottom left,
-/// bottom right, then the pivot; corner colours; texture coordinates).
-fn draw_quad(canvas: &mut Canvas, q: &[u8], scale: f64, shift: (i64, i64), tex: Option<&Rgba>) {
+/// bottom right, then the pivot; corner colours; texture coordinates;
+/// position envelope and offset; colour envelope and offset) inside `clip`.
+fn draw_quad(canvas: &mut Canvas, clip: &Clip, q: &[u8], at: &QuadAt, tex: Option<&Rgba>) {
+    let (scale, shift) = (at.scale, at.shift);
+    // Position envelope: offset (world units) and rotation (degrees).
+    let [ox, oy, rot, _] = at.pos.unwrap_or([0.0; 4]);
+    let (sin, cos) = rot.to_radians().sin_cos();
+    let world = |k: usize| {
+        (
+            f64::from(int(q, 2 * k)) / 1024.0,
+            f64::from(int(q, 2 * k + 1)) / 1024.0,
+        )
+    };
+    let pivot = world(4);
     // Corners in pixels (points are fixed point, 1024 per world unit).
     let pt = |k: usize| {
+        let (mut x, mut y) = world(k);
+        if rot != 0.0 {
+            let (dx, dy) = (x - pivot.0, y - pivot.1);
+            x = dx * cos - dy * sin + pivot.0;
+            y = dx * sin + dy * cos + pivot.1;
+        }
         (
-            f64::from(int(q, 2 * k)) / 1024.0 * scale + shift.0 as f64,
-            f64::from(int(q, 2 * k + 1)) / 1024.0 * scale + shift.1 as f64,
+            (x + ox) * scale + shift.0 as f64,
+            (y + oy) * scale + shift.1 as f64,
         )
     };
     let p = [pt(0), pt(1), pt(2), pt(3)];
+    let env = at.colour.map_or([1.0; 4], |e| e.map(|v| v.clamp(0.0, 1.0)));
     let col = |k: usize| -> [f64; 4] {
-        std::array::from_fn(|c| f64::from(int(q, 10 + 4 * k + c).clamp(0, 255)))
+        std::array::from_fn(|c| f64::from(int(q, 10 + 4 * k + c).clamp(0, 255)) * env[c])
     };
     let cols = [col(0), col(1), col(2), col(3)];
     let uv = |k: usize| {
@@ -301,14 +433,22 @@ fn draw_quad(canvas: &mut Canvas, q: &[u8], scale: f64, shift: (i64, i64), tex: 
         )
     };
     let uvs = [uv(0), uv(1), uv(2), uv(3)];
-    let (w, h) = (f64::from(canvas.width), f64::from(canvas.height));
-    let min_x = p.iter().map(|v| v.0).fold(f64::INFINITY, f64::min).max(0.0);
+    let (w, h) = (clip.x1 as f64, clip.y1 as f64);
+    let min_x = p
+        .iter()
+        .map(|v| v.0)
+        .fold(f64::INFINITY, f64::min)
+        .max(clip.x0 as f64);
     let max_x = p
         .iter()
         .map(|v| v.0)
         .fold(f64::NEG_INFINITY, f64::max)
         .min(w);
-    let min_y = p.iter().map(|v| v.1).fold(f64::INFINITY, f64::min).max(0.0);
+    let min_y = p
+        .iter()
+        .map(|v| v.1)
+        .fold(f64::INFINITY, f64::min)
+        .max(clip.y0 as f64);
     let max_y = p
         .iter()
         .map(|v| v.1)

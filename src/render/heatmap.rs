@@ -4,9 +4,9 @@
 //! A [`HeatGrid`] counts positions per tile (a world position `(x, y)` is
 //! tile `(x / 32, y / 32)`; positions outside the map are counted apart).
 //! Grids of the same map add up cell by cell ([`HeatGrid::merge`]), so
-//! workers fold their demos into their own grid and the grids are summed at
-//! the end: memory is one grid per map per worker, whatever the number of
-//! demos.
+//! each demo is folded into its own grid, which is added to one shared
+//! grid per map as soon as the demo is read: memory is one grid per
+//! distinct map in all plus one per worker, whatever the number of demos.
 //!
 //! Colour scale ([`heat_colour`]): a cell with `c` counts out of the
 //! picture's largest `m` is drawn at `t = ln(1 + c) / ln(1 + m)` on the ramp
@@ -193,10 +193,58 @@ pub fn line(canvas: &mut Canvas, from: (i64, i64), to: (i64, i64), colour: [u8; 
 }
 
 /// A trail: one player's positions in order, as world coordinates.
+///
+/// Memory is bounded per player: [`Trail::push`] keeps a position only
+/// when it is at least `min_step` world units (half a picture pixel) away
+/// from the last kept one along x or y, and a trail holds at most
+/// [`MAX_TRAIL_POINTS`]: when full, every other kept point (the first and
+/// the last kept) is dropped and `min_step` doubles, so a long demo is
+/// drawn with coarser but whole paths.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Trail {
     pub name: String,
     pub points: Vec<(i32, i32)>,
+    /// Positions offered to [`Trail::push`].
+    pub seen: u64,
+    /// The current least move kept (world units; 0 until the first push).
+    pub min_step: i64,
+}
+
+/// Most points kept per trail (8 bytes each: 512 KiB).
+pub const MAX_TRAIL_POINTS: usize = 1 << 16;
+
+/// World units of half a picture pixel of `geo` (at least 1).
+pub fn half_pixel(geo: &Geometry) -> i64 {
+    if geo.shrink > 1 {
+        16 * i64::from(geo.shrink)
+    } else {
+        (16 / i64::from(geo.cell.max(1))).max(1)
+    }
+}
+
+impl Trail {
+    /// Offers position `p`; `min_step` is [`half_pixel`] of the picture.
+    pub fn push(&mut self, p: (i32, i32), min_step: i64) {
+        self.seen += 1;
+        self.min_step = self.min_step.max(min_step).max(1);
+        if let Some(&(x, y)) = self.points.last() {
+            let d = (i64::from(p.0) - i64::from(x))
+                .abs()
+                .max((i64::from(p.1) - i64::from(y)).abs());
+            if d < self.min_step {
+                return;
+            }
+        }
+        if self.points.len() == MAX_TRAIL_POINTS {
+            let mut i = 0;
+            self.points.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.min_step *= 2;
+        }
+        self.points.push(p);
+    }
 }
 
 /// World distance beyond which two successive positions are not joined
@@ -249,6 +297,28 @@ mod tests {
         assert_eq!(a.outside, 2);
         assert_eq!(a.hottest(), Some((0, 0, 3)));
         assert_eq!(a.total(), 5);
+    }
+
+    #[test]
+    fn trails_decimate_and_stay_bounded() {
+        let mut t = Trail::default();
+        for x in 0..100 {
+            t.push((x, 0), 8);
+        }
+        // Moves of 1 unit, kept every 8.
+        assert_eq!(t.points.len(), 13);
+        assert!(t.points.windows(2).all(|w| w[1].0 - w[0].0 == 8));
+        let mut t = Trail::default();
+        // Back and forth over 10,000 units, 1,000,000 positions.
+        for i in 0..1_000_000i64 {
+            let x = (i % 20_000 - 10_000).abs() as i32;
+            t.push((x, (i / 20_000) as i32 * 64), 1);
+        }
+        assert_eq!(t.seen, 1_000_000);
+        assert!(t.points.len() <= MAX_TRAIL_POINTS, "{}", t.points.len());
+        assert!(t.points.len() > MAX_TRAIL_POINTS / 2);
+        assert!(t.min_step > 1);
+        assert_eq!(t.points[0], (10_000, 0));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //!   shows them), with the flat palette used when no atlas is found.
 //! - [`full`]: the `full` style (groups with parallax, textured tile
 //!   layers, quads), with external images from `mapres/`.
+//! - [`legend`]: legends drawn inside pictures (swatch and label rows).
 //! - [`heatmap`]: density grids of character positions (mergeable sums of
 //!   counts per cell) and trails, drawn over the entities render.
 //! - this module: the picture size ([`Size`] → [`Geometry`]), where the
@@ -23,8 +24,10 @@
 //! one-pixel colours.
 
 pub mod entities;
+pub mod envelope;
 pub mod full;
 pub mod heatmap;
+pub mod legend;
 pub mod raster;
 
 use crate::batch::record::{ErrorRecord, WarningRecord};
@@ -36,7 +39,7 @@ use raster::{Canvas, Cells, Rgba};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// Environment variable naming the mapres folder (as `--mapres`).
 pub const MAPRES_ENV: &str = "TEEBATCH_MAPRES";
@@ -116,6 +119,9 @@ impl Geometry {
 /// The layer kind (`None`: any) and size of a cell set.
 type CellsKey = (Option<PhysicsKind>, u32);
 
+/// The cells of one external tileset at one size, filled once.
+type TilesetSlot = Arc<OnceLock<Arc<Cells>>>;
+
 /// Where textures come from, and the cells resampled so far (shared by all
 /// workers; each atlas is resampled once per cell size).
 pub struct Textures {
@@ -126,7 +132,12 @@ pub struct Textures {
     cache: Mutex<HashMap<CellsKey, Arc<Cells>>>,
     /// External images by name (`None`: not found or unreadable).
     external: Mutex<HashMap<String, Option<Arc<Rgba>>>>,
+    /// External tilesets' cells by image name and cell size: the lock is
+    /// held only to find a key's slot; the slot is filled once and read
+    /// without a lock after.
+    tilesets: Mutex<HashMap<(String, u32), TilesetSlot>>,
     resamples: AtomicU64,
+    tileset_resamples: AtomicU64,
 }
 
 impl Textures {
@@ -171,7 +182,9 @@ impl Textures {
             atlas,
             cache: Mutex::new(HashMap::new()),
             external: Mutex::new(HashMap::new()),
+            tilesets: Mutex::new(HashMap::new()),
             resamples: AtomicU64::new(0),
+            tileset_resamples: AtomicU64::new(0),
         }
     }
 
@@ -193,6 +206,27 @@ impl Textures {
                 raster::decode_png(&bytes).ok().map(Arc::new)
             })
             .clone()
+    }
+
+    /// The cells of external image `name` (`img`, from
+    /// [`Textures::external`]) at `n × n` pixels, resampled once per run
+    /// and size whatever the number of maps and workers: memory is bounded
+    /// by the distinct external images × cell sizes used.
+    pub fn tileset_cells(&self, name: &str, img: &Rgba, n: u32) -> Arc<Cells> {
+        let slot = {
+            let mut map = self.tilesets.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry((name.to_owned(), n)).or_default().clone()
+        };
+        slot.get_or_init(|| {
+            self.tileset_resamples.fetch_add(1, Ordering::Relaxed);
+            Arc::new(Cells::resample(img, n))
+        })
+        .clone()
+    }
+
+    /// How many times an external tileset was resampled so far.
+    pub fn tileset_resamples(&self) -> u64 {
+        self.tileset_resamples.load(Ordering::Relaxed)
     }
 
     /// Whether the entities atlas was found (else the flat palette is used).
@@ -263,11 +297,39 @@ pub struct Picture {
     pub canvas: Canvas,
     pub geometry: Geometry,
     pub warnings: Vec<WarningRecord>,
+    /// The legend of the flat palette (entities style without the atlas;
+    /// empty otherwise), drawn by [`Picture::draw_legend`].
+    pub legend: Vec<legend::Entry>,
+}
+
+impl Picture {
+    /// Draws the legend (`extra`, e.g. the trails' players, then the
+    /// palette's rows) inside the canvas, by the rules of [`legend`]; call
+    /// it after any overlay. A truncated or skipped legend is returned as a
+    /// warning of stage `render`, kind `legend_truncated` or
+    /// `legend_skipped`, section `legend`.
+    pub fn draw_legend(&mut self, extra: &[legend::Entry]) -> Option<WarningRecord> {
+        let mut rows = extra.to_vec();
+        rows.extend_from_slice(&self.legend);
+        let kind = match legend::draw(&mut self.canvas, &rows, entities::BACKGROUND) {
+            legend::Outcome::Empty | legend::Outcome::Drawn(_) => return None,
+            legend::Outcome::Truncated { .. } => "legend_truncated",
+            legend::Outcome::Skipped => "legend_skipped",
+        };
+        Some(WarningRecord {
+            stage: Stage::Render,
+            kind,
+            section: "legend".into(),
+            offset: 0,
+        })
+    }
 }
 
 /// Every kind of the `render` stage's errors and warnings.
 pub const KINDS: &[&str] = &[
     "bad_embedded_image",
+    "legend_skipped",
+    "legend_truncated",
     "missing_external_image",
     "no_game_layer",
     "no_map",
@@ -348,18 +410,23 @@ pub fn render_datafile(
     };
     let (tw, th) = (game.width.max(0) as u32, game.height.max(0) as u32);
     let geometry = Geometry::new(tw, th, opts.size).map_err(|m| render_error("too_large", m))?;
-    let canvas = match opts.style {
+    let (canvas, legend) = match opts.style {
         Style::Entities => draw_entities(df, &map, &geometry, textures, inflater, buf)?,
-        Style::Full => full::draw(df, &map, &geometry, textures, inflater, buf, &mut warnings)?,
+        Style::Full => (
+            full::draw(df, &map, &geometry, textures, inflater, buf, &mut warnings)?,
+            Vec::new(),
+        ),
     };
     Ok(Picture {
         canvas,
         geometry,
         warnings,
+        legend,
     })
 }
 
-/// The `entities` style of a parsed map.
+/// The `entities` style of a parsed map, and its palette legend (empty
+/// with the atlas).
 fn draw_entities(
     df: &Datafile<'_>,
     map: &Map,
@@ -367,7 +434,7 @@ fn draw_entities(
     textures: &Textures,
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
-) -> Result<Canvas, ErrorRecord> {
+) -> Result<(Canvas, Vec<legend::Entry>), ErrorRecord> {
     let mut layers: Vec<TileLayer> = Vec::new();
     for kind in PhysicsKind::PHYSICS {
         let Some(i) = map.physics_layer(kind) else {
@@ -390,5 +457,10 @@ fn draw_entities(
         .map(|l| textures.entity_cells(l.kind, n))
         .collect();
     let pairs: Vec<(&TileLayer, &Cells)> = layers.iter().zip(cells.iter().map(|c| &**c)).collect();
-    Ok(entities::draw(&pairs, geometry))
+    let legend = if textures.has_atlas() {
+        Vec::new()
+    } else {
+        entities::legend_entries(&layers.iter().collect::<Vec<_>>())
+    };
+    Ok((entities::draw(&pairs, geometry), legend))
 }

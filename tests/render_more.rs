@@ -1,0 +1,457 @@
+//! Pictures, continued: legends inside the PNGs, envelopes and clip
+//! rectangles of the full style, shared tileset cells, trail and heatmap
+//! memory bounds.
+
+use crate::common::run_records;
+use teebatch::datafile::{InflateLimits as Limits, Inflater};
+use teebatch::render::entities::{BACKGROUND, LEGEND};
+use teebatch::render::legend::{self, Outcome, PAD, ROW, SWATCH};
+use teebatch::render::raster::{decode_png, Rgba};
+use teebatch::render::{render_map, RenderOptions, Size, Style, Textures};
+use teebatch::synth::map::{generate, SynthParams};
+
+fn rgb_at(img: &Rgba, x: u32, y: u32) -> [u8; 3] {
+    let i = ((y * img.width + x) * 4) as usize;
+    [img.pixels[i], img.pixels[i + 1], img.pixels[i + 2]]
+}
+
+/// Whether `img` has an 8 × 8 block of exactly `c` anywhere.
+fn has_swatch(img: &Rgba, c: [u8; 3]) -> bool {
+    (0..img.height.saturating_sub(7)).any(|y| {
+        (0..img.width.saturating_sub(7))
+            .any(|x| (0..8).all(|dy| (0..8).all(|dx| rgb_at(img, x + dx, y + dy) == c)))
+    })
+}
+
+/// The palette legend of `maps render`: one row per kind of tile present,
+/// each swatch in its palette colour, in the least busy corner; the rest
+/// of the picture is the render without a legend.
+#[test]
+fn palette_legend_is_drawn_inside_the_png() {
+    let bytes = generate(&SynthParams::new(11, 60, 40).with_all_layers());
+    let opts = RenderOptions {
+        style: Style::Entities,
+        size: Size::Scale(16),
+    };
+    let textures = Textures::palette();
+    let mut inf = Inflater::new(Limits::default());
+    let plain = render_map(&bytes, &opts, &textures, &mut inf, &mut Vec::new()).unwrap();
+    let labels: Vec<&str> = plain.legend.iter().map(|e| e.label.as_str()).collect();
+    for want in [
+        "death",
+        "freeze",
+        "spawn",
+        "teleporter in",
+        "speedup",
+        "switch",
+        "tune zone",
+    ] {
+        assert!(labels.contains(&want), "{labels:?}");
+    }
+    for e in &plain.legend {
+        if e.label != "other" {
+            let row = LEGEND.iter().find(|r| r.0 == e.label).unwrap();
+            assert_eq!(row.3, e.colour, "{}", e.label);
+        }
+    }
+    let mut expected = plain.canvas.clone();
+    let Outcome::Drawn(rect) = legend::draw(&mut expected, &plain.legend, BACKGROUND) else {
+        panic!("960 × 640 has room for the legend")
+    };
+    assert!(rect.w <= 480 && rect.h <= 320, "{rect:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("m.map");
+    std::fs::write(&map, &bytes).unwrap();
+    let none = dir.path().join("none");
+    std::fs::create_dir_all(&none).unwrap();
+    let out = dir.path().join("out");
+    let recs = run_records(
+        &[
+            "maps",
+            "render",
+            map.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--scale",
+            "16",
+            "--mapres",
+            none.to_str().unwrap(),
+            "-q",
+        ],
+        0,
+    );
+    assert_eq!(recs[0]["warnings"], serde_json::json!([]));
+    let img = decode_png(&std::fs::read(out.join("m.png")).unwrap()).unwrap();
+    // Swatches: their palette colour.
+    for (i, e) in plain.legend.iter().enumerate() {
+        let y0 = rect.y + PAD + i as u32 * ROW;
+        for (dx, dy) in [(0, 0), (SWATCH - 1, SWATCH - 1), (3, 4)] {
+            assert_eq!(
+                rgb_at(&img, rect.x + PAD + dx, y0 + dy),
+                e.colour,
+                "{}",
+                e.label
+            );
+        }
+    }
+    // Inside the panel the picture differs from the plain render; outside
+    // it is the same.
+    let mut inside_diff = 0;
+    for y in 0..img.height {
+        for x in 0..img.width {
+            let p = rgb_at(&img, x, y);
+            let q = plain.canvas.pixel(x, y).unwrap();
+            let inside =
+                (rect.x..rect.x + rect.w).contains(&x) && (rect.y..rect.y + rect.h).contains(&y);
+            if inside {
+                inside_diff += usize::from(p != q);
+            } else {
+                assert_eq!(p, q, "({x}, {y})");
+            }
+            assert_eq!(Some(p), expected.pixel(x, y));
+        }
+    }
+    assert!(inside_diff as u32 > rect.w * rect.h / 2, "{inside_diff}");
+
+    // A tiny picture: no legend, and a warning says so.
+    let recs = run_records(
+        &[
+            "maps",
+            "render",
+            map.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--max-side",
+            "60",
+            "--mapres",
+            none.to_str().unwrap(),
+            "-q",
+        ],
+        0,
+    );
+    assert_eq!(recs[0]["warnings"][0]["kind"], "legend_skipped");
+    let small = decode_png(&std::fs::read(out.join("m.png")).unwrap()).unwrap();
+    let plain_small = render_map(
+        &bytes,
+        &RenderOptions {
+            style: Style::Entities,
+            size: Size::MaxSide(60),
+        },
+        &textures,
+        &mut inf,
+        &mut Vec::new(),
+    )
+    .unwrap();
+    assert_eq!(
+        small
+            .pixels
+            .chunks_exact(4)
+            .flat_map(|p| [p[0], p[1], p[2]])
+            .collect::<Vec<_>>(),
+        plain_small.canvas.rgb
+    );
+}
+
+/// `--trails` draws a legend row per player, in the player's colour; the
+/// record's legend names the same colours.
+#[test]
+fn trails_legend_names_players_inside_the_png() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let demo = root.join("datasets/demos/synth-s1-0002.demo");
+    let dir = tempfile::tempdir().unwrap();
+    let none = dir.path().join("none");
+    std::fs::create_dir_all(&none).unwrap();
+    let png = dir.path().join("t.png");
+    let heat = dir.path().join("h.png");
+    let args = |o: &std::path::Path, trails: bool| {
+        let mut a = vec![
+            "demos".to_owned(),
+            "heatmap".into(),
+            demo.to_str().unwrap().into(),
+            "-o".into(),
+            o.to_str().unwrap().into(),
+            "--scale".into(),
+            "12".into(),
+            "--mapres".into(),
+            none.to_str().unwrap().into(),
+            "-q".into(),
+        ];
+        if trails {
+            a.push("--trails".into());
+        }
+        a
+    };
+    let a = args(&png, true);
+    let recs = run_records(&a.iter().map(String::as_str).collect::<Vec<_>>(), 0);
+    let legend = recs.last().unwrap()["legend"].as_array().unwrap().clone();
+    assert!(!legend.is_empty());
+    let img = decode_png(&std::fs::read(&png).unwrap()).unwrap();
+    for l in &legend {
+        let c = hex::decode(&l["colour"].as_str().unwrap()[1..]).unwrap();
+        assert!(has_swatch(&img, [c[0], c[1], c[2]]), "{l}");
+    }
+    // The density picture has no trail rows.
+    let a = args(&heat, false);
+    run_records(&a.iter().map(String::as_str).collect::<Vec<_>>(), 0);
+    let img = decode_png(&std::fs::read(&heat).unwrap()).unwrap();
+    let c = hex::decode(&legend[0]["colour"].as_str().unwrap()[1..]).unwrap();
+    assert!(!has_swatch(&img, [c[0], c[1], c[2]]));
+}
+
+/// A 8 × 4 tile map (256 × 128 world units) for the full style:
+///
+/// - group 0 (game): the game layer (air);
+/// - group 1: a tile layer without image, white, colour envelope 0 read
+///   at 500 ms (linear from white at 0 ms to black at 1000 ms: grey 50 %),
+///   tiles on row 3, columns 0–3; a quads layer with a red 64 × 32 quad at
+///   (0, 0) moved by position envelope 1 (x + 64, turned 90° about its
+///   pivot (32, 16)), and a green 32 × 32 quad at (0, 40) coloured by
+///   envelope 2 (r, g, b × 0.5);
+/// - group 2: clipping to x 160, y 0, 64 × 64; a blue tile layer covering
+///   the whole map.
+fn envelope_clip_map() -> Vec<u8> {
+    use teebatch::datafile::DatafileWriter;
+    use teebatch::map::strings::to_i32_string;
+    use teebatch::map::{ITEM_ENVELOPE, ITEM_ENVPOINTS, ITEM_GROUP, ITEM_LAYER, ITEM_VERSION};
+    let (w, h) = (8usize, 4usize);
+    let mut df = DatafileWriter::new();
+    df.add_item(ITEM_VERSION, 0, &[1]);
+    for (i, (channels, start, n)) in [(4, 0, 2), (3, 2, 1), (4, 3, 1)].into_iter().enumerate() {
+        let mut env = vec![2, channels, start, n];
+        env.extend(to_i32_string("env", 8));
+        env.push(0);
+        df.add_item(ITEM_ENVELOPE, i as u16, &env);
+    }
+    #[rustfmt::skip]
+    let points = [
+        0, 1, 1024, 1024, 1024, 1024,
+        1000, 1, 0, 0, 0, 1024,
+        0, 1, 64 * 1024, 0, 90 * 1024, 0,
+        0, 1, 512, 512, 512, 1024,
+    ];
+    df.add_item(ITEM_ENVPOINTS, 0, &points);
+    type Fill<'a> = &'a dyn Fn(usize, usize) -> bool;
+    let tiles = |df: &mut DatafileWriter,
+                 id: u16,
+                 flags: i32,
+                 colour: [i32; 4],
+                 env: i32,
+                 offset: i32,
+                 fill: Fill| {
+        let mut t = vec![0u8; w * h * 4];
+        for y in 0..h {
+            for x in 0..w {
+                if fill(x, y) {
+                    t[(y * w + x) * 4] = 1;
+                }
+            }
+        }
+        let d = df.add_data(&t) as i32;
+        let mut item = vec![0, 2, 0, 3, w as i32, h as i32, flags];
+        item.extend(colour);
+        item.extend([env, offset, -1, d]);
+        item.extend(to_i32_string("t", 3));
+        item.extend([-1; 5]);
+        df.add_item(ITEM_LAYER, id, &item);
+    };
+    tiles(&mut df, 0, 1, [255; 4], -1, 0, &|_, _| false);
+    tiles(&mut df, 1, 0, [255; 4], 0, 500, &|x, y| y == 3 && x < 4);
+    let quad = |p: [(i32, i32); 5], colour: [i32; 4], pos_env: i32, colour_env: i32| {
+        let mut q = [0i32; 38];
+        for (k, (x, y)) in p.iter().enumerate() {
+            q[2 * k] = x * 1024;
+            q[2 * k + 1] = y * 1024;
+        }
+        for c in 0..4 {
+            q[10 + 4 * c..14 + 4 * c].copy_from_slice(&colour);
+        }
+        q[34] = pos_env;
+        q[36] = colour_env;
+        q
+    };
+    let quads: Vec<u8> = [
+        quad(
+            [(0, 0), (64, 0), (0, 32), (64, 32), (32, 16)],
+            [255, 0, 0, 255],
+            1,
+            -1,
+        ),
+        quad(
+            [(0, 40), (32, 40), (0, 72), (32, 72), (16, 56)],
+            [0, 255, 0, 255],
+            -1,
+            2,
+        ),
+    ]
+    .iter()
+    .flatten()
+    .flat_map(|v| v.to_le_bytes())
+    .collect();
+    let d = df.add_data(&quads) as i32;
+    let mut item = vec![0, 3, 0, 2, 2, d, -1];
+    item.extend(to_i32_string("q", 3));
+    df.add_item(ITEM_LAYER, 2, &item);
+    tiles(&mut df, 3, 0, [0, 0, 255, 255], -1, 0, &|_, _| true);
+    for (i, (start, n, clip)) in [(0, 1, [0; 5]), (1, 2, [0; 5]), (3, 1, [1, 160, 0, 64, 64])]
+        .into_iter()
+        .enumerate()
+    {
+        let mut g = vec![3, 0, 0, 100, 100, start, n];
+        g.extend(clip);
+        g.extend(to_i32_string("g", 3));
+        df.add_item(ITEM_GROUP, i as u16, &g);
+    }
+    df.write()
+}
+
+/// Envelopes at time 0 and group clip rectangles in the full style.
+#[test]
+fn full_style_envelopes_and_clipping() {
+    let bytes = envelope_clip_map();
+    let opts = RenderOptions {
+        style: Style::Full,
+        size: Size::Scale(32),
+    };
+    let mut inf = Inflater::new(Limits::default());
+    let pic = render_map(
+        &bytes,
+        &opts,
+        &Textures::palette(),
+        &mut inf,
+        &mut Vec::new(),
+    )
+    .unwrap();
+    assert_eq!((pic.geometry.width, pic.geometry.height), (256, 128));
+    let px = |x, y| pic.canvas.pixel(x, y).unwrap();
+    let bg = teebatch::render::full::BACKGROUND;
+    let blue = [0, 0, 255];
+    // Colour envelope of the tile layer: half way from white to black.
+    assert_eq!(px(10, 110), [128, 128, 128]);
+    assert_eq!(px(127, 100), [128, 128, 128]);
+    // The red quad turned 90° about (32, 16) covers x 16..48, y -16..48,
+    // then moved 64 right: x 80..112, y 0..48.
+    for (x, y) in [(81, 1), (110, 46), (96, 24)] {
+        assert_eq!(px(x, y), [255, 0, 0], "({x}, {y})");
+    }
+    for (x, y) in [(10, 10), (60, 10), (78, 24), (114, 24), (96, 50)] {
+        assert_ne!(px(x, y), [255, 0, 0], "({x}, {y})");
+    }
+    // The green quad times its colour envelope (0.5).
+    assert_eq!(px(16, 56), [0, 128, 0]);
+    // The clipped blue layer: inside the rectangle only.
+    for (x, y) in [(160, 0), (223, 63), (190, 30)] {
+        assert_eq!(px(x, y), blue, "({x}, {y})");
+    }
+    for (x, y) in [(159, 30), (224, 30), (190, 64), (250, 120)] {
+        assert_eq!(px(x, y), bg, "({x}, {y})");
+    }
+    assert_eq!(px(100, 100), [128, 128, 128]);
+}
+
+/// An external tileset is resampled once per run and cell size, whatever
+/// the number of maps using it.
+#[test]
+fn external_tileset_resampled_once_per_size() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("mapres")).unwrap();
+    // A 64 × 64 `grass_main` (the synth maps' external image).
+    let mut img = teebatch::render::raster::Canvas::new(64, 64, [10, 200, 30]);
+    img.blend(5, 5, [255, 255, 255, 255]);
+    std::fs::write(
+        dir.path().join("mapres/grass_main.png"),
+        img.encode_png().unwrap(),
+    )
+    .unwrap();
+    let textures = Textures::locate(Some(dir.path())).unwrap();
+    let mut inf = Inflater::new(Limits::default());
+    let maps: Vec<Vec<u8>> = (0..6)
+        .map(|i| generate(&SynthParams::new(i, 20 + 3 * i as u32, 12)))
+        .collect();
+    for (k, scale) in [4u32, 8, 4].into_iter().enumerate() {
+        let opts = RenderOptions {
+            style: Style::Full,
+            size: Size::Scale(scale),
+        };
+        for m in &maps {
+            let pic = render_map(m, &opts, &textures, &mut inf, &mut Vec::new()).unwrap();
+            assert!(pic
+                .warnings
+                .iter()
+                .all(|w| w.kind != "missing_external_image"));
+        }
+        // 6 maps at 4, 6 at 8, 6 at 4 again: one resample per size.
+        assert_eq!(textures.tileset_resamples(), [1, 2, 2][k]);
+    }
+}
+
+/// `demos heatmap --out DIR`: the shared per-map grids give the same
+/// pictures and picture records whatever `--jobs`, one per distinct map,
+/// with every demo of the map counted once.
+#[test]
+fn heatmap_per_map_pictures_do_not_depend_on_jobs() {
+    let Some(ds) = crate::common::datasets() else {
+        return;
+    };
+    let demos = ds.join("demos");
+    let dir = tempfile::tempdir().unwrap();
+    let mut runs = Vec::new();
+    for (jobs, trails) in [("1", false), ("2", false), ("1", true), ("2", true)] {
+        let out = dir.path().join(format!("j{jobs}-{trails}"));
+        let mut args = vec![
+            "demos",
+            "heatmap",
+            demos.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--max-side",
+            "128",
+            "-j",
+            jobs,
+            "-q",
+        ];
+        if trails {
+            args.push("--trails");
+        }
+        let o = crate::common::teebatch(&args);
+        let recs = crate::common::records(&o);
+        let per_demo: Vec<_> = recs.iter().filter(|r| r.get("picture").is_none()).collect();
+        let mut pictures: Vec<(String, Vec<u8>, serde_json::Value)> = recs
+            .iter()
+            .filter(|r| r.get("picture").is_some())
+            .map(|r| {
+                let p = std::path::PathBuf::from(r["picture"].as_str().unwrap());
+                let mut r = r.clone();
+                r["picture"] = p.file_name().unwrap().to_str().unwrap().into();
+                if let Some(l) = r["legend"].as_array_mut() {
+                    l.iter_mut().for_each(|e| e["demo"] = "".into());
+                }
+                (
+                    p.file_name().unwrap().to_str().unwrap().to_owned(),
+                    std::fs::read(&p).unwrap(),
+                    r,
+                )
+            })
+            .collect();
+        pictures.sort_by(|a, b| a.0.cmp(&b.0));
+        let shas: std::collections::BTreeSet<&str> = per_demo
+            .iter()
+            .filter(|r| r.get("error").is_none())
+            .filter_map(|r| r["map_sha256"].as_str())
+            .collect();
+        assert_eq!(pictures.len(), shas.len());
+        let demos_counted: u64 = pictures
+            .iter()
+            .map(|p| p.2["demos"].as_u64().unwrap())
+            .sum();
+        assert_eq!(
+            demos_counted,
+            per_demo
+                .iter()
+                .filter(|r| r.get("map_sha256").is_some())
+                .count() as u64
+        );
+        runs.push(pictures);
+    }
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[2], runs[3]);
+}
