@@ -804,3 +804,41 @@ fn a_tar_stream_on_stdin_gives_records_named_by_member() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("both read stdin"));
 }
+
+#[test]
+fn tar_members_that_are_not_regular_files_get_their_record() {
+    let Some(map) = small_map() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("links.tar");
+    let mut b = tar::Builder::new(Vec::new());
+    let mut h = tar::Header::new_gnu();
+    h.set_entry_type(tar::EntryType::Symlink);
+    h.set_size(0);
+    h.set_mode(0o777);
+    h.set_link_name("good.map").unwrap();
+    h.set_cksum();
+    b.append_data(&mut h, "bad.map", std::io::empty()).unwrap();
+    // A directory named like an input is not an input.
+    let mut d = tar::Header::new_gnu();
+    d.set_entry_type(tar::EntryType::Directory);
+    d.set_size(0);
+    d.set_mode(0o755);
+    d.set_cksum();
+    b.append_data(&mut d, "dir.map/", std::io::empty()).unwrap();
+    let mut g = tar::Header::new_gnu();
+    g.set_size(map.len() as u64);
+    g.set_mode(0o644);
+    g.set_cksum();
+    b.append_data(&mut g, "good.map", map.as_slice()).unwrap();
+    std::fs::write(&t, b.into_inner().unwrap()).unwrap();
+    let recs = run_records(&["maps", "index", "-q", t.to_str().unwrap()], 1);
+    assert_member_error(&t, &recs, "unsupported", 0);
+    assert!(
+        recs[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Symlink"),
+        "{}",
+        recs[0]
+    );
+}

@@ -730,12 +730,36 @@ fn list_tar_entries<R: Read>(
         let size = entry.size();
         last_end = data_offset.saturating_add(size);
         let t = entry.header().entry_type();
-        if !(t.is_file() || t == tar::EntryType::Continuous) {
+        let regular = t.is_file() || t == tar::EntryType::Continuous;
+        // Directories and the tar's own metadata entries are not inputs;
+        // a link, device or FIFO named like an input is one that cannot
+        // be read, and gets its record rather than vanishing.
+        if !regular
+            && !matches!(
+                t,
+                tar::EntryType::Link
+                    | tar::EntryType::Symlink
+                    | tar::EntryType::Char
+                    | tar::EntryType::Block
+                    | tar::EntryType::Fifo
+                    | tar::EntryType::GNUSparse
+            )
+        {
             continue;
         }
         let raw = entry.path_bytes();
         let Some(nested) = wanted(&raw, ext) else {
             continue;
+        };
+        let nested = if regular {
+            nested
+        } else {
+            Some(ArchiveError::new(
+                "unsupported",
+                "member",
+                0,
+                format!("a tar member of type {t:?} is not read (only regular files are)"),
+            ))
         };
         out.push(Listed {
             name: String::from_utf8_lossy(&raw).into_owned(),
