@@ -72,6 +72,19 @@ impl Input {
         }
     }
 
+    /// The path's bytes, unescaped (what `--list -0` prints): a file's path
+    /// as given or walked, an archive member's `ARCHIVE!/MEMBER`, an
+    /// embedded input's `embedded:NAME`.
+    pub fn raw_path(&self) -> Vec<u8> {
+        match self {
+            Input::File { path, .. }
+            | Input::Unlistable { path, .. }
+            | Input::BadArchive { path, .. } => path.as_os_str().as_encoded_bytes().to_vec(),
+            Input::Member(m) => m.combined.as_os_str().as_encoded_bytes().to_vec(),
+            Input::Embedded { name, .. } => format!("{EMBEDDED_PREFIX}{name}").into_bytes(),
+        }
+    }
+
     /// The file name without extension.
     pub fn stem(&self) -> String {
         match self {

@@ -120,7 +120,9 @@ pub struct BatchArgs {
     pub progress: bool,
     /// Print the input files that would be processed, one per line as the
     /// records' `path` field, and nothing else (no records, no summary;
-    /// `-o` and `--summary` are not written); exit 0.
+    /// `-o` and `--summary` are not written); exit 0. With -0 the paths are
+    /// written as their raw bytes, each ended by a NUL, which is what
+    /// `--files-from FILE -0` reads back.
     #[arg(long)]
     pub list: bool,
     #[command(flatten)]
@@ -218,16 +220,26 @@ impl BatchArgs {
         ext: &str,
         embedded: impl FnOnce() -> Vec<Input>,
     ) -> io::Result<ExitCode> {
-        list_inputs(&self.select.select(paths, ext, embedded)?.inputs)
+        list_inputs(
+            &self.select.select(paths, ext, embedded)?.inputs,
+            self.select.null,
+        )
     }
 }
 
 /// `--list`: the inputs' display paths, one per line, on stdout; exit 0.
-pub fn list_inputs(inputs: &[Input]) -> io::Result<ExitCode> {
+/// With `raw` (`-0`), each input's path bytes as given to or found by the
+/// walk, ended by a NUL (archive members as `ARCHIVE!/MEMBER`).
+pub fn list_inputs(inputs: &[Input], raw: bool) -> io::Result<ExitCode> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     for i in inputs {
-        out.write_all(i.display_path().as_bytes())?;
-        out.write_all(b"\n")?;
+        if raw {
+            out.write_all(&i.raw_path())?;
+            out.write_all(b"\0")?;
+        } else {
+            out.write_all(i.display_path().as_bytes())?;
+            out.write_all(b"\n")?;
+        }
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
