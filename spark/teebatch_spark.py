@@ -52,33 +52,12 @@ def is_uri(s):
     return bool(URI.match(s))
 
 
-def unescape_path(s):
-    """The path bytes of a record `path` (teebatch escapes `\\` as `\\\\`
-    and bytes that are not UTF-8 as `\\xHH`)."""
-    if "\\" not in s:
-        return os.fsencode(s)
-    out = bytearray()
-    i = 0
-    while i < len(s):
-        c = s[i]
-        if c == "\\" and s[i + 1 : i + 2] == "\\":
-            out += b"\\"
-            i += 2
-        elif c == "\\" and s[i + 1 : i + 2] == "x":
-            out.append(int(s[i + 2 : i + 4], 16))
-            i += 4
-        else:
-            out += c.encode("utf-8")
-            i += 1
-    return bytes(out)
-
-
 def list_paths(teebatch, kind, inputs):
     """The units of work of INPUT paths as teebatch selects them, sorted:
     files, and whole archives (teebatch lists their members; an archive
     is not split over partitions)."""
     out = subprocess.run(
-        [teebatch, kind, "index", "--list", "--", *inputs],
+        [teebatch, kind, "index", "--list", "-0", "--", *inputs],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         check=False,
@@ -88,10 +67,11 @@ def list_paths(teebatch, kind, inputs):
         raise SystemExit(f"teebatch {kind} index --list failed ({out.returncode})")
     units = []
     seen = set()
-    for line in out.stdout.decode("utf-8").splitlines():
-        if not line:
+    # `--list -0`: raw path bytes, each ended by a NUL (any name works,
+    # newlines included).
+    for path in out.stdout.split(b"\0"):
+        if not path:
             continue
-        path = unescape_path(line)
         if ARCHIVE_SEPARATOR.encode() in path:
             head = path.split(ARCHIVE_SEPARATOR.encode(), 1)[0]
             if head.lower().endswith(tuple(s.encode() for s in ARCHIVE_SUFFIXES)):
