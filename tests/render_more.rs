@@ -455,3 +455,61 @@ fn heatmap_per_map_pictures_do_not_depend_on_jobs() {
     assert_eq!(runs[0], runs[1]);
     assert_eq!(runs[2], runs[3]);
 }
+
+/// The full style's warnings (one per image it cannot use) go through the
+/// one capping rule: a map with more missing external images than the cap
+/// gives the cap's worth, then one `too_many_warnings`.
+#[test]
+fn full_style_image_warnings_are_capped() {
+    use teebatch::datafile::DatafileWriter;
+    use teebatch::map::strings::to_i32_string;
+    use teebatch::map::{ITEM_GROUP, ITEM_IMAGE, ITEM_LAYER, ITEM_VERSION};
+    use teebatch::warn::DEFAULT_MAX_WARNINGS;
+    let n = DEFAULT_MAX_WARNINGS + 50;
+    let (w, h) = (4i32, 4i32);
+    let mut df = DatafileWriter::new();
+    df.add_item(ITEM_VERSION, 0, &[1]);
+    let tiles = df.add_data(&[1u8, 0, 0, 0].repeat((w * h) as usize)) as i32;
+    let layer = |df: &mut DatafileWriter, id: u16, flags: i32, image: i32| {
+        let mut item = vec![
+            0, 2, 0, 3, w, h, flags, 255, 255, 255, 255, -1, 0, image, tiles,
+        ];
+        item.extend(to_i32_string("t", 3));
+        item.extend([-1; 5]);
+        df.add_item(ITEM_LAYER, id, &item);
+    };
+    layer(&mut df, 0, 1, -1);
+    for i in 0..n {
+        let name = df.add_data(format!("missing_{i}\0").as_bytes()) as i32;
+        df.add_item(ITEM_IMAGE, i as u16, &[1, 64, 64, 1, name, -1]);
+        layer(&mut df, i as u16 + 1, 0, i as i32);
+    }
+    let mut g = vec![3, 0, 0, 100, 100, 0, n as i32 + 1, 0, 0, 0, 0, 0];
+    g.extend(to_i32_string("g", 3));
+    df.add_item(ITEM_GROUP, 0, &g);
+    let bytes = df.write();
+    let opts = RenderOptions {
+        style: Style::Full,
+        size: Size::Scale(4),
+    };
+    let mut inf = Inflater::new(Limits::default());
+    let pic = render_map(
+        &bytes,
+        &opts,
+        &Textures::palette(),
+        &mut inf,
+        &mut Vec::new(),
+    )
+    .unwrap();
+    let render: Vec<_> = pic
+        .warnings
+        .iter()
+        .filter(|w| w.stage == teebatch::kind::Stage::Render)
+        .collect();
+    assert_eq!(render.len(), DEFAULT_MAX_WARNINGS + 1, "{:?}", &render[..3]);
+    assert!(render[..DEFAULT_MAX_WARNINGS]
+        .iter()
+        .all(|w| w.kind == "missing_external_image"));
+    assert_eq!(render[0].section, "image 0 (missing_0)");
+    assert_eq!(render[DEFAULT_MAX_WARNINGS].kind, "too_many_warnings");
+}

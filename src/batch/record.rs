@@ -121,6 +121,15 @@ pub struct WarningRecord {
     pub offset: u64,
 }
 
+impl crate::warn::TooMany for WarningRecord {
+    fn too_many(self) -> Self {
+        WarningRecord {
+            kind: "too_many_warnings",
+            ..self
+        }
+    }
+}
+
 /// Per-worker statistics, merged by addition.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct BatchStats {

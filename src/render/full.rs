@@ -33,6 +33,7 @@ use crate::datafile::{Datafile, Inflater};
 use crate::kind::Stage;
 use crate::map::tiles::PhysicsKind;
 use crate::map::{ImageVariant, LayerKind, Map, QUAD_SIZE};
+use crate::warn::{Warn, Warnings};
 use std::sync::Arc;
 
 /// The colour of the sky where nothing is drawn.
@@ -61,7 +62,7 @@ impl Images<'_> {
         df: &Datafile<'_>,
         inflater: &mut Inflater,
         buf: &mut Vec<u8>,
-        warnings: &mut Vec<WarningRecord>,
+        warnings: &mut Warnings<WarningRecord>,
     ) -> Texture {
         if i >= self.loaded.len() {
             return Texture::Plain;
@@ -79,12 +80,12 @@ impl Images<'_> {
                 let name = img.name.clone().unwrap_or_default();
                 match self.textures.external(&name) {
                     Some(t) => self.loaded[i] = Some(t),
-                    None => warnings.push(warn("missing_external_image", name)),
+                    None => warnings.warn(warn("missing_external_image", name)),
                 }
             } else {
                 match embedded(img, df, inflater, buf) {
                     Ok(t) => self.loaded[i] = Some(Arc::new(t)),
-                    Err(m) => warnings.push(warn("bad_embedded_image", m)),
+                    Err(m) => warnings.warn(warn("bad_embedded_image", m)),
                 }
             }
         }
@@ -150,7 +151,7 @@ pub fn draw(
     textures: &Textures,
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
-    warnings: &mut Vec<WarningRecord>,
+    warnings: &mut Warnings<WarningRecord>,
 ) -> Result<Canvas, crate::batch::record::ErrorRecord> {
     // Drawn at `cell` pixels per tile (1 when shrinking, then averaged).
     let cell = if geo.shrink > 1 { 1 } else { geo.cell };

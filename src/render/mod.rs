@@ -334,6 +334,7 @@ pub const KINDS: &[&str] = &[
     "no_game_layer",
     "no_map",
     "too_large",
+    "too_many_warnings",
 ];
 
 /// A failure of the `render` stage (not of the datafile or map parser).
@@ -410,13 +411,17 @@ pub fn render_datafile(
     };
     let (tw, th) = (game.width.max(0) as u32, game.height.max(0) as u32);
     let geometry = Geometry::new(tw, th, opts.size).map_err(|m| render_error("too_large", m))?;
+    // The datafile's and the map's warnings come capped by their own
+    // sinks; the drawing's (one per unusable image) by this one.
+    let mut drawing = crate::warn::Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS);
     let (canvas, legend) = match opts.style {
         Style::Entities => draw_entities(df, &map, &geometry, textures, inflater, buf)?,
         Style::Full => (
-            full::draw(df, &map, &geometry, textures, inflater, buf, &mut warnings)?,
+            full::draw(df, &map, &geometry, textures, inflater, buf, &mut drawing)?,
             Vec::new(),
         ),
     };
+    warnings.extend(drawing.into_vec());
     Ok(Picture {
         canvas,
         geometry,
