@@ -842,3 +842,35 @@ fn tar_members_that_are_not_regular_files_get_their_record() {
         recs[0]
     );
 }
+
+/// Member names that are not UTF-8 keep their bytes: two names that differ
+/// only there are two members with two record paths (escaped as file names
+/// are), not one name given twice.
+#[cfg(unix)]
+#[test]
+fn member_names_that_are_not_utf8_stay_distinct() {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(map) = small_map() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path().join("names.tar");
+    let mut b = tar::Builder::new(Vec::new());
+    for name in [&b"m\xfe.map"[..], b"m\xff.map"] {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(map.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append_data(&mut h, std::ffi::OsStr::from_bytes(name), map.as_slice())
+            .unwrap();
+    }
+    std::fs::write(&t, b.into_inner().unwrap()).unwrap();
+    let recs = run_records(&["maps", "index", "-q", t.to_str().unwrap()], 0);
+    let paths: Vec<&str> = recs.iter().map(|r| r["path"].as_str().unwrap()).collect();
+    assert_eq!(
+        paths,
+        [
+            format!("{}!/m\\xFE.map", t.display()),
+            format!("{}!/m\\xFF.map", t.display())
+        ]
+    );
+    assert!(recs.iter().all(|r| r.get("error").is_none()), "{recs:?}");
+}

@@ -289,11 +289,24 @@ fn unsafe_name(name: &str) -> bool {
         || name.split(['/', '\\']).any(|c| c == "..")
 }
 
-fn combined(archive: &Path, name: &str) -> PathBuf {
+fn combined(archive: &Path, raw: &[u8]) -> PathBuf {
     let mut s = archive.as_os_str().to_owned();
     s.push(SEPARATOR);
-    s.push(name);
+    s.push(os_name(raw));
     PathBuf::from(s)
+}
+
+/// A stored member name as an OS string, byte for byte where the platform
+/// allows it.
+fn os_name(raw: &[u8]) -> std::ffi::OsString {
+    #[cfg(unix)]
+    {
+        <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(raw).to_owned()
+    }
+    #[cfg(not(unix))]
+    {
+        String::from_utf8_lossy(raw).into_owned().into()
+    }
 }
 
 /// The PATH that names a tar stream on stdin.
@@ -359,7 +372,7 @@ pub fn list_stdin(ext: &str, out: &mut Vec<Input>) {
     let (mut listed, err) = list_tar(&mapped.bytes, ext);
     check_members(&mut listed, mapped.bytes.len() as u64, &limits);
     for l in listed {
-        let name = PathBuf::from(&l.name);
+        let name = PathBuf::from(os_name(&l.raw));
         if let Input::Member(mut m) = member(path, Source::Mapped(mapped.clone()), l, 0) {
             m.combined = name;
             out.push(Input::Member(m));
@@ -373,7 +386,12 @@ pub fn list_stdin(ext: &str, out: &mut Vec<Input>) {
 
 /// One entry as listed, before it becomes a [`Member`].
 struct Listed {
+    /// The member's name for display (invalid UTF-8 shown as U+FFFD).
     name: String,
+    /// The member's name as stored: what its record path is built from
+    /// (escaped there like a file name, so different names stay different)
+    /// and what duplicate names are found by.
+    raw: Vec<u8>,
     header_offset: u64,
     data_offset: u64,
     stored_size: u64,
@@ -432,7 +450,7 @@ pub fn list(path: &Path, kind: Kind, ext: &str, out: &mut Vec<Input>) {
 fn member(path: &Path, source: Source, l: Listed, stream_index: usize) -> Input {
     Input::Member(Box::new(Member {
         source,
-        combined: combined(path, &l.name),
+        combined: combined(path, &l.raw),
         name: l.name,
         header_offset: l.header_offset,
         data_offset: l.data_offset,
@@ -524,10 +542,10 @@ fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Limits) {
     }
     // A name given to more than one member: the first keeps it, the later
     // ones are errors (extracting the archive would overwrite the first).
-    let mut first: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    let mut first: std::collections::HashMap<&[u8], u64> = std::collections::HashMap::new();
     let mut repeats = Vec::new();
     for (i, l) in listed.iter().enumerate() {
-        match first.entry(l.name.as_str()) {
+        match first.entry(l.raw.as_slice()) {
             std::collections::hash_map::Entry::Vacant(v) => {
                 v.insert(l.header_offset);
             }
@@ -634,6 +652,7 @@ fn list_zip(bytes: &[u8], ext: &str) -> Result<(Vec<Listed>, Option<ArchiveError
         let method = meta.compression();
         let mut l = Listed {
             name,
+            raw: raw.to_vec(),
             header_offset,
             data_offset: header_offset,
             stored_size,
@@ -763,6 +782,7 @@ fn list_tar_entries<R: Read>(
         };
         out.push(Listed {
             name: String::from_utf8_lossy(&raw).into_owned(),
+            raw: raw.to_vec(),
             header_offset,
             data_offset,
             stored_size: size,
@@ -827,7 +847,7 @@ fn list_tar_gz(
     check_members(&mut listed, len, limits);
     // Ranks: members in name order, which is the order inputs are taken.
     let mut by_name: Vec<usize> = (0..listed.len()).collect();
-    by_name.sort_by(|&a, &b| listed[a].name.cmp(&listed[b].name));
+    by_name.sort_by(|&a, &b| listed[a].raw.cmp(&listed[b].raw));
     let mut rank = vec![0; listed.len()];
     for (r, &i) in by_name.iter().enumerate() {
         rank[i] = r;
@@ -1049,6 +1069,7 @@ mod tests {
     fn listed(name: &str, header_offset: u64, stored_size: u64, size: u64) -> Listed {
         Listed {
             name: name.into(),
+            raw: name.as_bytes().to_vec(),
             header_offset,
             data_offset: header_offset + 30,
             stored_size,
