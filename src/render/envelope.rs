@@ -37,7 +37,7 @@ impl<'a> Envelopes<'a> {
         }
     }
 
-    fn point(&self, i: usize) -> Option<(i64, i32, [f64; 4])> {
+    fn point(&self, i: usize) -> Option<Point> {
         let d = self.points.as_ref()?;
         let base = i.checked_mul(self.ints_per_point)?;
         let g = |k: usize| d.get(base + k);
@@ -53,6 +53,11 @@ impl<'a> Envelopes<'a> {
         let e = map.envelopes.get(env)?;
         let start = usize::try_from(e.start_point).ok()?;
         let n = usize::try_from(e.num_points).ok()?;
+        self.eval_points(start, n, offset)
+    }
+
+    /// [`Envelopes::eval`] on the `n` points from `start`.
+    fn eval_points(&self, start: usize, n: usize, offset: i32) -> Option<[f64; 4]> {
         if n == 0 || start.checked_add(n)? > self.count {
             return None;
         }
@@ -69,26 +74,116 @@ impl<'a> Envelopes<'a> {
         if t < first.0 {
             return Some(first.2);
         }
+        // The segment whose end is the first point at or after `t`, found
+        // by bisection: the cost per read is logarithmic in the points
+        // (many quads may read one long envelope). For points in time
+        // order (as editors write them) this is the first segment that
+        // holds `t`, the one DDNet's scan finds.
+        let (mut lo, mut hi) = (0, n - 1);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.point(start + mid + 1)?.0 < t {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        if lo < n - 1 {
+            let a = self.point(start + lo)?;
+            let b = self.point(start + lo + 1)?;
+            if t < a.0 {
+                return Some(a.2);
+            }
+            return Some(interpolate(a, b, t));
+        }
+        Some(last.2)
+    }
+}
+
+/// A point: time in ms, curve, four fixed-point values as fractions.
+type Point = (i64, i32, [f64; 4]);
+
+/// The value at `t` between points `a` and `b` (`a.0 <= t <= b.0`), by
+/// `a`'s curve.
+fn interpolate(a: Point, b: Point, t: i64) -> [f64; 4] {
+    let span = (b.0 - a.0) as f64;
+    let x = if span > 0.0 {
+        (t - a.0) as f64 / span
+    } else {
+        0.0
+    };
+    let k = match a.1 {
+        0 => 0.0,
+        2 => x * x * x,
+        3 => 1.0 - (1.0 - x).powi(3),
+        4 => x * x * (3.0 - 2.0 * x),
+        _ => x,
+    };
+    std::array::from_fn(|c| a.2[c] + (b.2[c] - a.2[c]) * k)
+}
+
+#[cfg(all(test, feature = "synth"))]
+mod tests {
+    use super::*;
+    use crate::synth::Rng;
+
+    /// The reference: DDNet's scan for the first segment holding `t`.
+    fn scan(env: &Envelopes<'_>, start: usize, n: usize, offset: i32) -> Option<[f64; 4]> {
+        let first = env.point(start)?;
+        if n == 1 {
+            return Some(first.2);
+        }
+        let last = env.point(start + n - 1)?;
+        let t = if last.0 > 0 {
+            i64::from(offset).rem_euclid(last.0)
+        } else {
+            0
+        };
+        if t < first.0 {
+            return Some(first.2);
+        }
         for i in start..start + n - 1 {
-            let a = self.point(i)?;
-            let b = self.point(i + 1)?;
+            let (a, b) = (env.point(i)?, env.point(i + 1)?);
             if t >= a.0 && t <= b.0 {
-                let span = (b.0 - a.0) as f64;
-                let x = if span > 0.0 {
-                    (t - a.0) as f64 / span
-                } else {
-                    0.0
-                };
-                let k = match a.1 {
-                    0 => 0.0,
-                    2 => x * x * x,
-                    3 => 1.0 - (1.0 - x).powi(3),
-                    4 => x * x * (3.0 - 2.0 * x),
-                    _ => x,
-                };
-                return Some(std::array::from_fn(|c| a.2[c] + (b.2[c] - a.2[c]) * k));
+                return Some(interpolate(a, b, t));
             }
         }
         Some(last.2)
+    }
+
+    /// Bisection equals the scan on envelopes in time order (repeated
+    /// times and every curve included), at offsets inside, on and past
+    /// the points, negative ones too.
+    #[test]
+    fn bisection_equals_the_scan_on_ordered_points() {
+        let mut rng = Rng::new(7);
+        for _ in 0..300 {
+            let n = 1 + rng.below(12) as usize;
+            let mut time = rng.range(0, 3);
+            let mut ints = Vec::new();
+            for _ in 0..n {
+                ints.extend([time, rng.range(0, 6)]);
+                ints.extend((0..4).map(|_| rng.range(-2048, 2048)));
+                time += rng.range(0, 400);
+            }
+            let bytes: Vec<u8> = ints.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let env = Envelopes {
+                points: Some(crate::bytes::LeI32s::new(&bytes)),
+                ints_per_point: 6,
+                count: n,
+            };
+            for _ in 0..40 {
+                let offset = rng.range(-5000, 5000);
+                assert_eq!(
+                    env.eval_points(0, n, offset),
+                    scan(&env, 0, n, offset),
+                    "{ints:?} at {offset}"
+                );
+            }
+            for p in 0..n {
+                let at = ints[p * 6];
+                assert_eq!(env.eval_points(0, n, at), scan(&env, 0, n, at));
+            }
+        }
     }
 }
