@@ -1,6 +1,6 @@
 //! `maps index`: one record per map, and statistics merged across workers.
 
-use super::record::{BatchStats, ErrorRecord, Stage, WarningRecord};
+use super::record::{BatchStats, ErrorRecord, WarningRecord};
 use super::{load, Input, MmapMode};
 use crate::datafile::{Datafile, Inflater};
 use crate::limits::Limits;
@@ -235,12 +235,7 @@ pub fn index_bytes(
     rec.compressed_bytes = Some(df.data_section_len() as u64);
     rec.decompressed_bytes = Some(df.data_size_total());
     rec.warnings
-        .extend(df.warnings().iter().map(|w| WarningRecord {
-            stage: Stage::Datafile,
-            kind: w.kind.kind(),
-            section: w.section.name(),
-            offset: w.offset,
-        }));
+        .extend(df.warnings().iter().map(WarningRecord::datafile));
     inflater.start_file();
     if opts.verify {
         let mut h = crc32fast::Hasher::new();
@@ -274,12 +269,7 @@ fn add_map_summary(
         Ok(mut summary) => {
             let warnings = summary.warnings.take();
             rec.warnings
-                .extend(warnings.into_iter().map(|w| WarningRecord {
-                    stage: Stage::Map,
-                    kind: w.kind.kind(),
-                    section: w.section.to_string(),
-                    offset: w.offset,
-                }));
+                .extend(warnings.iter().map(WarningRecord::map));
             // Without a version item the item type ids are not those of a
             // map (2007 prototypes), so type 2 items are not images.
             if summary.absent_reason != Some(AbsentReason::NoVersionItem.name()) {

@@ -121,6 +121,28 @@ pub struct WarningRecord {
     pub offset: u64,
 }
 
+impl WarningRecord {
+    /// A warning of the datafile layer.
+    pub fn datafile(w: &crate::datafile::Warning) -> Self {
+        WarningRecord {
+            stage: Stage::Datafile,
+            kind: w.kind.kind(),
+            section: w.section.name(),
+            offset: w.offset,
+        }
+    }
+
+    /// A warning of the map layer.
+    pub fn map(w: &crate::map::MapWarning) -> Self {
+        WarningRecord {
+            stage: Stage::Map,
+            kind: w.kind.kind(),
+            section: w.section.to_string(),
+            offset: w.offset,
+        }
+    }
+}
+
 impl crate::warn::TooMany for WarningRecord {
     fn too_many(self) -> Self {
         WarningRecord {

@@ -369,16 +369,8 @@ pub fn render_datafile(
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
 ) -> Result<Picture, ErrorRecord> {
-    let mut warnings: Vec<WarningRecord> = df
-        .warnings()
-        .iter()
-        .map(|w| WarningRecord {
-            stage: Stage::Datafile,
-            kind: w.kind.kind(),
-            section: w.section.name(),
-            offset: w.offset,
-        })
-        .collect();
+    let mut warnings: Vec<WarningRecord> =
+        df.warnings().iter().map(WarningRecord::datafile).collect();
     let load = LoadOptions {
         info: false,
         names: opts.style == Style::Full,
@@ -397,12 +389,7 @@ pub fn render_datafile(
             ));
         }
     };
-    warnings.extend(map.warnings.iter().map(|w| WarningRecord {
-        stage: Stage::Map,
-        kind: w.kind.kind(),
-        section: w.section.to_string(),
-        offset: w.offset,
-    }));
+    warnings.extend(map.warnings.iter().map(WarningRecord::map));
     let Some(game) = map.game_layer() else {
         return Err(render_error(
             "no_game_layer",
