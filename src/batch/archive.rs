@@ -386,8 +386,6 @@ pub fn list_stdin(ext: &str, out: &mut Vec<Input>) {
 
 /// One entry as listed, before it becomes a [`Member`].
 struct Listed {
-    /// The member's name for display (invalid UTF-8 shown as U+FFFD).
-    name: String,
     /// The member's name as stored: what its record path is built from
     /// (escaped there like a file name, so different names stay different)
     /// and what duplicate names are found by.
@@ -399,6 +397,13 @@ struct Listed {
     method: Method,
     crc32: Option<u32>,
     problem: Option<ArchiveError>,
+}
+
+impl Listed {
+    /// The member's name for display (invalid UTF-8 shown as U+FFFD).
+    fn name(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.raw)
+    }
 }
 
 /// The inputs of the archive at `path`: its members named `*.ext`, the
@@ -451,7 +456,7 @@ fn member(path: &Path, source: Source, l: Listed, stream_index: usize) -> Input 
     Input::Member(Box::new(Member {
         source,
         combined: combined(path, &l.raw),
-        name: l.name,
+        name: l.name().into_owned(),
         header_offset: l.header_offset,
         data_offset: l.data_offset,
         stored_size: l.stored_size,
@@ -488,7 +493,7 @@ fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Limits) {
             continue;
         }
         let e = |kind, message| Some(ArchiveError::new(kind, "member", l.header_offset, message));
-        l.problem = if unsafe_name(&l.name) {
+        l.problem = if unsafe_name(&l.name()) {
             e(
                 "unsafe_name",
                 "member name is absolute or has a `..` component".into(),
@@ -575,7 +580,9 @@ fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Limits) {
                 let msg = |other: &Listed| {
                     format!(
                         "member overlaps `{}` (bytes {}..{})",
-                        other.name, other.header_offset, pend
+                        other.name(),
+                        other.header_offset,
+                        pend
                     )
                 };
                 let m = msg(&listed[p]);
@@ -589,7 +596,8 @@ fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Limits) {
                 }
                 let m = format!(
                     "member overlaps `{}` (bytes {}..{end})",
-                    listed[i].name, listed[i].header_offset
+                    listed[i].name(),
+                    listed[i].header_offset
                 );
                 if listed[p].problem.is_none() {
                     listed[p].problem = Some(ArchiveError::new(
@@ -646,12 +654,10 @@ fn list_zip(bytes: &[u8], ext: &str) -> Result<(Vec<Listed>, Option<ArchiveError
         let Some(nested) = wanted(raw, ext) else {
             continue;
         };
-        let name = String::from_utf8_lossy(raw).into_owned();
         let header_offset = meta.header_start();
         let (stored_size, size, crc) = (meta.compressed_size(), meta.size(), meta.crc32());
         let method = meta.compression();
         let mut l = Listed {
-            name,
             raw: raw.to_vec(),
             header_offset,
             data_offset: header_offset,
@@ -781,7 +787,6 @@ fn list_tar_entries<R: Read>(
             ))
         };
         out.push(Listed {
-            name: String::from_utf8_lossy(&raw).into_owned(),
             raw: raw.to_vec(),
             header_offset,
             data_offset,
@@ -1068,7 +1073,6 @@ mod tests {
 
     fn listed(name: &str, header_offset: u64, stored_size: u64, size: u64) -> Listed {
         Listed {
-            name: name.into(),
             raw: name.as_bytes().to_vec(),
             header_offset,
             data_offset: header_offset + 30,

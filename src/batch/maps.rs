@@ -266,10 +266,9 @@ fn add_map_summary(
     buf: &mut Vec<u8>,
 ) {
     match crate::map::summarize(df, inflater, buf) {
-        Ok(mut summary) => {
-            let warnings = summary.warnings.take();
+        Ok(summary) => {
             rec.warnings
-                .extend(warnings.iter().map(WarningRecord::map));
+                .extend(summary.warnings.iter().map(WarningRecord::map));
             // Without a version item the item type ids are not those of a
             // map (2007 prototypes), so type 2 items are not images.
             if summary.absent_reason != Some(AbsentReason::NoVersionItem.name()) {
