@@ -874,3 +874,58 @@ fn member_names_that_are_not_utf8_stay_distinct() {
     );
     assert!(recs.iter().all(|r| r.get("error").is_none()), "{recs:?}");
 }
+
+#[test]
+fn archive_limit_flags_set_the_ratio_and_total_limits() {
+    let Some(map) = small_map() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let z = tmp.path().join("limits.zip");
+    // `airy.map` is the map and 256 KiB of zeros: it deflates by far more
+    // than 50:1; `good.map` (564 bytes) by about 2:1.
+    let mut airy = map.clone();
+    airy.resize(map.len() + (256 << 10), 0);
+    write_zip(
+        &z,
+        &[
+            ("airy.map".into(), airy.clone()),
+            ("good.map".into(), map.clone()),
+        ],
+        zip::CompressionMethod::Deflated,
+    );
+    let zs = z.to_str().unwrap();
+    let error_kind = |r: &Value| r["error"]["kind"].as_str().map(str::to_owned);
+
+    // The defaults (1100:1, 64 GiB) take both.
+    let recs = run_records(&["maps", "index", "-q", zs], 0);
+    assert_eq!(recs.len(), 2);
+    assert!(recs.iter().all(|r| r.get("error").is_none()), "{recs:?}");
+
+    let recs = run_records(&["maps", "index", "-q", "--max-archive-ratio", "50", zs], 1);
+    assert_eq!(recs[0]["path"], format!("{zs}!/airy.map"));
+    assert_eq!(
+        error_kind(&recs[0]).as_deref(),
+        Some("zip_bomb"),
+        "{}",
+        recs[0]
+    );
+    assert_eq!(recs[0]["error"]["stage"], "archive");
+    assert!(recs[1].get("error").is_none(), "{}", recs[1]);
+
+    // A total just over the first member's declared size: the second
+    // member is past it.
+    let total = (airy.len() + 10).to_string();
+    let recs = run_records(
+        &["maps", "index", "-q", "--max-archive-bytes", &total, zs],
+        1,
+    );
+    assert!(recs[0].get("error").is_none(), "{}", recs[0]);
+    assert_eq!(recs[1]["path"], format!("{zs}!/good.map"));
+    assert_eq!(
+        error_kind(&recs[1]).as_deref(),
+        Some("total_limit"),
+        "{}",
+        recs[1]
+    );
+}

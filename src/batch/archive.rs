@@ -320,8 +320,7 @@ pub const STDIN: &str = "-";
 /// and mapped, so it is listed and read as a `.tar` file is and memory
 /// stays bounded by the members in flight. A stream longer than
 /// [`Limits::max_archive_total_bytes`] is refused as a whole.
-pub fn list_stdin(ext: &str, out: &mut Vec<Input>) {
-    let limits = Limits::default();
+pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
     let path = Path::new(STDIN);
     let bad = |kind, offset, message: String| Input::BadArchive {
         path: path.to_path_buf(),
@@ -370,7 +369,7 @@ pub fn list_stdin(ext: &str, out: &mut Vec<Input>) {
         bytes,
     });
     let (mut listed, err) = list_tar(&mapped.bytes, ext);
-    check_members(&mut listed, mapped.bytes.len() as u64, &limits);
+    check_members(&mut listed, mapped.bytes.len() as u64, limits);
     for l in listed {
         let name = PathBuf::from(os_name(&l.raw));
         if let Input::Member(mut m) = member(path, Source::Mapped(mapped.clone()), l, 0) {
@@ -409,14 +408,13 @@ impl Listed {
 /// The inputs of the archive at `path`: its members named `*.ext`, the
 /// archives inside it (as `nested_archive` errors), or one error for the
 /// whole archive.
-pub fn list(path: &Path, kind: Kind, ext: &str, out: &mut Vec<Input>) {
-    let limits = Limits::default();
+pub fn list(path: &Path, kind: Kind, ext: &str, limits: &Limits, out: &mut Vec<Input>) {
     let bad = |e: ArchiveError| Input::BadArchive {
         path: path.to_path_buf(),
         error: e,
     };
     if kind == Kind::TarGz {
-        match list_tar_gz(path, ext, &limits) {
+        match list_tar_gz(path, ext, limits) {
             Ok((listed, stream, err)) => {
                 let stream = Arc::new(stream);
                 for (i, l) in listed.into_iter().enumerate() {
@@ -445,7 +443,7 @@ pub fn list(path: &Path, kind: Kind, ext: &str, out: &mut Vec<Input>) {
         },
         _ => list_tar(&mapped.bytes, ext),
     };
-    check_members(&mut listed, mapped.bytes.len() as u64, &limits);
+    check_members(&mut listed, mapped.bytes.len() as u64, limits);
     for l in listed {
         out.push(member(path, Source::Mapped(mapped.clone()), l, 0));
     }
@@ -1135,7 +1133,7 @@ mod tests {
 
     fn members_of(path: &Path, kind: Kind) -> Vec<Member> {
         let mut out = Vec::new();
-        list(path, kind, "map", &mut out);
+        list(path, kind, "map", &Limits::default(), &mut out);
         crate::batch::archive::mark_selected(&out);
         out.into_iter()
             .map(|i| match i {

@@ -21,6 +21,7 @@ pub mod parquet;
 pub mod record;
 pub mod summary;
 
+use crate::limits::Limits;
 use rayon::iter::{ParallelBridge, ParallelIterator};
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
@@ -198,6 +199,10 @@ pub struct WalkOptions {
     pub follow_links: bool,
     /// Also walk hidden files and directories.
     pub hidden: bool,
+    /// The limits archive listing applies ([`Limits::max_archive_ratio`],
+    /// [`Limits::max_archive_total_bytes`]); the other fields are not used
+    /// by the walk.
+    pub limits: Limits,
 }
 
 impl Default for WalkOptions {
@@ -207,6 +212,7 @@ impl Default for WalkOptions {
             max_depth: None,
             follow_links: true,
             hidden: false,
+            limits: Limits::default(),
         }
     }
 }
@@ -274,14 +280,14 @@ pub fn collect_inputs_with(
     let mut out = Vec::new();
     for p in paths {
         if p.as_os_str() == archive::STDIN {
-            archive::list_stdin(ext, &mut out);
+            archive::list_stdin(ext, &walk.limits, &mut out);
             continue;
         }
         match std::fs::metadata(p) {
             Ok(m) if m.is_dir() => walk_dir(p, ext, walk, &mut out)?,
             Ok(m) => match archive::Kind::of_path(p) {
                 Some(kind) if m.is_file() && !has_ext(p, ext) => {
-                    archive::list(p, kind, ext, &mut out)
+                    archive::list(p, kind, ext, &walk.limits, &mut out)
                 }
                 _ => out.push(Input::File {
                     path: p.clone(),
@@ -341,7 +347,7 @@ fn walk_dir(
                 let archive = archive::Kind::of_path(e.path());
                 if let (false, Some(kind)) = (matches, archive) {
                     if is_file {
-                        archive::list(e.path(), kind, ext, out);
+                        archive::list(e.path(), kind, ext, &walk.limits, out);
                     }
                 } else if matches {
                     let size = e

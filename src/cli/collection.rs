@@ -7,13 +7,14 @@ use crate::batch::summary::{
     self, Aggregate, DemosAggregate, InputPart, LoadError, MapsAggregate, Shard, Summary, Walk,
 };
 use crate::batch::{collect_inputs_with, Input, WalkOptions};
+use crate::limits::Limits;
 use serde::Serialize;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Which files of the collection a batch processes.
-#[derive(clap::Args, Debug, Clone, Default)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct SelectArgs {
     /// Also process the paths listed in FILE (`-` for stdin), one per line
     /// (or NUL-separated with -0). Combines with PATH arguments.
@@ -30,6 +31,16 @@ pub struct SelectArgs {
     pub shard: Option<Shard>,
     #[command(flatten)]
     pub walk: WalkArgs,
+    /// Archive members declaring more than N bytes per byte they store are
+    /// refused (error `zip_bomb`; deflate's most is about 1032).
+    #[arg(long, value_name = "N", default_value_t = Limits::DEFAULT_MAX_ARCHIVE_RATIO)]
+    pub max_archive_ratio: u64,
+    /// Most bytes the members of one archive may declare in total (the
+    /// members past it are refused, error `total_limit`; a tar stream on
+    /// stdin longer than this is refused as a whole): bytes, or with a
+    /// binary unit (K, M, G, T: 1K = 1024), e.g. 500G.
+    #[arg(long, value_name = "SIZE", default_value = "64G", value_parser = super::parse_byte_size)]
+    pub max_archive_bytes: u64,
 }
 
 /// How directory PATHs are walked (files named on the command line are
@@ -85,6 +96,7 @@ impl WalkArgs {
             max_depth: self.max_depth,
             follow_links: !self.no_follow,
             hidden: self.hidden,
+            limits: Limits::default(),
         }
     }
 }
@@ -105,6 +117,15 @@ pub struct Selection {
 }
 
 impl SelectArgs {
+    /// `limits` with the archive limits of the flags.
+    pub fn limits(&self, limits: Limits) -> Limits {
+        Limits {
+            max_archive_ratio: self.max_archive_ratio,
+            max_archive_total_bytes: self.max_archive_bytes,
+            ..limits
+        }
+    }
+
     /// The inputs of a batch over `paths` (files and directory trees searched
     /// for `*.ext`) and the `--files-from` lists, in shard; `embedded` when
     /// there are neither. Also returns what the summary records about them.
@@ -147,7 +168,10 @@ impl SelectArgs {
             })?);
         }
         let is_embedded = all.is_empty() && self.files_from.is_empty();
-        let walk = self.walk.options();
+        let walk = WalkOptions {
+            limits: self.limits(Limits::default()),
+            ..self.walk.options()
+        };
         let mut inputs = if is_embedded {
             walk.check()
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;

@@ -98,11 +98,11 @@ pub struct ExportArgs {
 impl ExportArgs {
     /// The run's limits: the flags over the defaults.
     pub fn limits(&self) -> Limits {
-        Limits {
+        self.batch.select.limits(Limits {
             max_ticks: self.max_ticks,
             max_demo_file_bytes: self.max_file_bytes,
             ..Limits::default()
-        }
+        })
     }
 }
 
@@ -171,12 +171,12 @@ pub struct IndexArgs {
 impl IndexArgs {
     /// The run's limits: the flags over the defaults.
     pub fn limits(&self) -> Limits {
-        Limits {
+        self.batch.select.limits(Limits {
             max_ticks: self.max_ticks,
             max_warnings: self.max_warnings,
             max_demo_file_bytes: self.max_file_bytes,
             ..Limits::default()
-        }
+        })
     }
 }
 

@@ -65,10 +65,10 @@ pub struct IndexArgs {
 impl IndexArgs {
     /// The run's limits: the flags over the defaults.
     pub fn limits(&self) -> Limits {
-        Limits {
+        self.batch.select.limits(Limits {
             max_decompressed_bytes: self.max_decompressed_bytes,
             ..Limits::default()
-        }
+        })
     }
 }
 
