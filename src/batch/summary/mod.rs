@@ -201,10 +201,11 @@ pub trait Aggregate: Default + Serialize + DeserializeOwned + Send {
 /// Which inputs one run (one part) covered.
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct InputPart {
-    /// PATH arguments as given, sorted. With no paths and no `files_from`,
+    /// PATH arguments as given (as records show paths: [`crate::batch::encode_path`],
+    /// so different paths stay different), sorted. With no paths and no `files_from`,
     /// the embedded default dataset.
     pub paths: Vec<String>,
-    /// `--files-from` sources as given (`-` for stdin).
+    /// `--files-from` sources as given (`-` for stdin), encoded as `paths`.
     pub files_from: Vec<String>,
     /// `K/N` when the run kept one shard.
     pub shard: Option<Shard>,
@@ -260,7 +261,7 @@ impl InputPart {
         files_from: &[impl AsRef<Path>],
         shard: Option<Shard>,
     ) -> Self {
-        let s = |p: &dyn AsRef<Path>| p.as_ref().to_string_lossy().into_owned();
+        let s = |p: &dyn AsRef<Path>| crate::batch::encode_path(p.as_ref());
         let mut paths: Vec<String> = paths.iter().map(|p| s(p)).collect();
         paths.sort();
         paths.dedup();
@@ -492,4 +493,29 @@ pub fn from_value<A: Aggregate>(
 ) -> Result<Summary<A>, LoadError> {
     serde_json::from_value(v)
         .map_err(|e| LoadError::BadFile(format!("{}: bad summary: {e}", path.display())))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    #[test]
+    fn paths_that_differ_only_in_invalid_utf8_stay_different() {
+        let a = Path::new(OsStr::from_bytes(b"/runs/\xff"));
+        let b = Path::new(OsStr::from_bytes(b"/runs/\xfe"));
+        let part = InputPart::new(&[a, b, a], &[b], None);
+        assert_eq!(part.paths.len(), 2, "{:?}", part.paths);
+        assert_ne!(part.paths[0], part.paths[1]);
+        assert_eq!(
+            part.paths,
+            vec![crate::batch::encode_path(b), crate::batch::encode_path(a)]
+        );
+        assert_eq!(part.files_from, vec![crate::batch::encode_path(b)]);
+        // UTF-8 paths are kept as given.
+        let part = InputPart::new(&["maps/b", "maps/a"], &["-"], None);
+        assert_eq!(part.paths, ["maps/a", "maps/b"]);
+        assert_eq!(part.files_from, ["-"]);
+    }
 }
