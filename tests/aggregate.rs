@@ -189,7 +189,7 @@ fn demos_summary_matches_golden_summaries() {
     let mut maps: BTreeMap<String, BTreeMap<String, (u64, i64)>> = BTreeMap::new();
     let mut versions: BTreeMap<String, u64> = BTreeMap::new();
     let (mut ticks, mut snaps, mut deltas, mut msgs, mut recon) = (0, 0, 0, 0, 0);
-    let mut files = 0;
+    let (mut files, mut chunk_bytes) = (0, 0);
     for f in common::files_with_ext(&ds.join("golden"), "json") {
         if !f.to_string_lossy().ends_with(".summary.json") {
             continue;
@@ -213,8 +213,18 @@ fn demos_summary_matches_golden_summaries() {
         deltas += c["snapshot_delta"].as_u64().unwrap();
         msgs += c["message"].as_u64().unwrap();
         recon += g["snapshots_reconstructed"].as_u64().unwrap();
+        // The chunks are what follows the header and the embedded map. The
+        // header's size by version, from libtw2-doc's demo.md: 8 bytes of
+        // magic and version, 168 of fields, 260 of timeline markers from
+        // version 4, 48 of map SHA-256 (UUID + hash) from version 6.
+        let version = g["header"]["version_number"].as_u64().unwrap();
+        let header =
+            8 + 168 + if version >= 4 { 260 } else { 0 } + if version >= 6 { 48 } else { 0 };
+        chunk_bytes +=
+            g["file_size"].as_u64().unwrap() - g["embedded_map"]["size"].as_u64().unwrap() - header;
     }
     assert_eq!(files, 10);
+    assert_eq!(s["chunk_bytes"], chunk_bytes);
     assert_eq!(s["files"], files);
     let got: BTreeMap<String, BTreeMap<String, (u64, i64)>> = s["maps"]
         .as_object()
