@@ -35,6 +35,7 @@ use teebatch::demo::stream::{
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter, WriteErrorKind};
 use teebatch::demo::{self, Demo, DemoErrorKind};
 use teebatch::limits::Limits;
+use teebatch::warn::Warnings;
 
 use crate::common;
 
@@ -180,9 +181,10 @@ fn decompress_err(bytes: &[u8], limit: u64) -> (ErrorKind, Section, u64, usize) 
 fn datafile_base_is_valid() {
     let raw = RawDatafile::base();
     let bytes = raw.encode();
-    let df = Datafile::parse(&bytes).unwrap();
+    let mut warnings = Vec::new();
+    let df = Datafile::parse_with(&bytes, &mut warnings).unwrap();
     assert_eq!((df.num_items(), df.num_data()), (2, 1));
-    assert!(df.warnings().is_empty(), "{:?}", df.warnings());
+    assert!(warnings.is_empty(), "{:?}", warnings);
     let mut inf = Inflater::default();
     assert_eq!(df.data(0, &mut inf).unwrap(), b"hello, world");
     assert_eq!(raw.layout().data, 88);
@@ -430,7 +432,8 @@ fn datafile_item_types_overlapping() {
 }
 
 /// 5000 items each followed by 4 unused bytes: one `item_gap` warning per
-/// item without a limit; kept to `MAX_WARNINGS` plus one marker.
+/// item without a limit; a sink capped at `MAX_WARNINGS` keeps those plus
+/// one marker and counts them all.
 #[test]
 fn datafile_warnings_are_bounded() {
     let n = 5000;
@@ -444,10 +447,11 @@ fn datafile_warnings_are_bounded() {
         r.items.extend([0; 4]);
     }
     let bytes = r.encode();
-    let df = Datafile::parse(&bytes).unwrap();
+    let mut w = Warnings::new(datafile::MAX_WARNINGS);
+    let df = Datafile::parse_with(&bytes, &mut w).unwrap();
     assert_eq!(df.num_items(), n as usize);
-    let w = df.warnings();
     assert_eq!(w.len(), datafile::MAX_WARNINGS + 1);
+    assert_eq!(w.total(), n as u64);
     assert!(w[..1024]
         .iter()
         .all(|w| w.kind == datafile::WarningKind::ItemGap));
@@ -463,7 +467,7 @@ fn datafile_warnings_are_bounded() {
 }
 
 /// A map of 3000 images without names: one `missing_name` warning each,
-/// kept to `map::MAX_WARNINGS` plus one marker.
+/// kept by a sink capped at `map::MAX_WARNINGS` plus one marker.
 #[test]
 fn map_warnings_are_bounded() {
     use teebatch::datafile::DatafileWriter;
@@ -492,11 +496,17 @@ fn map_warnings_are_bounded() {
     }
     let bytes = w.write();
     let df = Datafile::parse(&bytes).unwrap();
-    let map = Map::parse(&df, &mut Inflater::default(), &mut Vec::new())
-        .unwrap()
-        .unwrap();
+    let mut warnings = Warnings::new(map::MAX_WARNINGS);
+    let map = Map::parse(
+        &df,
+        &mut Inflater::default(),
+        &mut Vec::new(),
+        &mut warnings,
+    )
+    .unwrap()
+    .unwrap();
     assert_eq!(map.images.len(), n as usize);
-    let warnings = &map.warnings;
+    assert_eq!(warnings.total(), n as u64);
     assert_eq!(warnings.len(), map::MAX_WARNINGS + 1);
     assert!(warnings[..map::MAX_WARNINGS]
         .iter()

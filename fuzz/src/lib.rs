@@ -99,7 +99,8 @@ pub fn map(data: &[u8]) {
     assert!(inflater.used() <= MAX_INFLATE);
 
     inflater.start_file();
-    let Ok(Some(m)) = Map::parse(&df, &mut inflater, &mut scratch) else {
+    let mut warnings = teebatch::warn::Warnings::new(map::MAX_WARNINGS);
+    let Ok(Some(m)) = Map::parse(&df, &mut inflater, &mut scratch, &mut warnings) else {
         return;
     };
     let _ = map::MapCounts::of(&m);
