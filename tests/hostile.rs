@@ -35,7 +35,7 @@ use teebatch::demo::stream::{
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter, WriteErrorKind};
 use teebatch::demo::{self, Demo, DemoErrorKind};
 use teebatch::limits::Limits;
-use teebatch::warn::Warnings;
+use teebatch::warn::{Discard, Warnings};
 
 use crate::common;
 
@@ -587,7 +587,7 @@ fn stream(bytes: &[u8], max_ticks: Option<u64>) -> (Vec<String>, Option<StreamEr
     if let Some(m) = max_ticks {
         dec.set_max_ticks(m);
     }
-    let mut s = dec.stream(&demo);
+    let mut s = dec.stream(&demo, Discard);
     let mut events = Vec::new();
     let err = loop {
         match s.next_event() {
@@ -960,7 +960,7 @@ fn tick_limit() {
     dec.set_max_ticks(23);
     let mut errors = Vec::new();
     for (i, seg) in segs.iter().enumerate() {
-        let mut s = dec.stream_segment(&demo, seg);
+        let mut s = dec.stream_segment(&demo, seg, Discard);
         while let Some(r) = s.next_event() {
             if let Err(e) = r {
                 errors.push((i, e));
@@ -1440,8 +1440,8 @@ fn file_grown_between_listing_and_loading() {
 
 /// 1000 message chunks of 16 384 overlong varints each (12 MB): every int
 /// is a warning, 16.4 million of them (655 MB of `StreamWarning`s before the
-/// limit existed). The decoder keeps `max_warnings` and one
-/// `TooManyWarnings` at the first one left out.
+/// limit existed). The caller's sink keeps `max_warnings` and one
+/// `TooManyWarnings` at the first one left out, and counts them all.
 #[test]
 fn warnings_are_bounded() {
     let mut d = writer_demo(keyframe_100);
@@ -1457,7 +1457,6 @@ fn warnings_are_bounded() {
     }
     let demo = Demo::parse(&d).unwrap();
     let mut dec = Decoder::new(Backend::Simd);
-    assert_eq!(dec.max_warnings(), Limits::DEFAULT_MAX_WARNINGS);
     let out = teebatch::demo::stream::visit(&demo, &mut dec, NoVisit);
     assert_eq!(out.error, None);
     let w = &out.warnings;
@@ -1474,11 +1473,13 @@ fn warnings_are_bounded() {
         ),
         (StreamWarningKind::TooManyWarnings, Some(2), first, 2 * 1024)
     );
-    // A smaller limit, through `demos index` semantics: the same cut.
-    dec.set_max_warnings(3);
-    let out = teebatch::demo::stream::visit(&demo, &mut dec, NoVisit);
-    assert_eq!(out.warnings.len(), 4);
-    assert_eq!(out.warnings[3].kind, StreamWarningKind::TooManyWarnings);
+    // A smaller limit, as `demos index` builds it: the same cut.
+    let mut w = Warnings::new(3);
+    let (_, error) = teebatch::demo::stream::visit_with(&demo, &mut dec, NoVisit, &mut w);
+    assert_eq!(error, None);
+    assert_eq!(w.len(), 4);
+    assert_eq!(w[3].kind, StreamWarningKind::TooManyWarnings);
+    assert_eq!(w.total(), 1000 * 16384);
 }
 
 struct NoVisit;

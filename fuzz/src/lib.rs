@@ -479,8 +479,8 @@ pub fn analysis(data: &[u8]) {
     INDEX_DECODER.with_borrow_mut(|decoder| {
         decoder.set_max_ticks(1 << 16);
         let mut rec = DemoRecord::default();
-        let stats = index_bytes(&mut rec, data, decoder);
-        let max = decoder.max_warnings();
+        let max = Limits::DEFAULT_MAX_WARNINGS;
+        let stats = index_bytes(&mut rec, data, decoder, max);
         for stage in ["demo", "stream", "message", "players"] {
             let n = rec
                 .warnings
