@@ -35,6 +35,7 @@ use teebatch::demo::stream::{
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter, WriteErrorKind};
 use teebatch::demo::{self, Demo, DemoErrorKind};
 use teebatch::limits::Limits;
+use teebatch::synth::Rng;
 use teebatch::warn::{Discard, Warnings};
 
 use crate::common;
@@ -196,15 +197,8 @@ fn datafile_base_is_valid() {
 #[test]
 fn datafile_size_claims_beyond_zlib_ratio() {
     // 1 KB of incompressible bytes: the block is ~1 KB.
-    let mut x = 0x1234_5678u32;
-    let noise: Vec<u8> = (0..1024)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect();
+    let mut rng = Rng::new(0x1234_5678);
+    let noise: Vec<u8> = (0..1024).map(|_| rng.next_u64() as u8).collect();
     let block = zlib(&noise);
     assert!((1024..1100).contains(&block.len()), "{}", block.len());
 
@@ -1108,21 +1102,6 @@ fn crafted_maps_through_maps_index() {
 // A batch of real files and corrupted copies
 // ---------------------------------------------------------------------------
 
-/// xorshift64*: deterministic corruption without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Corrupted variants of `bytes`: (suffix, bytes). Truncations at each of
 /// `cuts` (when shorter than the file), at half the file and one byte short,
 /// then `flips` copies with random bit flips (1, 1, 8, 64, 1, 1, 8, 64, ...
@@ -1147,7 +1126,7 @@ fn corruptions(
         let count = [1, 1, 8, 64][k % 4];
         let span = if k % 5 == 4 { n.min(200) } else { n };
         for _ in 0..count {
-            let i = rng.below(span);
+            let i = rng.modulo(span as u64) as usize;
             b[i] ^= 1 << rng.below(8);
         }
         v.push((format!("flip{count}_{k}"), b));
@@ -1191,7 +1170,7 @@ fn build_collection(src: &Path, root: &Path, ext: &str, seed: u64) -> (Vec<PathB
     let good = copy_tree(src, &root.join("good"), ext);
     let bad_dir = root.join("bad");
     std::fs::create_dir_all(&bad_dir).unwrap();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut bad = 0;
     let mut write = |name: String, bytes: &[u8]| {
         std::fs::write(bad_dir.join(format!("{name}.{ext}")), bytes).unwrap();
@@ -1225,7 +1204,7 @@ fn build_collection(src: &Path, root: &Path, ext: &str, seed: u64) -> (Vec<PathB
             b"DATA\x04\0\0\0"
         },
     );
-    let noise: Vec<u8> = (0..4096).map(|_| rng.next() as u8).collect();
+    let noise: Vec<u8> = (0..4096).map(|_| rng.next_u64() as u8).collect();
     write("noise".into(), &noise);
     // A directory symlink loop: reported once as an unlistable entry.
     #[cfg(unix)]
