@@ -7,9 +7,10 @@
 //! demo holds ([`Probe`] counts it for the scaling tests), and every list
 //! that could grow with the input is capped: warnings by the caller's sink
 //! ([`StageWarnings`] keeps [`crate::limits::Limits::max_warnings`] per
-//! stage, one `too_many_warnings` standing for the rest), players, names and team changes by [`TrackerConfig`]
-//! (with a warning), chat lines are kept only when asked for and then
-//! handed out as they come ([`AnalysisVisitor::drain_chat`]).
+//! stage, one `too_many_warnings` standing for the rest), players, names
+//! and team changes by [`TrackerConfig`] (with a warning), chat lines are
+//! kept only when asked for and then handed out as they come
+//! ([`AnalysisVisitor::drain_chat`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -53,8 +54,8 @@ pub enum AnalysisWarningKind {
     TooManyWarnings,
 }
 
-/// Which part of the analysis a warning comes from (each keeps its own
-/// list, capped separately).
+/// Which part of the analysis a warning comes from ([`StageWarnings`]
+/// keeps a list of each, capped separately).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AnalysisStage {
     Message,
