@@ -98,9 +98,9 @@ pub struct VarintWarning {
 
 /// Unpacks all ints of `input` into `out`, returning how many were written.
 ///
-/// Warnings are pushed to `warnings` in input order. On error the ints and
-/// warnings before the failing int have been written/pushed; `out` beyond
-/// them is unspecified.
+/// Warnings go to the caller's sink `warnings` in input order. On error the
+/// ints and warnings before the failing int have been written/reported;
+/// `out` beyond them is unspecified.
 #[inline]
 pub fn unpack(
     input: &[u8],

@@ -49,7 +49,7 @@ pub(crate) fn int_from_word(word: u64) -> (i32, usize, Option<VarintWarningKind>
     (value ^ sign, len, warning)
 }
 
-/// Decodes the int at `pos` into `slot`, pushing its warning; returns its
+/// Decodes the int at `pos` into `slot`, reporting its warning; returns its
 /// length in bytes. The slow path of the scalar and SIMD tiers.
 #[inline(always)]
 pub(crate) fn store_int_at(
