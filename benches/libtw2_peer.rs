@@ -77,7 +77,7 @@ impl Visitor for Sum {
 pub fn teebatch_decode(decoder: &mut Decoder, bytes: &[u8]) -> i32 {
     let demo = Demo::parse(bytes).unwrap();
     let mut sum = Sum::default();
-    let err = decoder.stream(&demo).run(&mut sum);
+    let err = decoder.stream(&demo, teebatch::warn::Discard).run(&mut sum);
     assert!(err.is_none());
     sum.0
 }

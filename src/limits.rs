@@ -8,15 +8,15 @@
 //! |---|---|---|---|
 //! | [`Limits::max_decompressed_bytes`] | 1 GiB per file | [`crate::datafile::Inflater`] (a data block's claimed size is charged before its buffer is allocated) | datafile `limit_exceeded` |
 //! | [`Limits::max_ticks`] | 30 240 000 tick markers (one week at 50 ticks/s) | [`crate::demo::stream::Decoder::set_max_ticks`] | stream `too_many_ticks` |
-//! | [`Limits::max_warnings`] | 1024 per demo stream | [`crate::demo::stream::Decoder::set_max_warnings`] | none: one `too_many_warnings` warning, the rest dropped |
-//! | [`crate::datafile::MAX_WARNINGS`] | 1024 per datafile (fixed) | [`crate::datafile::Datafile::parse`] | none: one `too_many_warnings` warning, the rest dropped |
-//! | [`crate::map::MAX_WARNINGS`] | 1024 per map view (fixed) | [`crate::map::Map::parse_with`] | none: one `too_many_warnings` warning, the rest dropped |
+//! | [`Limits::max_warnings`] | 1024 per demo stream | the [`crate::warn::Warnings`] `demos index` hands to [`crate::demo::stream::visit_with`] | none: one `too_many_warnings` warning, the rest dropped |
+//! | [`crate::datafile::MAX_WARNINGS`] | 1024 per datafile (fixed) | the [`crate::warn::Warnings`] `maps index` and `maps render` hand to [`crate::datafile::Datafile::parse_with`] | none: one `too_many_warnings` warning, the rest dropped |
+//! | [`crate::map::MAX_WARNINGS`] | 1024 per map view (fixed) | the [`crate::warn::Warnings`] `maps index` and `maps render` hand to [`crate::map::summarize_with`] / [`crate::map::Map::parse_with`] | none: one `too_many_warnings` warning, the rest dropped |
 //! | [`Limits::max_map_file_bytes`] | 1 GiB | `maps index` (not read at all) | io `too_large` |
 //! | [`Limits::max_demo_file_bytes`] | 4 GiB | `demos index` (not read at all) | io `too_large` |
 //! | [`Limits::max_archive_ratio`] | 1100:1 declared size to stored size per archive member (deflate's most is about 1032:1) | [`crate::batch::archive`] listing | archive `zip_bomb` (that member) |
 //! | [`Limits::max_archive_total_bytes`] | 64 GiB declared per archive | [`crate::batch::archive`] listing | archive `total_limit` (the members past it) |
 //! | [`Limits::MAX_JOBS`] | 256 worker threads (fixed) | [`Limits::cap_jobs`]: `--jobs` of every command, [`crate::batch::run_ordered`] | none: `--jobs` is capped at 256 and at the number of inputs |
-//! | analysis warnings ([`Limits::max_warnings`]) | 1024 per demo and stage (`message`, `players`) | [`crate::demo::analysis::AnalysisVisitor`] | none: one `too_many_warnings` warning, the rest dropped |
+//! | analysis warnings ([`Limits::max_warnings`]) | 1024 per demo and stage (`message`, `players`) | the [`crate::demo::analysis::StageWarnings`] `demos index` hands to [`crate::demo::analysis::AnalysisVisitor`] | none: one `too_many_warnings` warning, the rest dropped |
 //! | [`Limits::MAX_TRACKED_PLAYERS`] | 256 client ids per demo (fixed) | [`crate::demo::players::PlayerTracker`] | players `too_many_players` (once per id) |
 //! | [`Limits::MAX_NAMES_PER_PLAYER`] | 32 names, clans, skins each (fixed) | [`crate::demo::players::PlayerTracker`] | players `too_many_strings` (once per player) |
 //! | [`Limits::MAX_TEAM_CHANGES_PER_PLAYER`] | 1024 (fixed) | [`crate::demo::players::PlayerTracker`] | players `too_many_team_changes` (once per player; counted) |
@@ -216,10 +216,6 @@ mod tests {
             stream::Decoder::default().max_ticks(),
             Limits::DEFAULT_MAX_TICKS
         );
-        assert_eq!(
-            stream::Decoder::default().max_warnings(),
-            Limits::DEFAULT_MAX_WARNINGS
-        );
         assert_eq!(Limits::MAX_SNAPSHOT_ITEMS, 1024);
         let t = players::TrackerConfig::default();
         assert_eq!(
@@ -229,10 +225,6 @@ mod tests {
                 Limits::MAX_NAMES_PER_PLAYER,
                 Limits::MAX_TEAM_CHANGES_PER_PLAYER
             )
-        );
-        assert_eq!(
-            crate::demo::analysis::AnalysisVisitor::new(snapshot::Protocol::V06).max_warnings(),
-            Limits::DEFAULT_MAX_WARNINGS
         );
         assert_eq!(Limits::MAX_SNAPSHOT_BYTES, 65536);
         assert_eq!(Limits::MAX_CHUNK_PAYLOAD, 65536);

@@ -172,6 +172,29 @@ impl<W: serde::Serialize> serde::Serialize for Warnings<W> {
     }
 }
 
+/// A sink that counts the warnings it passes on to `inner`, for a layer
+/// that needs to know whether a step warned whatever the caller's sink
+/// keeps.
+pub struct Counting<S> {
+    pub inner: S,
+    /// Warnings passed on so far.
+    pub count: u64,
+}
+
+impl<S> Counting<S> {
+    pub fn new(inner: S) -> Self {
+        Counting { inner, count: 0 }
+    }
+}
+
+impl<W, S: Warn<W>> Warn<W> for Counting<S> {
+    #[inline]
+    fn warn(&mut self, w: W) {
+        self.count += 1;
+        self.inner.warn(w);
+    }
+}
+
 /// A sink of inner warnings `V` that converts each with `F` and passes it
 /// to the outer sink `S`.
 pub struct Wrap<S, F> {

@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use teebatch::backend::Backend;
 use teebatch::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints, OFFSET_UUID_TYPE};
 use teebatch::codec::snapshot::*;
+use teebatch::synth::Rng;
 
 // ---------------------------------------------------------------------------
 // Helpers
@@ -432,13 +433,8 @@ proptest! {
         // changed and added every tick, so the key index goes through
         // tombstones and rebuilds. Each tick must reproduce the generated
         // snapshot, its lookups, and the model on a garbled delta.
-        let mut rng = seed | 1;
-        let mut next = move |n: u64| {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            rng % n
-        };
+        let mut rng = Rng::new(seed);
+        let mut next = move |n: u64| rng.modulo(n);
         let types = [5u16, 9, 0x7fff];
         let mut truth = Snapshot::new();
         let mut cur = Snapshot::new();
@@ -1227,22 +1223,22 @@ fn check_in_place(
     }
 }
 
-/// xorshift64, for deltas built step by step.
-struct Rng(u64);
+/// The draws of deltas built step by step, from the crate's seeded stream.
+struct Draws(Rng);
 
-impl Rng {
+impl Draws {
+    fn new(seed: u64) -> Self {
+        Draws(Rng::new(seed))
+    }
     fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n.max(1)
+        self.0.modulo(n)
     }
     fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
+        self.0.chance(percent, 100)
     }
     fn int(&mut self) -> i32 {
         match self.below(4) {
-            0 => self.below(1 << 32) as u32 as i32,
+            0 => self.0.next_u64() as u32 as i32,
             1 => i32::MAX - self.below(3) as i32,
             _ => self.below(9) as i32 - 4,
         }
@@ -1254,7 +1250,7 @@ impl Rng {
 /// items (some twice, some of the wrong size), updates of removed items,
 /// new items (some repeated, some resized), non-zero padding, trailing ints,
 /// garbled or cut ints.
-fn random_delta(old: &Snapshot, p: Protocol, rng: &mut Rng) -> Vec<i32> {
+fn random_delta(old: &Snapshot, p: Protocol, rng: &mut Draws) -> Vec<i32> {
     let n = old.len();
     let keys = old.keys();
     let mut removed: Vec<u32> = Vec::new();
@@ -1289,7 +1285,7 @@ fn random_delta(old: &Snapshot, p: Protocol, rng: &mut Rng) -> Vec<i32> {
     }
     out.extend(removed.iter().map(|&k| k as i32));
     let mut num_items = 0;
-    let mut push_item = |out: &mut Vec<i32>, rng: &mut Rng, k: u32, size: usize| {
+    let mut push_item = |out: &mut Vec<i32>, rng: &mut Draws, k: u32, size: usize| {
         let t = item_type(k);
         let mut size = size;
         out.push(t as i32);
@@ -1358,7 +1354,7 @@ proptest! {
         seed in any::<u64>(),
         b in 0usize..3,
     ) {
-        let mut rng = Rng(seed | 1);
+        let mut rng = Draws::new(seed);
         let mut spare = Snapshot::new();
         for _ in 0..8 {
             let delta = random_delta(&old, p, &mut rng);
@@ -1403,7 +1399,7 @@ proptest! {
         // Many deltas through one snapshot applied in place (the stamps,
         // generations and key index carry over), with the copying applier
         // alongside; after an error both restart from the last good one.
-        let mut rng = Rng(seed | 1);
+        let mut rng = Draws::new(seed);
         let mut truth = Snapshot::new();
         let mut cur = Snapshot::new();
         let mut spare = Snapshot::new();
@@ -1467,7 +1463,7 @@ proptest! {
                 old.push(key(2, id as u16), &vec![id as i32; size]).unwrap();
             }
         }
-        let mut rng = Rng(seed | 1);
+        let mut rng = Draws::new(seed);
         let mut spare = Snapshot::new();
         for _ in 0..4 {
             let delta = random_delta(&old, p, &mut rng);

@@ -11,9 +11,11 @@ use teebatch::codec::varint::{
     VarintWarningKind,
 };
 
+use teebatch::warn::Warn;
+
 type Outcome = (Result<Vec<i32>, VarintError>, Vec<VarintWarning>);
 
-type Unpack = fn(&[u8], &mut [i32], &mut Vec<VarintWarning>) -> Result<usize, VarintError>;
+type Unpack = fn(&[u8], &mut [i32], &mut dyn Warn<VarintWarning>) -> Result<usize, VarintError>;
 
 /// Every implementation: the tiers, and the SIMD tier's baseline kernel
 /// (`simd` runs the kernel chosen for this process).
@@ -25,7 +27,7 @@ const IMPLS: [(&str, Unpack); 4] = [
 ];
 
 fn run_impl(
-    unpack: impl Fn(&[u8], &mut [i32], &mut Vec<VarintWarning>) -> Result<usize, VarintError>,
+    unpack: impl Fn(&[u8], &mut [i32], &mut dyn Warn<VarintWarning>) -> Result<usize, VarintError>,
     input: &[u8],
     limit: usize,
 ) -> Outcome {

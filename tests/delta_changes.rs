@@ -18,7 +18,7 @@ use teebatch::batch::export::{plan_units, ExportOptions};
 use teebatch::batch::Input;
 use teebatch::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use teebatch::codec::snapshot::{item_key, v06, Changes, Protocol, Snapshot};
-use teebatch::demo::analysis::{Analysis, AnalysisVisitor, Probe, TrackerConfig};
+use teebatch::demo::analysis::{Analysis, AnalysisVisitor, Probe, StageWarnings, TrackerConfig};
 use teebatch::demo::export::{RowBatch, Table, TableBuilder};
 use teebatch::demo::stream::{Decoder, Event, SnapshotEvent, Visitor};
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
@@ -26,6 +26,7 @@ use teebatch::demo::Demo;
 use teebatch::map::strings::to_i32_string;
 use teebatch::synth::demo::{generate, SynthParams};
 use teebatch::synth::Rng;
+use teebatch::warn::Discard;
 
 use crate::common;
 
@@ -85,20 +86,21 @@ impl<V: Visitor> Visitor for Whole<V> {
     }
 }
 
-fn analyse(bytes: &[u8], whole: bool) -> (Analysis, Probe) {
+fn analyse(bytes: &[u8], whole: bool) -> (Analysis, Probe, StageWarnings) {
     let demo = Demo::parse(bytes).unwrap();
     let protocol = demo.decode_protocol();
     let mut dec = Decoder::new(Backend::Simd);
-    let v = AnalysisVisitor::with_config(protocol, TrackerConfig::default(), 1024);
+    let mut warnings = StageWarnings::new(1024);
+    let v = AnalysisVisitor::with_config(protocol, TrackerConfig::default(), &mut warnings);
     let mut v = Whole::new(v, whole);
-    let mut s = dec.stream(&demo);
+    let mut s = dec.stream(&demo, Discard);
     let failed = s.run(&mut v).is_some();
     let mut v = v.inner;
     if failed {
         v.stream_failed();
     }
     let probe = v.probe();
-    (v.finish(), probe)
+    (v.finish(), probe, warnings)
 }
 
 /// Every delta of every demo: `Changes` says exactly which keys went,
@@ -110,7 +112,7 @@ fn changes_describe_every_delta() {
     for (name, bytes) in corpus() {
         let demo = Demo::parse(&bytes).unwrap();
         let mut dec = Decoder::new(Backend::Simd);
-        let mut s = dec.stream(&demo);
+        let mut s = dec.stream(&demo, Discard);
         let mut prev: Option<Snapshot> = None;
         while let Some(ev) = s.next_event() {
             let Ok(Event::Snapshot(e)) = ev else { continue };
@@ -158,13 +160,13 @@ fn changes_describe_every_delta() {
 fn analysis_follows_changes() {
     let (mut follow_ops, mut whole_ops) = (0, 0);
     for (name, bytes) in corpus() {
-        let (a, pa) = analyse(&bytes, false);
-        let (b, pb) = analyse(&bytes, true);
+        let (a, pa, aw) = analyse(&bytes, false);
+        let (b, pb, bw) = analyse(&bytes, true);
         assert_eq!(a.stats, b.stats, "{name}");
         assert_eq!(a.players, b.players, "{name}");
         assert_eq!(a.messages, b.messages, "{name}");
-        assert_eq!(a.player_warnings, b.player_warnings, "{name}");
-        assert_eq!(a.message_warnings, b.message_warnings, "{name}");
+        assert_eq!(aw.players, bw.players, "{name}");
+        assert_eq!(aw.message, bw.message, "{name}");
         follow_ops += pa.item_sizes;
         whole_ops += pb.item_sizes;
     }
@@ -182,7 +184,7 @@ fn table_rows(bytes: &[u8], table: Table, whole: bool) -> (RowBatch, u64) {
     let mut b = TableBuilder::new(table, demo.decode_protocol(), "d", i32::MIN, i32::MAX);
     let mut unknown = Changes::default();
     unknown.set_unknown();
-    let mut s = dec.stream(&demo);
+    let mut s = dec.stream(&demo, Discard);
     let mut rows = RowBatch::new(table.schema().columns.len());
     while let Some(ev) = s.next_event() {
         match ev {
@@ -282,9 +284,9 @@ fn table_work_follows_the_changed_items() {
     // The analysis too: the type tables see the keyframe's items only, the
     // player views the moved characters.
     let bytes = moving_characters(n, k, ticks);
-    let (_, p) = analyse(&bytes, false);
+    let (_, p, _) = analyse(&bytes, false);
     assert_eq!(p.item_sizes, u64::from(n));
-    let (_, whole) = analyse(&bytes, true);
+    let (_, whole, _) = analyse(&bytes, true);
     assert_eq!(whole.item_sizes, u64::from(n) * (ticks as u64 + 1));
 }
 

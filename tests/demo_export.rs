@@ -1155,13 +1155,8 @@ fn corrupted_demos_never_panic() {
     let Some(root) = datasets() else { return };
     let path = root.join("demos/ChillerDragon-traffic-dumps__075_ddnet_tinycave_other_player_join__6e925168__client_foo.demo");
     let clean = std::fs::read(&path).unwrap();
-    let mut seed = 0x9e37_79b9_u64;
-    let mut next = || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = teebatch::synth::Rng::new(0x9e37_79b9);
+    let mut next = || rng.next_u64();
     let (mut errors, mut rows) = (0, 0u64);
     for _ in 0..60 {
         let mut bytes = clean.clone();

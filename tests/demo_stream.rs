@@ -17,6 +17,7 @@ use teebatch::demo::stream::{
     StreamErrorKind, StreamWarningKind, Visitor,
 };
 use teebatch::demo::{Demo, DemoErrorKind};
+use teebatch::warn::Discard;
 
 use crate::common::{datasets, files_with_ext};
 
@@ -360,7 +361,7 @@ fn check_corrupted(bytes: &[u8], golden: &[Vec<String>; 2], flips: &[(usize, u8)
             base: data.as_ptr() as usize,
         };
         let mut decoder = Decoder::new(Backend::Simd);
-        let err = decoder.stream(&demo).run(&mut v);
+        let err = decoder.stream(&demo, Discard).run(&mut v);
         let lines = body(DumpKind::Snapshots, &v.inner.out);
         assert_eq!(lines.len(), v.ends.len());
         for (i, (line, &end)) in lines.iter().zip(&v.ends).enumerate() {
@@ -481,7 +482,8 @@ fn run(
 ) {
     let demo = Demo::parse(bytes).unwrap();
     let mut decoder = Decoder::new(Backend::Simd);
-    let mut s = decoder.stream(&demo);
+    let mut warnings = Vec::new();
+    let mut s = decoder.stream(&demo, &mut warnings);
     let mut events = Vec::new();
     let err = loop {
         match s.next_event() {
@@ -509,7 +511,8 @@ fn run(
         }
     };
     assert!(s.next_event().is_none(), "events after the end");
-    (events, err, s.take_warnings())
+    drop(s);
+    (events, err, warnings)
 }
 
 #[test]

@@ -35,6 +35,8 @@ use teebatch::demo::stream::{
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter, WriteErrorKind};
 use teebatch::demo::{self, Demo, DemoErrorKind};
 use teebatch::limits::Limits;
+use teebatch::synth::Rng;
+use teebatch::warn::{Discard, Warnings};
 
 use crate::common;
 
@@ -180,9 +182,10 @@ fn decompress_err(bytes: &[u8], limit: u64) -> (ErrorKind, Section, u64, usize) 
 fn datafile_base_is_valid() {
     let raw = RawDatafile::base();
     let bytes = raw.encode();
-    let df = Datafile::parse(&bytes).unwrap();
+    let mut warnings = Vec::new();
+    let df = Datafile::parse_with(&bytes, &mut warnings).unwrap();
     assert_eq!((df.num_items(), df.num_data()), (2, 1));
-    assert!(df.warnings().is_empty(), "{:?}", df.warnings());
+    assert!(warnings.is_empty(), "{:?}", warnings);
     let mut inf = Inflater::default();
     assert_eq!(df.data(0, &mut inf).unwrap(), b"hello, world");
     assert_eq!(raw.layout().data, 88);
@@ -194,15 +197,8 @@ fn datafile_base_is_valid() {
 #[test]
 fn datafile_size_claims_beyond_zlib_ratio() {
     // 1 KB of incompressible bytes: the block is ~1 KB.
-    let mut x = 0x1234_5678u32;
-    let noise: Vec<u8> = (0..1024)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x as u8
-        })
-        .collect();
+    let mut rng = Rng::new(0x1234_5678);
+    let noise: Vec<u8> = (0..1024).map(|_| rng.next_u64() as u8).collect();
     let block = zlib(&noise);
     assert!((1024..1100).contains(&block.len()), "{}", block.len());
 
@@ -430,7 +426,8 @@ fn datafile_item_types_overlapping() {
 }
 
 /// 5000 items each followed by 4 unused bytes: one `item_gap` warning per
-/// item without a limit; kept to `MAX_WARNINGS` plus one marker.
+/// item without a limit; a sink capped at `MAX_WARNINGS` keeps those plus
+/// one marker and counts them all.
 #[test]
 fn datafile_warnings_are_bounded() {
     let n = 5000;
@@ -444,10 +441,11 @@ fn datafile_warnings_are_bounded() {
         r.items.extend([0; 4]);
     }
     let bytes = r.encode();
-    let df = Datafile::parse(&bytes).unwrap();
+    let mut w = Warnings::new(datafile::MAX_WARNINGS);
+    let df = Datafile::parse_with(&bytes, &mut w).unwrap();
     assert_eq!(df.num_items(), n as usize);
-    let w = df.warnings();
     assert_eq!(w.len(), datafile::MAX_WARNINGS + 1);
+    assert_eq!(w.total(), n as u64);
     assert!(w[..1024]
         .iter()
         .all(|w| w.kind == datafile::WarningKind::ItemGap));
@@ -463,7 +461,7 @@ fn datafile_warnings_are_bounded() {
 }
 
 /// A map of 3000 images without names: one `missing_name` warning each,
-/// kept to `map::MAX_WARNINGS` plus one marker.
+/// kept by a sink capped at `map::MAX_WARNINGS` plus one marker.
 #[test]
 fn map_warnings_are_bounded() {
     use teebatch::datafile::DatafileWriter;
@@ -492,11 +490,17 @@ fn map_warnings_are_bounded() {
     }
     let bytes = w.write();
     let df = Datafile::parse(&bytes).unwrap();
-    let map = Map::parse(&df, &mut Inflater::default(), &mut Vec::new())
-        .unwrap()
-        .unwrap();
+    let mut warnings = Warnings::new(map::MAX_WARNINGS);
+    let map = Map::parse(
+        &df,
+        &mut Inflater::default(),
+        &mut Vec::new(),
+        &mut warnings,
+    )
+    .unwrap()
+    .unwrap();
     assert_eq!(map.images.len(), n as usize);
-    let warnings = &map.warnings;
+    assert_eq!(warnings.total(), n as u64);
     assert_eq!(warnings.len(), map::MAX_WARNINGS + 1);
     assert!(warnings[..map::MAX_WARNINGS]
         .iter()
@@ -577,7 +581,7 @@ fn stream(bytes: &[u8], max_ticks: Option<u64>) -> (Vec<String>, Option<StreamEr
     if let Some(m) = max_ticks {
         dec.set_max_ticks(m);
     }
-    let mut s = dec.stream(&demo);
+    let mut s = dec.stream(&demo, Discard);
     let mut events = Vec::new();
     let err = loop {
         match s.next_event() {
@@ -950,7 +954,7 @@ fn tick_limit() {
     dec.set_max_ticks(23);
     let mut errors = Vec::new();
     for (i, seg) in segs.iter().enumerate() {
-        let mut s = dec.stream_segment(&demo, seg);
+        let mut s = dec.stream_segment(&demo, seg, Discard);
         while let Some(r) = s.next_event() {
             if let Err(e) = r {
                 errors.push((i, e));
@@ -1098,21 +1102,6 @@ fn crafted_maps_through_maps_index() {
 // A batch of real files and corrupted copies
 // ---------------------------------------------------------------------------
 
-/// xorshift64*: deterministic corruption without a dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// Corrupted variants of `bytes`: (suffix, bytes). Truncations at each of
 /// `cuts` (when shorter than the file), at half the file and one byte short,
 /// then `flips` copies with random bit flips (1, 1, 8, 64, 1, 1, 8, 64, ...
@@ -1137,7 +1126,7 @@ fn corruptions(
         let count = [1, 1, 8, 64][k % 4];
         let span = if k % 5 == 4 { n.min(200) } else { n };
         for _ in 0..count {
-            let i = rng.below(span);
+            let i = rng.modulo(span as u64) as usize;
             b[i] ^= 1 << rng.below(8);
         }
         v.push((format!("flip{count}_{k}"), b));
@@ -1181,7 +1170,7 @@ fn build_collection(src: &Path, root: &Path, ext: &str, seed: u64) -> (Vec<PathB
     let good = copy_tree(src, &root.join("good"), ext);
     let bad_dir = root.join("bad");
     std::fs::create_dir_all(&bad_dir).unwrap();
-    let mut rng = Rng(seed);
+    let mut rng = Rng::new(seed);
     let mut bad = 0;
     let mut write = |name: String, bytes: &[u8]| {
         std::fs::write(bad_dir.join(format!("{name}.{ext}")), bytes).unwrap();
@@ -1215,7 +1204,7 @@ fn build_collection(src: &Path, root: &Path, ext: &str, seed: u64) -> (Vec<PathB
             b"DATA\x04\0\0\0"
         },
     );
-    let noise: Vec<u8> = (0..4096).map(|_| rng.next() as u8).collect();
+    let noise: Vec<u8> = (0..4096).map(|_| rng.next_u64() as u8).collect();
     write("noise".into(), &noise);
     // A directory symlink loop: reported once as an unlistable entry.
     #[cfg(unix)]
@@ -1430,8 +1419,8 @@ fn file_grown_between_listing_and_loading() {
 
 /// 1000 message chunks of 16 384 overlong varints each (12 MB): every int
 /// is a warning, 16.4 million of them (655 MB of `StreamWarning`s before the
-/// limit existed). The decoder keeps `max_warnings` and one
-/// `TooManyWarnings` at the first one left out.
+/// limit existed). The caller's sink keeps `max_warnings` and one
+/// `TooManyWarnings` at the first one left out, and counts them all.
 #[test]
 fn warnings_are_bounded() {
     let mut d = writer_demo(keyframe_100);
@@ -1447,7 +1436,6 @@ fn warnings_are_bounded() {
     }
     let demo = Demo::parse(&d).unwrap();
     let mut dec = Decoder::new(Backend::Simd);
-    assert_eq!(dec.max_warnings(), Limits::DEFAULT_MAX_WARNINGS);
     let out = teebatch::demo::stream::visit(&demo, &mut dec, NoVisit);
     assert_eq!(out.error, None);
     let w = &out.warnings;
@@ -1464,11 +1452,13 @@ fn warnings_are_bounded() {
         ),
         (StreamWarningKind::TooManyWarnings, Some(2), first, 2 * 1024)
     );
-    // A smaller limit, through `demos index` semantics: the same cut.
-    dec.set_max_warnings(3);
-    let out = teebatch::demo::stream::visit(&demo, &mut dec, NoVisit);
-    assert_eq!(out.warnings.len(), 4);
-    assert_eq!(out.warnings[3].kind, StreamWarningKind::TooManyWarnings);
+    // A smaller limit, as `demos index` builds it: the same cut.
+    let mut w = Warnings::new(3);
+    let (_, error) = teebatch::demo::stream::visit_with(&demo, &mut dec, NoVisit, &mut w);
+    assert_eq!(error, None);
+    assert_eq!(w.len(), 4);
+    assert_eq!(w[3].kind, StreamWarningKind::TooManyWarnings);
+    assert_eq!(w.total(), 1000 * 16384);
 }
 
 struct NoVisit;

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use teebatch::datafile::{Datafile, DatafileWriter, Inflater};
 use teebatch::map::{
     absent_reason, summarize, AbsentReason, ImageVariant, LayerKind, Map, MapCounts, MapErrorKind,
-    MapSection, MapVersionKind, MapWarningKind, PhysicsKind,
+    MapSection, MapVersionKind, MapWarning, MapWarningKind, PhysicsKind,
 };
 use teebatch::synth::map::{self as synth, SynthParams};
 
@@ -23,14 +23,26 @@ fn maps_dir() -> Option<PathBuf> {
     Some(common::datasets()?.join("maps"))
 }
 
-fn parse_full(bytes: &[u8]) -> (Datafile<'_>, Result<Option<Map>, teebatch::map::MapError>) {
+type Parsed<'a> = (
+    Datafile<'a>,
+    Result<Option<Map>, teebatch::map::MapError>,
+    Vec<MapWarning>,
+);
+
+fn parse_full(bytes: &[u8]) -> Parsed<'_> {
     let df = Datafile::parse(bytes).expect("datafile");
-    let r = Map::parse(&df, &mut Inflater::default(), &mut Vec::new());
-    (df, r)
+    let mut warnings = Vec::new();
+    let r = Map::parse(
+        &df,
+        &mut Inflater::default(),
+        &mut Vec::new(),
+        &mut warnings,
+    );
+    (df, r, warnings)
 }
 
-fn has_warning(map: &Map, kind: MapWarningKind, section: MapSection) -> bool {
-    map.warnings
+fn has_warning(warnings: &[MapWarning], kind: MapWarningKind, section: MapSection) -> bool {
+    warnings
         .iter()
         .any(|w| w.kind == kind && w.section == section)
 }
@@ -70,7 +82,8 @@ fn every_real_map_against_othermaplib() {
         inflater.start_file();
         let summary = summarize(&df, &mut inflater, &mut scratch);
         inflater.start_file();
-        let full = Map::parse(&df, &mut inflater, &mut scratch);
+        let mut full_warnings = Vec::new();
+        let full = Map::parse(&df, &mut inflater, &mut scratch, &mut full_warnings);
         // Every real map gives a summary; the map part never fails.
         let summary = summary.unwrap_or_else(|e| panic!("{rel}: summary {e}"));
         let full = full.unwrap_or_else(|e| panic!("{rel}: map {e}"));
@@ -89,8 +102,7 @@ fn every_real_map_against_othermaplib() {
             if rel == "teeworlds-history/data_maps__Frats_2_Kinetik__61821468.map" {
                 // Four duplicate physics layers the other library drops; we
                 // keep every layer item and warn.
-                let dups = map
-                    .warnings
+                let dups = full_warnings
                     .iter()
                     .filter(|w| w.kind == MapWarningKind::DuplicatePhysicsLayer)
                     .count();
@@ -110,15 +122,26 @@ fn every_real_map_against_othermaplib() {
             assert_eq!((c.groups, c.layers), (map.groups.len(), map.layers.len()));
         } else {
             error_rows += 1;
-            check_rejected_case(&rel, fields, &df, full.as_ref());
+            check_rejected_case(&rel, fields, &df, full.as_ref(), &full_warnings);
         }
     }
     assert_eq!((summaries, ok_rows, error_rows), (249, 201, 48));
 }
 
 /// What the view does with each map the other library rejects.
-fn check_rejected_case(rel: &str, message: &str, df: &Datafile<'_>, map: Option<&Map>) {
+fn check_rejected_case(
+    rel: &str,
+    message: &str,
+    df: &Datafile<'_>,
+    map: Option<&Map>,
+    warnings: &[MapWarning],
+) {
     let present = || map.unwrap_or_else(|| panic!("{rel}: absent"));
+    // The warnings of a map that is there.
+    let present_w = || {
+        present();
+        warnings
+    };
     if message.contains("is not a valid external image") {
         // Policy of the other library (a list of known mapres names): not
         // copied. The map reads fine and its external image is there.
@@ -127,7 +150,7 @@ fn check_rejected_case(rel: &str, message: &str, df: &Datafile<'_>, map: Option<
     } else if message.contains("External sounds are not supported") {
         assert!(
             has_warning(
-                present(),
+                present_w(),
                 MapWarningKind::ExternalSound,
                 MapSection::Sound(0)
             ),
@@ -147,15 +170,18 @@ fn check_rejected_case(rel: &str, message: &str, df: &Datafile<'_>, map: Option<
         assert_eq!(absent_reason(df), Some(AbsentReason::NoLayers), "{rel}");
         assert_eq!(df.bytes().len(), 64);
     } else if message.contains("String was missing a nul byte") {
-        let m = present();
         assert!(
-            has_warning(m, MapWarningKind::StringUnterminated, MapSection::Group(0)),
+            has_warning(
+                present_w(),
+                MapWarningKind::StringUnterminated,
+                MapSection::Group(0)
+            ),
             "{rel}"
         );
     } else if message.contains("Invalid curve kind") {
         assert!(
             has_warning(
-                present(),
+                present_w(),
                 MapWarningKind::BadCurveType,
                 MapSection::EnvPoints
             ),
@@ -164,7 +190,7 @@ fn check_rejected_case(rel: &str, message: &str, df: &Datafile<'_>, map: Option<
     } else if message.contains("Optional index 'position envelope' (-2)") {
         assert!(
             has_warning(
-                present(),
+                present_w(),
                 MapWarningKind::RefOutOfRange,
                 MapSection::Layer(0)
             ),
@@ -176,7 +202,11 @@ fn check_rejected_case(rel: &str, message: &str, df: &Datafile<'_>, map: Option<
     } else if message.contains("The data index is negative (-1)") {
         // Its images have no name (name index -1).
         assert!(
-            has_warning(present(), MapWarningKind::MissingName, MapSection::Image(0)),
+            has_warning(
+                present_w(),
+                MapWarningKind::MissingName,
+                MapSection::Image(0)
+            ),
             "{rel}"
         );
     } else {
@@ -362,7 +392,7 @@ fn old_ddrace_layouts() {
         .collect();
     legacy.sort();
     assert_eq!(legacy, vec![MapSection::Layer(2), MapSection::Layer(5)]);
-    let (df, map) = parse_full(&bytes);
+    let (df, map, _) = parse_full(&bytes);
     let map = map.unwrap().unwrap();
     let LayerKind::Tilemap(tm) = &map.layers[5].kind else {
         panic!()
@@ -388,7 +418,7 @@ fn tile_skip_maps_expand_to_width_times_height() {
         "tw-themes/winter_day.map",
     ] {
         let bytes = read(&dir, rel);
-        let (df, map) = parse_full(&bytes);
+        let (df, map, _) = parse_full(&bytes);
         let map = map.unwrap().unwrap();
         assert_eq!(map.kind, MapVersionKind::Teeworlds07, "{rel}");
         let mut inflater = Inflater::default();
@@ -688,9 +718,9 @@ fn synth_maps_yield_what_was_placed() {
             }
         );
         // The full view agrees and every layer's tiles load.
-        let (df, map) = parse_full(&m.bytes);
+        let (df, map, warnings) = parse_full(&m.bytes);
         let map = map.unwrap().unwrap();
-        assert!(map.warnings.is_empty(), "seed {seed}: {:?}", map.warnings);
+        assert!(warnings.is_empty(), "seed {seed}: {:?}", warnings);
         assert_eq!(MapCounts::of(&map), m.counts);
         assert_eq!(map.images[0].name.as_deref(), Some("grass_main"));
         assert_eq!(map.groups[0].name, "Game");
@@ -746,7 +776,7 @@ proptest! {
             let mut scratch = Vec::new();
             let _ = summarize(&df, &mut inflater, &mut scratch);
             inflater.start_file();
-            if let Ok(Some(map)) = Map::parse(&df, &mut inflater, &mut scratch) {
+            if let Ok(Some(map)) = Map::parse(&df, &mut inflater, &mut scratch, &mut Vec::new()) {
                 for i in 0..map.layers.len() {
                     let _ = map.load_tiles(&df, i, &mut inflater, &mut scratch);
                 }

@@ -19,13 +19,14 @@ use teebatch::codec::snapshot::uuid::uuid_to_ints;
 use teebatch::codec::snapshot::{item_key, v06, Protocol, Snapshot};
 use teebatch::codec::varint;
 use teebatch::demo::analysis::{
-    Analysis, AnalysisVisitor, AnalysisWarningKind, Probe, TrackerConfig,
+    Analysis, AnalysisVisitor, AnalysisWarningKind, Probe, StageWarnings, TrackerConfig,
 };
 use teebatch::demo::players::PlayerWarningKind;
 use teebatch::demo::stream::{visit, Decoder, StreamError, Visitor};
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
 use teebatch::demo::{ChunkKind, Demo};
 use teebatch::map::strings::to_i32_string;
+use teebatch::warn::Discard;
 use uuid::Uuid;
 
 use crate::common;
@@ -43,17 +44,18 @@ fn analyse_with(
     bytes: &[u8],
     config: TrackerConfig,
     max_warnings: usize,
-) -> (Analysis, Probe, Option<StreamError>) {
+) -> (Analysis, Probe, Option<StreamError>, StageWarnings) {
     let demo = Demo::parse(bytes).unwrap();
     let mut dec = Decoder::new(Backend::Simd);
-    let v = AnalysisVisitor::with_config(Protocol::V06, config, max_warnings);
+    let mut warnings = StageWarnings::new(max_warnings);
+    let v = AnalysisVisitor::with_config(Protocol::V06, config, &mut warnings);
     let out = visit(&demo, &mut dec, v);
     let probe = out.visitor.probe();
-    (out.visitor.finish(), probe, out.error)
+    (out.visitor.finish(), probe, out.error, warnings)
 }
 
 fn analyse(bytes: &[u8]) -> (Analysis, Probe) {
-    let (a, p, e) = analyse_with(bytes, TrackerConfig::default(), 1024);
+    let (a, p, e, _) = analyse_with(bytes, TrackerConfig::default(), 1024);
     assert_eq!(e, None);
     (a, p)
 }
@@ -220,12 +222,13 @@ fn many_players(n: u16) -> Vec<u8> {
 
 #[test]
 fn players_scale_linearly() {
-    let (a, small) = analyse(&many_players(400));
+    let (a, small, e, aw) = analyse_with(&many_players(400), TrackerConfig::default(), 1024);
+    assert_eq!(e, None);
     // The tracker keeps 256 players and warns once for each refused id.
     assert_eq!(a.players.len(), 256);
     assert_eq!(a.players[0].client_id, 256);
     assert_eq!(a.players[0].ticks_present, 200);
-    let refused = a.player_warnings.iter();
+    let refused = aw.players.iter();
     let refused = refused
         .filter(|w| w.kind == AnalysisWarningKind::Player(PlayerWarningKind::TooManyPlayers));
     assert_eq!(refused.count(), 400 - 256);
@@ -270,15 +273,15 @@ fn player_lists_are_capped_with_a_warning() {
         max_team_changes: 8,
         ..TrackerConfig::default()
     };
-    let (a, small, _) = analyse_with(&renaming_player(300), config, 1024);
+    let (a, small, _, aw) = analyse_with(&renaming_player(300), config, 1024);
     let p = &a.players[0];
     assert_eq!(p.names.len(), config.max_strings);
     assert_eq!(p.names[0], "n0");
     assert_eq!(p.teams.len(), 8);
     assert_eq!(p.team_changes_dropped, 300 - 8);
-    let kinds: Vec<_> = a.player_warnings.iter().map(|w| w.kind.kind()).collect();
+    let kinds: Vec<_> = aw.players.iter().map(|w| w.kind.kind()).collect();
     assert_eq!(kinds, ["too_many_team_changes", "too_many_strings"]);
-    let (_, large, _) = analyse_with(&renaming_player(600), config, 1024);
+    let (_, large, _, _) = analyse_with(&renaming_player(600), config, 1024);
     assert_linear("player names", small.players, large.players);
 }
 
@@ -299,9 +302,10 @@ fn player_warnings_are_capped() {
         }
     });
     for max in [0, 5, 1024] {
-        let (a, _, e) = analyse_with(&d, TrackerConfig::default(), max);
+        let (_, _, e, aw) = analyse_with(&d, TrackerConfig::default(), max);
         assert_eq!(e, None);
-        let w = &a.player_warnings;
+        let w = &aw.players;
+        assert_eq!(w.total(), 3_000_000);
         assert_eq!(w.len(), max + 1);
         assert!(w[..max].iter().all(|w| w.kind.kind() == "short_item"));
         let last = &w[max];
@@ -344,9 +348,14 @@ fn chat_lines_are_counted_not_kept() {
         }
     });
     let demo = Demo::parse(&d).unwrap();
-    let mut v = AnalysisVisitor::new(Protocol::V06);
+    let mut aw = StageWarnings::new(1024);
+    let no_chat = TrackerConfig {
+        keep_chat: false,
+        ..TrackerConfig::default()
+    };
+    let mut v = AnalysisVisitor::with_config(Protocol::V06, no_chat, &mut aw);
     let mut dec = Decoder::new(Backend::Simd);
-    let mut s = dec.stream(&demo);
+    let mut s = dec.stream(&demo, Discard);
     while let Some(ev) = s.next_event() {
         v.visit(&ev.unwrap());
         assert_eq!(v.drain_chat().count(), 0);
@@ -354,7 +363,7 @@ fn chat_lines_are_counted_not_kept() {
     let a = v.finish();
     assert_eq!(a.messages.chat_lines, 3000);
     assert_eq!(a.messages.undecodable, 1);
-    let w = &a.message_warnings;
+    let w = &aw.message;
     assert_eq!(w.len(), 1025);
     assert_eq!(w[0].kind.kind(), "undecodable.string_too_long");
     assert_eq!(
@@ -368,8 +377,8 @@ fn chat_lines_are_counted_not_kept() {
     // Kept for `dump --chat`: handed out one by one as they are decoded.
     let config = TrackerConfig::default();
     assert!(config.keep_chat);
-    let mut v = AnalysisVisitor::with_config(Protocol::V06, config, 1024);
-    let mut s = dec.stream(&demo);
+    let mut v = AnalysisVisitor::with_config(Protocol::V06, config, Discard);
+    let mut s = dec.stream(&demo, Discard);
     let mut lines = 0;
     while let Some(ev) = s.next_event() {
         v.visit(&ev.unwrap());

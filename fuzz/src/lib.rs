@@ -99,7 +99,8 @@ pub fn map(data: &[u8]) {
     assert!(inflater.used() <= MAX_INFLATE);
 
     inflater.start_file();
-    let Ok(Some(m)) = Map::parse(&df, &mut inflater, &mut scratch) else {
+    let mut warnings = teebatch::warn::Warnings::new(map::MAX_WARNINGS);
+    let Ok(Some(m)) = Map::parse(&df, &mut inflater, &mut scratch, &mut warnings) else {
         return;
     };
     let _ = map::MapCounts::of(&m);
@@ -478,8 +479,8 @@ pub fn analysis(data: &[u8]) {
     INDEX_DECODER.with_borrow_mut(|decoder| {
         decoder.set_max_ticks(1 << 16);
         let mut rec = DemoRecord::default();
-        let stats = index_bytes(&mut rec, data, decoder);
-        let max = decoder.max_warnings();
+        let max = Limits::DEFAULT_MAX_WARNINGS;
+        let stats = index_bytes(&mut rec, data, decoder, max);
         for stage in ["demo", "stream", "message", "players"] {
             let n = rec
                 .warnings

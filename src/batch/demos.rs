@@ -5,8 +5,8 @@ use super::{load, Input, MmapMode};
 use crate::backend::Backend;
 use crate::codec::snapshot::Protocol;
 use crate::datafile::Datafile;
-use crate::demo::analysis::{AnalysisVisitor, MessageCounts, TrackerConfig};
-use crate::demo::stream::{visit, Decoder, DemoStats};
+use crate::demo::analysis::{AnalysisVisitor, MessageCounts, StageWarnings, TrackerConfig};
+use crate::demo::stream::{visit_with, Decoder, DemoStats};
 use crate::demo::Demo;
 use crate::limits::Limits;
 use crate::warn::Warnings;
@@ -229,6 +229,8 @@ pub fn iso_timestamp(raw: &str) -> Option<String> {
 pub struct Worker {
     pub read_buf: Vec<u8>,
     pub decoder: Decoder,
+    /// Warnings kept per stage of a demo ([`Limits::max_warnings`]).
+    pub max_warnings: usize,
     pub stats: BatchStats,
     /// Snapshot/chunk statistics summed over the worker's demos.
     pub demo_stats: DemoStats,
@@ -239,10 +241,10 @@ impl Worker {
     pub fn new(opts: &IndexOptions) -> Self {
         let mut decoder = Decoder::new(opts.backend);
         decoder.set_max_ticks(opts.limits.max_ticks);
-        decoder.set_max_warnings(opts.limits.max_warnings);
         Worker {
             read_buf: Vec::new(),
             decoder,
+            max_warnings: opts.limits.max_warnings,
             stats: BatchStats::default(),
             demo_stats: DemoStats::default(),
         }
@@ -263,7 +265,7 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> DemoRe
     } else {
         match load(input, opts.mmap, &mut w.read_buf) {
             Ok(bytes) => {
-                if let Some(stats) = index_bytes(&mut rec, &bytes, &mut w.decoder) {
+                if let Some(stats) = index_bytes(&mut rec, &bytes, &mut w.decoder, w.max_warnings) {
                     w.demo_stats += stats;
                 }
             }
@@ -280,13 +282,18 @@ fn lossy(b: &[u8]) -> String {
 }
 
 /// Fills `rec` from the bytes of one demo; returns the snapshot statistics.
-pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) -> Option<DemoStats> {
+/// Each stage (container, stream, message, players) keeps `max_warnings`
+/// warnings, then one `too_many_warnings` standing for the rest.
+pub fn index_bytes(
+    rec: &mut DemoRecord,
+    bytes: &[u8],
+    decoder: &mut Decoder,
+    max_warnings: usize,
+) -> Option<DemoStats> {
     rec.size = bytes.len() as u64;
     rec.sha256 = Some(hex::encode(Sha256::digest(bytes)));
-    // Header and chunk framing warnings: at most the decoder's warning
-    // limit, then one `too_many_warnings` standing for the rest (as for the
-    // stream).
-    let mut container = Warnings::new(decoder.max_warnings());
+    // Header and chunk framing warnings.
+    let mut container = Warnings::new(max_warnings);
     let parsed = Demo::parse_with_warnings(bytes, &mut container);
     if let Ok(demo) = &parsed {
         // Chunk framing warnings (tick padding, overlong size escapes,
@@ -326,12 +333,14 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
         keep_chat: false,
         ..TrackerConfig::default()
     };
-    let visitor = AnalysisVisitor::with_config(protocol, tracker, decoder.max_warnings());
-    let mut outcome = visit(&demo, decoder, visitor);
-    if outcome.error.is_some() {
-        outcome.visitor.stream_failed();
+    let mut stream_warnings = Warnings::new(max_warnings);
+    let mut analysis_warnings = StageWarnings::new(max_warnings);
+    let visitor = AnalysisVisitor::with_config(protocol, tracker, &mut analysis_warnings);
+    let (mut visitor, error) = visit_with(&demo, decoder, visitor, &mut stream_warnings);
+    if error.is_some() {
+        visitor.stream_failed();
     }
-    let analysis = outcome.visitor.finish();
+    let analysis = visitor.finish();
     let stats = analysis.stats;
     rec.players = analysis
         .players
@@ -349,7 +358,7 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
         })
         .collect();
     rec.messages = Some(analysis.messages.into());
-    rec.warnings.extend(outcome.warnings.iter().map(|w| {
+    rec.warnings.extend(stream_warnings.iter().map(|w| {
         WarningRecord {
             stage: Stage::Stream,
             kind: w.kind.kind(),
@@ -359,19 +368,15 @@ pub fn index_bytes(rec: &mut DemoRecord, bytes: &[u8], decoder: &mut Decoder) ->
             offset: w.offset as u64,
         }
     }));
-    let analysis_warnings = analysis.message_warnings.iter();
+    let StageWarnings { message, players } = &analysis_warnings;
     rec.warnings
-        .extend(
-            analysis_warnings
-                .chain(&analysis.player_warnings)
-                .map(|w| WarningRecord {
-                    stage: w.stage.stage(),
-                    kind: w.kind.kind(),
-                    section: w.section(),
-                    offset: w.offset as u64,
-                }),
-        );
-    if let Some(e) = outcome.error {
+        .extend(message.iter().chain(players).map(|w| WarningRecord {
+            stage: w.stage.stage(),
+            kind: w.kind.kind(),
+            section: w.section(),
+            offset: w.offset as u64,
+        }));
+    if let Some(e) = error {
         rec.error = Some(ErrorRecord::stream(&e));
     }
     rec.chunks = Some(stats.chunks);

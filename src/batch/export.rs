@@ -249,7 +249,6 @@ pub fn run_export(
                     let new_decoder = || {
                         let mut d = Decoder::new(opts.backend);
                         d.set_max_ticks(opts.limits.max_ticks);
-                        d.set_max_warnings(opts.limits.max_warnings);
                         d
                     };
                     let mut decoder = new_decoder();

@@ -6,6 +6,7 @@ use crate::datafile::{Datafile, Inflater};
 use crate::limits::Limits;
 use crate::map::item_view::{self, ImageItem};
 use crate::map::{AbsentReason, MapStats};
+use crate::warn::Warnings;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -221,7 +222,10 @@ pub fn index_bytes(
     rec.size = bytes.len() as u64;
     rec.crc32 = Some(format!("{:08x}", crc32fast::hash(bytes)));
     rec.sha256 = Some(hex::encode(Sha256::digest(bytes)));
-    let df = match Datafile::parse(bytes) {
+    // The warnings of a file whose tables do not parse are left out with
+    // it: the record has the error.
+    let mut df_warnings = Warnings::new(crate::datafile::MAX_WARNINGS);
+    let df = match Datafile::parse_with(bytes, &mut df_warnings) {
         Ok(df) => df,
         Err(e) => {
             rec.error = Some(ErrorRecord::datafile(&e));
@@ -235,7 +239,7 @@ pub fn index_bytes(
     rec.compressed_bytes = Some(df.data_section_len() as u64);
     rec.decompressed_bytes = Some(df.data_size_total());
     rec.warnings
-        .extend(df.warnings().iter().map(WarningRecord::datafile));
+        .extend(df_warnings.iter().map(WarningRecord::datafile));
     inflater.start_file();
     if opts.verify {
         let mut h = crc32fast::Hasher::new();
@@ -265,8 +269,12 @@ fn add_map_summary(
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
 ) {
-    match crate::map::summarize(df, inflater, buf) {
-        Ok(summary) => {
+    // As for the datafile, the warnings of a map part with an error are
+    // left out with it.
+    let mut warnings = Warnings::new(crate::map::MAX_WARNINGS);
+    match crate::map::summarize_with(df, inflater, buf, &mut warnings) {
+        Ok(mut summary) => {
+            summary.warnings = warnings.into_vec();
             rec.warnings
                 .extend(summary.warnings.iter().map(WarningRecord::map));
             // Without a version item the item type ids are not those of a

@@ -467,7 +467,9 @@ fn game_size(
         check_env_points: false,
         check_quads: false,
     };
-    let map = Map::parse_with(&df, inflater, scratch, opts).map_err(|e| ErrorRecord::map(&e))?;
+    // Only the size is wanted: the map's warnings are not reported here.
+    let map = Map::parse_with(&df, inflater, scratch, opts, &mut crate::warn::Discard)
+        .map_err(|e| ErrorRecord::map(&e))?;
     match map.as_ref().and_then(|m| m.game_layer()) {
         Some(g) => Ok((g.width.max(0) as u32, g.height.max(0) as u32)),
         None => Err(ErrorRecord {

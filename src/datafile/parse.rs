@@ -3,7 +3,7 @@
 use super::error::{Error, ErrorKind, Section, Warning, WarningKind};
 use super::inflate::Inflater;
 use crate::bytes::{int_view, le_i32, LeI32s};
-use crate::warn::{Warn, Warnings};
+use crate::warn::{Discard, Warn};
 
 /// Size of the version header plus header.
 const HEADER_LEN: usize = 36;
@@ -87,7 +87,6 @@ pub struct Datafile<'a> {
     /// File offset of the data section.
     data_start: usize,
     data_len: usize,
-    warnings: Warnings<Warning>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -134,9 +133,19 @@ fn count(v: i32, section: Section, offset: usize) -> Result<usize, Error> {
 }
 
 impl<'a> Datafile<'a> {
-    /// Parses and validates the header and all tables; data blocks are only
-    /// located, not decompressed (see [`Datafile::decompress`]).
+    /// [`Datafile::parse_with`] for callers that only want the value: the
+    /// warnings are dropped.
     pub fn parse(bytes: &'a [u8]) -> Result<Datafile<'a>, Error> {
+        Datafile::parse_with(bytes, &mut Discard)
+    }
+
+    /// Parses and validates the header and all tables; data blocks are only
+    /// located, not decompressed (see [`Datafile::decompress`]). Warnings
+    /// go to `warn` as they are found (also those found before an error).
+    pub fn parse_with(
+        bytes: &'a [u8],
+        warn: &mut impl Warn<Warning>,
+    ) -> Result<Datafile<'a>, Error> {
         let truncated = |section, offset| Error::new(ErrorKind::Truncated, section, offset);
         if bytes.len() < 8 {
             return Err(truncated(Section::VersionHeader, bytes.len()));
@@ -190,11 +199,10 @@ impl<'a> Datafile<'a> {
             }
         }
 
-        // At most MAX_WARNINGS, then one TooManyWarnings: a crafted file of
-        // tiny items with gaps would otherwise get one warning per item.
-        let mut warnings = Warnings::new(MAX_WARNINGS);
-        let warn = |w: &mut Warnings<Warning>, kind, section, offset: usize| {
-            w.warn(Warning {
+        // A crafted file of tiny items with gaps gets one warning per item:
+        // the caller's sink caps them.
+        let mut warn = |kind, section, offset: usize| {
+            warn.warn(Warning {
                 kind,
                 section,
                 offset: offset as u64,
@@ -218,7 +226,6 @@ impl<'a> Datafile<'a> {
         if version != Version::V4Crude {
             if size as i64 != good_size {
                 warn(
-                    &mut warnings,
                     WarningKind::HeaderSizeMismatch,
                     Section::Header,
                     h.offset_of(Header::SIZE),
@@ -226,7 +233,6 @@ impl<'a> Datafile<'a> {
             }
             if swaplen as i64 != good_swaplen {
                 warn(
-                    &mut warnings,
                     WarningKind::SwaplenMismatch,
                     Section::Header,
                     h.offset_of(Header::SWAPLEN),
@@ -235,7 +241,6 @@ impl<'a> Datafile<'a> {
         }
         if file_end < bytes.len() {
             warn(
-                &mut warnings,
                 WarningKind::TrailingBytes,
                 Section::Data(num_data as u32),
                 file_end,
@@ -292,7 +297,6 @@ impl<'a> Datafile<'a> {
             }
             if rel > prev_end && i > 0 {
                 warn(
-                    &mut warnings,
                     WarningKind::ItemGap,
                     Section::Item(i as u32 - 1),
                     items_start + prev_end,
@@ -335,7 +339,6 @@ impl<'a> Datafile<'a> {
         }
         if prev_end < item_size && num_items > 0 {
             warn(
-                &mut warnings,
                 WarningKind::ItemGap,
                 Section::Item(num_items as u32 - 1),
                 items_start + prev_end,
@@ -393,7 +396,6 @@ impl<'a> Datafile<'a> {
             data_sizes,
             data_start,
             data_len: data_size,
-            warnings,
         })
     }
 
@@ -407,15 +409,6 @@ impl<'a> Datafile<'a> {
     /// Whether the magic was the byte-reversed `ATAD`.
     pub fn magic_reversed(&self) -> bool {
         self.magic_reversed
-    }
-    /// Warnings found while parsing the tables (at most [`MAX_WARNINGS`],
-    /// then one `too_many_warnings`).
-    pub fn warnings(&self) -> &[Warning] {
-        &self.warnings
-    }
-    /// The warnings with their count (kept or not).
-    pub fn warning_sink(&self) -> &Warnings<Warning> {
-        &self.warnings
     }
     pub fn item_types(&self) -> &[ItemType] {
         &self.item_types

@@ -5,11 +5,12 @@
 //! Every table the pass keeps is a hash map or an index by number, so the
 //! work per item, message and declaration is O(1) amortised whatever a
 //! demo holds ([`Probe`] counts it for the scaling tests), and every list
-//! that could grow with the input is capped: warnings by
-//! [`crate::limits::Limits::max_warnings`] (one `too_many_warnings` stands
-//! for the rest), players, names and team changes by [`TrackerConfig`]
-//! (with a warning), chat lines are kept only when asked for and then
-//! handed out as they come ([`AnalysisVisitor::drain_chat`]).
+//! that could grow with the input is capped: warnings by the caller's sink
+//! ([`StageWarnings`] keeps [`crate::limits::Limits::max_warnings`] per
+//! stage, one `too_many_warnings` standing for the rest), players, names
+//! and team changes by [`TrackerConfig`] (with a warning), chat lines are
+//! kept only when asked for and then handed out as they come
+//! ([`AnalysisVisitor::drain_chat`]).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -21,7 +22,7 @@ use super::players::{
 use super::stream::{DemoStats, Event, StatsVisitor, Visitor};
 use crate::codec::snapshot::{item_id, item_type, Protocol};
 pub use crate::demo::stream::stats::Probe;
-use crate::warn::{TooMany, Warn, Warnings};
+use crate::warn::{wrap, Discard, TooMany, Warn, Warnings};
 
 /// Message totals of one demo.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -53,8 +54,8 @@ pub enum AnalysisWarningKind {
     TooManyWarnings,
 }
 
-/// Which part of the analysis a warning comes from (each keeps its own
-/// list, capped separately).
+/// Which part of the analysis a warning comes from ([`StageWarnings`]
+/// keeps a list of each, capped separately).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AnalysisStage {
     Message,
@@ -143,8 +144,9 @@ impl AnalysisWarningKind {
 /// A message kind: (space, id).
 type KindKey = (&'static str, message::MessageId);
 
-/// Statistics, players and messages of one demo.
-pub struct AnalysisVisitor {
+/// Statistics, players and messages of one demo; the warnings go to the
+/// caller's sink `S`.
+pub struct AnalysisVisitor<S = Discard> {
     protocol: Protocol,
     stats: StatsVisitor,
     tracker: PlayerTracker,
@@ -155,12 +157,7 @@ pub struct AnalysisVisitor {
     /// Messages by (space, id), with the id's name: named once, at the
     /// end (a demo has a few dozen kinds and thousands of messages).
     kinds: HashMap<KindKey, (Option<&'static str>, u64)>,
-    /// Warnings of the message being decoded, and of the snapshot being
-    /// read (emptied after each).
-    scratch_message: Vec<MessageWarning>,
-    scratch_players: Vec<PlayerWarning>,
-    message_warnings: Warnings<AnalysisWarning>,
-    player_warnings: Warnings<AnalysisWarning>,
+    warn: S,
     /// Operation counts of `kinds`.
     kind_ops: u64,
 }
@@ -170,26 +167,54 @@ pub struct Analysis {
     pub stats: DemoStats,
     pub players: Vec<PlayerRecord>,
     pub messages: MessageCounts,
-    /// Message warnings, at most the limit plus one `too_many_warnings`.
-    pub message_warnings: Vec<AnalysisWarning>,
-    /// Player warnings, capped the same way.
-    pub player_warnings: Vec<AnalysisWarning>,
+}
+
+/// A sink for [`AnalysisVisitor`] that caps each stage's warnings
+/// separately and keeps them apart (a report lists the message warnings,
+/// then the player warnings).
+#[derive(Clone, Debug)]
+pub struct StageWarnings {
+    pub message: Warnings<AnalysisWarning>,
+    pub players: Warnings<AnalysisWarning>,
+}
+
+impl StageWarnings {
+    /// Keeps at most `max` warnings per stage, then one `too_many_warnings`.
+    pub fn new(max: usize) -> Self {
+        StageWarnings {
+            message: Warnings::new(max),
+            players: Warnings::new(max),
+        }
+    }
+}
+
+impl Warn<AnalysisWarning> for StageWarnings {
+    #[inline]
+    fn warn(&mut self, w: AnalysisWarning) {
+        match w.stage {
+            AnalysisStage::Message => self.message.warn(w),
+            AnalysisStage::Players => self.players.warn(w),
+        }
+    }
 }
 
 impl AnalysisVisitor {
-    /// An analysis with the default limits that keeps no chat lines.
+    /// An analysis with the default limits that keeps no chat lines and
+    /// drops its warnings.
     pub fn new(protocol: Protocol) -> Self {
         let config = TrackerConfig {
             keep_chat: false,
             ..TrackerConfig::default()
         };
-        AnalysisVisitor::with_config(protocol, config, crate::warn::DEFAULT_MAX_WARNINGS)
+        AnalysisVisitor::with_config(protocol, config, Discard)
     }
+}
 
+impl<S: Warn<AnalysisWarning>> AnalysisVisitor<S> {
     /// An analysis with these tracker limits (chat lines are kept for
-    /// [`AnalysisVisitor::drain_chat`] when `config.keep_chat`), keeping at
-    /// most `max_warnings` warnings per stage.
-    pub fn with_config(protocol: Protocol, config: TrackerConfig, max_warnings: usize) -> Self {
+    /// [`AnalysisVisitor::drain_chat`] when `config.keep_chat`), handing its
+    /// warnings to `warn`.
+    pub fn with_config(protocol: Protocol, config: TrackerConfig, warn: S) -> Self {
         AnalysisVisitor {
             protocol,
             stats: StatsVisitor::new(),
@@ -197,10 +222,7 @@ impl AnalysisVisitor {
             player_changes: PlayerChanges::new(),
             messages: MessageCounts::default(),
             kinds: HashMap::new(),
-            scratch_message: Vec::new(),
-            scratch_players: Vec::new(),
-            message_warnings: Warnings::new(max_warnings),
-            player_warnings: Warnings::new(max_warnings),
+            warn,
             kind_ops: 0,
         }
     }
@@ -209,11 +231,6 @@ impl AnalysisVisitor {
     /// [`TrackerConfig::keep_chat`]); call after each event to stream them.
     pub fn drain_chat(&mut self) -> std::vec::Drain<'_, ChatLine> {
         self.tracker.drain_chat()
-    }
-
-    /// Most warnings kept per stage.
-    pub fn max_warnings(&self) -> usize {
-        self.message_warnings.max()
     }
 
     /// Operation counts so far (see [`Probe`]).
@@ -247,8 +264,6 @@ impl AnalysisVisitor {
             stats: self.stats.finish(),
             players: self.tracker.players().cloned().collect(),
             messages,
-            message_warnings: self.message_warnings.into_vec(),
-            player_warnings: self.player_warnings.into_vec(),
         }
     }
 }
@@ -262,32 +277,24 @@ impl TooMany for AnalysisWarning {
     }
 }
 
-impl Visitor for AnalysisVisitor {
+impl<S: Warn<AnalysisWarning>> Visitor for AnalysisVisitor<S> {
     fn visit(&mut self, event: &Event<'_>) {
         self.stats.visit(event);
         match event {
             Event::Tick(t) => {
                 if let Some(s) = t.snapshot {
-                    self.scratch_players.clear();
-                    self.tracker.feed_snapshot_changed(
-                        t.tick,
-                        s,
-                        &self.player_changes,
-                        &mut self.scratch_players,
-                    );
+                    let mut warn = wrap(&mut self.warn, |w: PlayerWarning| AnalysisWarning {
+                        stage: AnalysisStage::Players,
+                        kind: AnalysisWarningKind::Player(w.kind),
+                        chunk: t.pos.index,
+                        offset: t.pos.offset,
+                        inner_offset: 0,
+                        tick: t.tick,
+                        key: Some(w.key),
+                    });
+                    self.tracker
+                        .feed_snapshot_changed(t.tick, s, &self.player_changes, &mut warn);
                     self.player_changes.clear();
-                    for w in &self.scratch_players {
-                        let w = AnalysisWarning {
-                            stage: AnalysisStage::Players,
-                            kind: AnalysisWarningKind::Player(w.kind),
-                            chunk: t.pos.index,
-                            offset: t.pos.offset,
-                            inner_offset: 0,
-                            tick: t.tick,
-                            key: Some(w.key),
-                        };
-                        self.player_warnings.warn(w);
-                    }
                 }
             }
             Event::Snapshot(e) => {
@@ -295,8 +302,6 @@ impl Visitor for AnalysisVisitor {
                     .note(self.protocol, e.snapshot, e.changes);
             }
             Event::Message(m) => {
-                self.scratch_message.clear();
-                let decoded = message::decode(m.bytes, self.protocol, &mut self.scratch_message);
                 let at = |kind, inner_offset| AnalysisWarning {
                     stage: AnalysisStage::Message,
                     kind,
@@ -306,10 +311,10 @@ impl Visitor for AnalysisVisitor {
                     tick: m.tick,
                     key: None,
                 };
-                for w in &self.scratch_message {
-                    let w = at(AnalysisWarningKind::Message(w.kind), w.offset);
-                    self.message_warnings.warn(w);
-                }
+                let mut warn = wrap(&mut self.warn, |w: MessageWarning| {
+                    at(AnalysisWarningKind::Message(w.kind), w.offset)
+                });
+                let decoded = message::decode(m.bytes, self.protocol, &mut warn);
                 match decoded {
                     Ok(msg) => {
                         self.kind_ops += 1;
@@ -328,7 +333,7 @@ impl Visitor for AnalysisVisitor {
                     Err(e) => {
                         self.messages.undecodable += 1;
                         let w = at(AnalysisWarningKind::Undecodable(e.kind), e.offset);
-                        self.message_warnings.warn(w);
+                        self.warn.warn(w);
                     }
                 }
             }

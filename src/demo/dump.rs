@@ -24,6 +24,7 @@ use super::stream::{
 };
 use super::Demo;
 use crate::backend::Backend;
+use crate::warn::Warnings;
 
 /// Which dump.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -92,12 +93,13 @@ pub const CHAT_HEADER: &str = "#tick\tclient_id\tname\tmode\ttext\n";
 /// is decoded (nothing is collected).
 pub fn dump_chat(backend: Backend, demo: &Demo<'_>, out: &mut impl Write) -> Result<(), DumpError> {
     let mut decoder = Decoder::new(backend);
+    // The chat log is the lines; warnings are not part of it.
     let mut visitor = AnalysisVisitor::with_config(
         demo.decode_protocol(),
         TrackerConfig::default(),
-        decoder.max_warnings(),
+        crate::warn::Discard,
     );
-    let mut stream = decoder.stream(demo);
+    let mut stream = decoder.stream(demo, crate::warn::Discard);
     out.write_all(CHAT_HEADER.as_bytes())?;
     loop {
         match stream.next_event() {
@@ -201,7 +203,8 @@ impl Visitor for DumpVisitor {
 const FLUSH_AT: usize = 64 * 1024;
 
 /// Writes the `kind` dump of `demo` to `out`, decoding sequentially with
-/// `backend`. Returns the stream warnings.
+/// `backend`. Returns the stream warnings (at most
+/// [`crate::warn::DEFAULT_MAX_WARNINGS`], then one `too_many_warnings`).
 pub fn dump_with(
     backend: Backend,
     demo: &Demo<'_>,
@@ -212,7 +215,8 @@ pub fn dump_with(
         out.write_all(h.as_bytes())?;
     }
     let mut decoder = Decoder::new(backend);
-    let mut stream = decoder.stream(demo);
+    let mut warnings = Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS);
+    let mut stream = decoder.stream(demo, &mut warnings);
     let mut v = DumpVisitor::new(kind);
     let error = loop {
         match stream.next_event() {
@@ -228,7 +232,7 @@ pub fn dump_with(
     out.write_all(&v.out)?;
     match error {
         Some(e) => Err(e.into()),
-        None => Ok(stream.take_warnings()),
+        None => Ok(warnings.into_vec()),
     }
 }
 

@@ -109,7 +109,9 @@ pub fn slice(
     let mut stats = SliceStats::default();
 
     let mut decoder = Decoder::new(Backend::default());
-    let mut stream = decoder.stream(&demo);
+    // A slice is the chunks of a range; the stream's warnings are not part
+    // of it.
+    let mut stream = decoder.stream(&demo, crate::warn::Discard);
     // The snapshot in effect and the data chunks of the current tick.
     let mut current = Snapshot::new();
     let mut have_snapshot = false;

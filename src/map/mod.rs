@@ -37,7 +37,8 @@
 //!   in pre-0.7 development maps).
 //!
 //! Errors ([`MapError`]) concern only the map part: the datafile stays
-//! usable. Warnings ([`MapWarning`]) are kept in the [`Map`] / [`MapSummary`].
+//! usable. Warnings ([`MapWarning`]) go to the caller's sink
+//! ([`crate::warn::Warn`]); [`summarize`] keeps them in the [`MapSummary`].
 
 mod error;
 mod items;
@@ -64,6 +65,7 @@ pub use items::{
     TILEMAP_VERSION_TILESKIP,
 };
 pub use stats::{
-    map_stats, summarize, EntityCounts, LayerTileCounts, MapCounts, MapStats, MapSummary, TileCount,
+    map_stats, summarize, summarize_with, EntityCounts, LayerTileCounts, MapCounts, MapStats,
+    MapSummary, TileCount,
 };
 pub use tiles::{PhysicsKind, TileFormat, TileHistogram};

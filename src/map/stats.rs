@@ -297,9 +297,11 @@ pub struct MapSummary {
     pub counts: Option<MapCounts>,
     pub uuid_types: Vec<UuidType>,
     pub stats: Option<MapStats>,
-    /// At most [`super::MAX_WARNINGS`], then one `too_many_warnings`.
+    /// The warnings the caller's sink kept ([`summarize`]: at most
+    /// [`super::MAX_WARNINGS`], then one `too_many_warnings`); empty from
+    /// [`summarize_with`], which hands them to its sink instead.
     #[serde(skip_serializing_if = "<[MapWarning]>::is_empty")]
-    pub warnings: Warnings<MapWarning>,
+    pub warnings: Vec<MapWarning>,
 }
 
 /// Reads the summary of a map: the map view without image, sound or quad
@@ -308,11 +310,26 @@ pub struct MapSummary {
 /// `inflater` is not reset: call [`Inflater::start_file`] per file. `scratch`
 /// is reused for every block. A datafile without a map part gives a summary
 /// with `version_kind = "absent"`; an `Err` concerns the map part only (the
-/// datafile stays usable).
+/// datafile stays usable). The warnings are kept in the summary, at most
+/// [`super::MAX_WARNINGS`] then one `too_many_warnings`.
 pub fn summarize(
     df: &Datafile<'_>,
     inflater: &mut Inflater,
     scratch: &mut Vec<u8>,
+) -> Result<MapSummary, MapError> {
+    let mut warnings = Warnings::new(super::MAX_WARNINGS);
+    let mut summary = summarize_with(df, inflater, scratch, &mut warnings)?;
+    summary.warnings = warnings.into_vec();
+    Ok(summary)
+}
+
+/// [`summarize`] with the warnings (of the map view, then of the
+/// statistics) going to `warn` as they are found.
+pub fn summarize_with(
+    df: &Datafile<'_>,
+    inflater: &mut Inflater,
+    scratch: &mut Vec<u8>,
+    warn: &mut impl Warn<MapWarning>,
 ) -> Result<MapSummary, MapError> {
     let absent = |reason: AbsentReason| MapSummary {
         version_kind: "absent",
@@ -321,18 +338,17 @@ pub fn summarize(
         counts: None,
         uuid_types: Vec::new(),
         stats: None,
-        warnings: Warnings::new(super::MAX_WARNINGS),
+        warnings: Vec::new(),
     };
     if let Some(reason) = absent_reason(df) {
         return Ok(absent(reason));
     }
-    let Some(mut map) = Map::parse_with(df, inflater, scratch, LoadOptions::SUMMARY)? else {
+    let Some(mut map) = Map::parse_with(df, inflater, scratch, LoadOptions::SUMMARY, warn)? else {
         return Ok(absent(AbsentReason::NoVersionItem));
     };
-    let mut warnings = map.warnings.take();
-    let stats = map_stats(&map, df, inflater, scratch, &mut warnings)?;
+    let stats = map_stats(&map, df, inflater, scratch, warn)?;
     let mut counts = MapCounts::of(&map);
-    counts.quads = held_quads(&map, df, &mut warnings);
+    counts.quads = held_quads(&map, df, warn);
     Ok(MapSummary {
         version_kind: map.kind.name(),
         absent_reason: None,
@@ -340,6 +356,6 @@ pub fn summarize(
         info: map.info.take(),
         uuid_types: std::mem::take(&mut map.uuid_types),
         stats: Some(stats),
-        warnings,
+        warnings: Vec::new(),
     })
 }

@@ -35,6 +35,7 @@ use crate::datafile::{Datafile, Inflater};
 use crate::kind::Stage;
 use crate::map::tiles::PhysicsKind;
 use crate::map::{LoadOptions, Map, TileLayer};
+use crate::warn::Warnings;
 use raster::{Canvas, Cells, Rgba};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -357,27 +358,33 @@ pub fn render_map(
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
 ) -> Result<Picture, ErrorRecord> {
-    let df = Datafile::parse(bytes).map_err(|e| ErrorRecord::datafile(&e))?;
-    render_datafile(&df, opts, textures, inflater, buf)
+    let mut df_warnings = Warnings::new(crate::datafile::MAX_WARNINGS);
+    let df =
+        Datafile::parse_with(bytes, &mut df_warnings).map_err(|e| ErrorRecord::datafile(&e))?;
+    render_datafile(&df, &df_warnings, opts, textures, inflater, buf)
 }
 
-/// Renders a parsed map (see [`render_map`]).
+/// Renders a parsed map (see [`render_map`]) whose datafile warnings were
+/// `df_warnings`.
 pub fn render_datafile(
     df: &Datafile<'_>,
+    df_warnings: &[crate::datafile::Warning],
     opts: &RenderOptions,
     textures: &Textures,
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
 ) -> Result<Picture, ErrorRecord> {
     let mut warnings: Vec<WarningRecord> =
-        df.warnings().iter().map(WarningRecord::datafile).collect();
+        df_warnings.iter().map(WarningRecord::datafile).collect();
     let load = LoadOptions {
         info: false,
         names: opts.style == Style::Full,
         check_env_points: false,
         check_quads: false,
     };
-    let map = match Map::parse_with(df, inflater, buf, load).map_err(|e| ErrorRecord::map(&e))? {
+    let mut map_warnings = Warnings::new(crate::map::MAX_WARNINGS);
+    let parsed = Map::parse_with(df, inflater, buf, load, &mut map_warnings);
+    let map = match parsed.map_err(|e| ErrorRecord::map(&e))? {
         Some(m) => m,
         None => {
             let reason = crate::map::absent_reason(df)
@@ -389,7 +396,7 @@ pub fn render_datafile(
             ));
         }
     };
-    warnings.extend(map.warnings.iter().map(WarningRecord::map));
+    warnings.extend(map_warnings.iter().map(WarningRecord::map));
     let Some(game) = map.game_layer() else {
         return Err(render_error(
             "no_game_layer",
@@ -398,9 +405,9 @@ pub fn render_datafile(
     };
     let (tw, th) = (game.width.max(0) as u32, game.height.max(0) as u32);
     let geometry = Geometry::new(tw, th, opts.size).map_err(|m| render_error("too_large", m))?;
-    // The datafile's and the map's warnings come capped by their own
-    // sinks; the drawing's (one per unusable image) by this one.
-    let mut drawing = crate::warn::Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS);
+    // The datafile's, the map's and the drawing's (one per unusable image)
+    // warnings, each capped by its own sink.
+    let mut drawing = Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS);
     let (canvas, legend) = match opts.style {
         Style::Entities => draw_entities(df, &map, &geometry, textures, inflater, buf)?,
         Style::Full => (

@@ -40,6 +40,7 @@ use super::{
     WarningKind, MAX_ID, MAX_ITEM_SIZE, MAX_TYPE,
 };
 use crate::backend::Backend;
+use crate::warn::Warn;
 
 /// A delta whose header and removed-key list were checked; item deltas are
 /// checked as [`Delta::items`] walks them.
@@ -364,7 +365,7 @@ pub fn apply_delta(
     delta: &[i32],
     protocol: Protocol,
     new: &mut Snapshot,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
 ) -> Result<(), Error> {
     apply_delta_with(Backend::Simd, old, delta, protocol, new, warnings)
 }
@@ -378,7 +379,7 @@ pub fn apply_delta_with(
     delta: &[i32],
     protocol: Protocol,
     new: &mut Snapshot,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
 ) -> Result<(), Error> {
     new.clear();
     let r = apply_inner(backend, old, delta, protocol, new, warnings);
@@ -394,11 +395,11 @@ fn apply_inner(
     ints: &[i32],
     protocol: Protocol,
     new: &mut Snapshot,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
 ) -> Result<(), Error> {
     let delta = Delta::parse(ints, protocol)?;
     if delta.padding() != 0 {
-        warnings.push(Warning {
+        warnings.warn(Warning {
             kind: WarningKind::NonZeroPadding,
             offset: 2,
         });
@@ -427,7 +428,7 @@ fn apply_inner(
                     first_removed = first_removed.min(i);
                     new.index.remove(k as u32);
                 }
-                None => warnings.push(Warning {
+                None => warnings.warn(Warning {
                     kind: WarningKind::RemovedKeyMissing,
                     offset: DELTA_HEADER_INTS + j,
                 }),
@@ -499,7 +500,7 @@ fn apply_inner(
                 Some(j) => j,
                 None => match new.index.find(key) {
                     Some(j) => {
-                        warnings.push(Warning {
+                        warnings.warn(Warning {
                             kind: WarningKind::DuplicateItemDelta,
                             offset: item.offset,
                         });
@@ -523,7 +524,7 @@ fn apply_inner(
     new.scratch = old_to_new;
     r?;
     if items.position() < ints.len() {
-        warnings.push(Warning {
+        warnings.warn(Warning {
             kind: WarningKind::TrailingData,
             offset: items.position(),
         });

@@ -51,6 +51,7 @@ use super::{
     Snapshot, Warning, WarningKind,
 };
 use crate::backend::Backend;
+use crate::warn::Warn;
 
 /// Stamp offset of a removed item (diff offsets are below it: deltas longer
 /// than `u32::MAX` ints go the copying way).
@@ -82,7 +83,7 @@ pub fn apply_delta_in_place(
     spare: &mut Snapshot,
     delta: &[i32],
     protocol: Protocol,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
     checksum: i32,
 ) -> Result<i32, Error> {
     apply_delta_in_place_with(
@@ -116,7 +117,7 @@ pub fn apply_delta_in_place_with(
     spare: &mut Snapshot,
     delta: &[i32],
     protocol: Protocol,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
     checksum: i32,
 ) -> Result<i32, Error> {
     apply_in_place(
@@ -143,7 +144,7 @@ pub fn apply_delta_in_place_tracked_with(
     spare: &mut Snapshot,
     delta: &[i32],
     protocol: Protocol,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
     checksum: i32,
     changes: &mut Changes,
 ) -> Result<i32, Error> {
@@ -207,7 +208,7 @@ fn apply_in_place<T: Track>(
     spare: &mut Snapshot,
     delta: &[i32],
     protocol: Protocol,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
     checksum: i32,
     track: &mut T,
 ) -> Result<i32, Error> {
@@ -218,7 +219,7 @@ fn apply_in_place<T: Track>(
         return apply_delta_by_copy_with(backend, snap, spare, delta, protocol, warnings);
     }
     if parsed.padding() != 0 {
-        warnings.push(Warning {
+        warnings.warn(Warning {
             kind: WarningKind::NonZeroPadding,
             offset: 2,
         });
@@ -240,7 +241,7 @@ fn apply_in_place<T: Track>(
                 }
                 first_removed = first_removed.min(i);
             }
-            None => warnings.push(Warning {
+            None => warnings.warn(Warning {
                 kind: WarningKind::RemovedKeyMissing,
                 offset: DELTA_HEADER_INTS + j,
             }),
@@ -357,7 +358,7 @@ fn apply_items_avx2<T: Track>(
     spare: &Snapshot,
     delta: &Delta<'_>,
     removed: bool,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
     track: &mut T,
 ) -> Result<i32, Error> {
     apply_items_body::<Avx2, T>(snap, spare, delta, removed, warnings, track)
@@ -371,7 +372,7 @@ fn apply_items<K: AddAssign, T: Track>(
     spare: &Snapshot,
     delta: &Delta<'_>,
     removed: bool,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
     track: &mut T,
 ) -> Result<i32, Error> {
     apply_items_body::<K, T>(snap, spare, delta, removed, warnings, track)
@@ -389,7 +390,7 @@ fn apply_items_body<K: AddAssign, T: Track>(
     spare: &Snapshot,
     delta: &Delta<'_>,
     removed: bool,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
     track: &mut T,
 ) -> Result<i32, Error> {
     let ints = delta.ints();
@@ -478,7 +479,7 @@ fn apply_items_body<K: AddAssign, T: Track>(
         )?);
     }
     if pos < ints.len() {
-        warnings.push(Warning {
+        warnings.warn(Warning {
             kind: WarningKind::TrailingData,
             offset: pos,
         });
@@ -557,7 +558,7 @@ fn add_item(
     removed: bool,
     at: Option<usize>,
     item: &ItemDelta<'_>,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
 ) -> Result<i32, Error> {
     let (key, diff, offset) = (item.key, item.data, item.offset);
     let size = diff.len();
@@ -575,7 +576,7 @@ fn add_item(
     let mut change = 0i32;
     let dst = match at {
         Some(j) => {
-            warnings.push(Warning {
+            warnings.warn(Warning {
                 kind: WarningKind::DuplicateItemDelta,
                 offset,
             });
@@ -610,7 +611,7 @@ pub fn apply_delta_by_copy_with(
     spare: &mut Snapshot,
     delta: &[i32],
     protocol: Protocol,
-    warnings: &mut Vec<Warning>,
+    warnings: &mut impl Warn<Warning>,
 ) -> Result<i32, Error> {
     super::apply_delta_with(backend, snap, delta, protocol, spare, warnings)?;
     std::mem::swap(snap, spare);

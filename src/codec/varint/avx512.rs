@@ -30,6 +30,7 @@
 
 use super::scalar::{store_int_at, unpack_from};
 use super::{VarintError, VarintErrorKind, VarintWarning};
+use crate::warn::Warn;
 use core::arch::x86_64::*;
 
 /// Bytes per window (one `zmm` register).
@@ -172,7 +173,7 @@ fn bad_ends(c: Classes, before: u64) -> u64 {
 fn exact(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
     mut at: usize,
     stop: usize,
     n: &mut usize,
@@ -216,7 +217,7 @@ fn load_from(input: &[u8], at: usize, iota: __m512i) -> __m512i {
 pub(super) fn unpack(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     if input.len() < WINDOW {
         return super::scalar::unpack(input, out, warnings);

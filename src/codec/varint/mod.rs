@@ -42,6 +42,7 @@ pub mod scalar;
 pub mod simd;
 
 use crate::backend::Backend;
+use crate::warn::Warn;
 
 /// The most bytes one int takes.
 pub const MAX_BYTES: usize = 5;
@@ -97,14 +98,14 @@ pub struct VarintWarning {
 
 /// Unpacks all ints of `input` into `out`, returning how many were written.
 ///
-/// Warnings are pushed to `warnings` in input order. On error the ints and
-/// warnings before the failing int have been written/pushed; `out` beyond
-/// them is unspecified.
+/// Warnings go to the caller's sink `warnings` in input order. On error the
+/// ints and warnings before the failing int have been written/reported;
+/// `out` beyond them is unspecified.
 #[inline]
 pub fn unpack(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     unpack_with(DEFAULT_BACKEND, input, out, warnings)
 }
@@ -114,7 +115,7 @@ pub fn unpack_with(
     backend: Backend,
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     match backend {
         Backend::Oracle => oracle::unpack(input, out, warnings),

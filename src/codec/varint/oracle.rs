@@ -1,12 +1,13 @@
 //! The reference tier: one int at a time, one byte at a time.
 
 use super::{read_int, VarintError, VarintErrorKind, VarintWarning};
+use crate::warn::Warn;
 
 /// Unpacks `input` into `out`; see [`super::unpack`] for the contract.
 pub fn unpack(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     let mut pos = 0;
     let mut n = 0;
@@ -19,7 +20,7 @@ pub fn unpack(
             return Err(error(VarintErrorKind::UnexpectedEnd));
         };
         if let Some(kind) = warning {
-            warnings.push(VarintWarning { kind, offset: pos });
+            warnings.warn(VarintWarning { kind, offset: pos });
         }
         *slot = value;
         n += 1;

@@ -7,6 +7,7 @@
 //! branches. The last < 8 bytes go through the byte-by-byte reader.
 
 use super::{one_byte, read_int, VarintError, VarintErrorKind, VarintWarning, VarintWarningKind};
+use crate::warn::Warn;
 
 const EXTEND_BITS: u64 = 0x8080_8080_8080_8080;
 
@@ -48,14 +49,14 @@ pub(crate) fn int_from_word(word: u64) -> (i32, usize, Option<VarintWarningKind>
     (value ^ sign, len, warning)
 }
 
-/// Decodes the int at `pos` into `slot`, pushing its warning; returns its
+/// Decodes the int at `pos` into `slot`, reporting its warning; returns its
 /// length in bytes. The slow path of the scalar and SIMD tiers.
 #[inline(always)]
 pub(crate) fn store_int_at(
     input: &[u8],
     pos: usize,
     slot: &mut i32,
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     let Some((value, len, warning)) = int_at(input, pos) else {
         return Err(VarintError {
@@ -64,7 +65,7 @@ pub(crate) fn store_int_at(
         });
     };
     if let Some(kind) = warning {
-        warnings.push(VarintWarning { kind, offset: pos });
+        warnings.warn(VarintWarning { kind, offset: pos });
     }
     *slot = value;
     Ok(len)
@@ -83,7 +84,7 @@ pub(crate) fn int_at(input: &[u8], pos: usize) -> Option<(i32, usize, Option<Var
 pub fn unpack(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     unpack_from(input, out, warnings, 0, 0)
 }
@@ -93,7 +94,7 @@ pub fn unpack(
 pub(crate) fn unpack_from(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
     mut pos: usize,
     mut n: usize,
 ) -> Result<usize, VarintError> {
@@ -125,7 +126,7 @@ pub(crate) fn unpack_from(
 pub(crate) fn tail(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
     mut pos: usize,
     mut n: usize,
 ) -> Result<usize, VarintError> {

@@ -52,6 +52,7 @@
 //! window (about 0.6 cycles per byte slower on Zen 5 than moving the last
 //! 64 bytes down with `vpermb`).
 
+use crate::warn::Warn;
 use wide::{i16x16, i32x16, i8x16};
 
 use std::sync::OnceLock;
@@ -83,7 +84,8 @@ pub enum Kernel {
 }
 
 /// A varint unpacker: [`super::unpack`]'s contract.
-pub type UnpackFn = fn(&[u8], &mut [i32], &mut Vec<VarintWarning>) -> Result<usize, VarintError>;
+pub type UnpackFn =
+    fn(&[u8], &mut [i32], &mut dyn Warn<VarintWarning>) -> Result<usize, VarintError>;
 
 impl Kernel {
     /// Every kernel, widest first.
@@ -155,7 +157,7 @@ pub fn kernel_name() -> &'static str {
 pub fn unpack(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     (chosen().1)(input, out, warnings)
 }
@@ -170,7 +172,7 @@ pub fn unpack_kernel(
     kernel: Kernel,
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     assert!(
         kernel.available(),
@@ -184,7 +186,7 @@ pub fn unpack_kernel(
 fn unpack_avx512(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     // SAFETY: this entry is only handed out for `Kernel::Avx512`, whose
     // level (checked by `chosen` and `unpack_kernel`) includes every
@@ -197,7 +199,7 @@ fn unpack_avx512(
 fn unpack_avx2_inner(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     let (pos, n) = windows(input, out, warnings)?;
     unpack_from(input, out, warnings, pos, n)
@@ -207,7 +209,7 @@ fn unpack_avx2_inner(
 fn unpack_avx2(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     // SAFETY: this entry is only handed out for `Kernel::Avx2`, whose level
     // (checked by `chosen` and `unpack_kernel`) has AVX2, BMI1/2, POPCNT.
@@ -218,7 +220,7 @@ fn unpack_avx2(
 pub fn unpack_baseline(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     let (pos, n) = windows(input, out, warnings)?;
     unpack_from(input, out, warnings, pos, n)
@@ -372,7 +374,7 @@ fn window(win: &[u8; WINDOW], x: u64, dst: &mut [i32; OUT_WINDOW]) -> Stop {
 fn windows(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<(usize, usize), VarintError> {
     let mut pos = 0;
     let mut n = 0;

@@ -76,7 +76,9 @@ pub fn export_segment(
     sink: &mut dyn RowSink,
 ) -> DemoExport {
     let mut out = DemoExport::default();
-    let mut stream = decoder.stream_segment(demo, segment);
+    // An export's output is rows and the error; stream warnings are not
+    // part of it.
+    let mut stream = decoder.stream_segment(demo, segment, crate::warn::Discard);
     while let Some(ev) = stream.next_event() {
         match ev {
             Ok(Event::Snapshot(s)) => {

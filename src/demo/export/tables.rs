@@ -12,10 +12,9 @@
 use super::table::{Column, ColumnType, RowBatch, Schema, Value};
 use crate::codec::snapshot::uuid::{lookup_uuid, uuid_from_ints, OFFSET_UUID_TYPE};
 use crate::codec::snapshot::{item_id, item_key, item_type, Changes, Protocol, Snapshot};
-use crate::demo::message::{self, Body, ChatMode, MessageWarning};
-use crate::demo::players::{
-    PlayerChanges, PlayerTracker, PlayerView, PlayerWarning, TrackerConfig,
-};
+use crate::demo::message::{self, Body, ChatMode};
+use crate::demo::players::{PlayerChanges, PlayerTracker, PlayerView, TrackerConfig};
+use crate::warn::Discard;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -666,8 +665,6 @@ pub struct TableBuilder {
     ex_in_snap: Vec<(u16, usize)>,
     ddnet_character: Option<Resolved>,
     tracker: Option<PlayerTracker>,
-    player_warnings: Vec<PlayerWarning>,
-    message_warnings: Vec<MessageWarning>,
     chat_seen: usize,
     /// `players`: the previous snapshot's players, by client id (`None`
     /// before the first snapshot in range).
@@ -733,8 +730,6 @@ impl TableBuilder {
             tracker: table
                 .needs_tracker()
                 .then(|| PlayerTracker::new(protocol, TrackerConfig::default())),
-            player_warnings: Vec::new(),
-            message_warnings: Vec::new(),
             chat_seen: 0,
             players: None,
             cache: BTreeMap::new(),
@@ -790,9 +785,9 @@ impl TableBuilder {
     pub fn snapshot_changed(&mut self, tick: i32, snap: &Snapshot, changes: &Changes) {
         if let Some(t) = &mut self.tracker {
             self.player_changes.note(t.protocol(), snap, changes);
-            t.feed_snapshot_changed(tick, snap, &self.player_changes, &mut self.player_warnings);
+            // Tables are rows: the players' warnings are not part of them.
+            t.feed_snapshot_changed(tick, snap, &self.player_changes, &mut Discard);
             self.player_changes.clear();
-            self.player_warnings.clear();
         }
         if !self.in_range(tick) {
             self.cache_valid = false;
@@ -1104,11 +1099,10 @@ impl TableBuilder {
         if !self.table.needs_messages() {
             return;
         }
-        let Ok(msg) = message::decode(bytes, self.protocol, &mut self.message_warnings) else {
-            self.message_warnings.clear();
+        // As for players, message warnings are not part of the tables.
+        let Ok(msg) = message::decode(bytes, self.protocol, &mut Discard) else {
             return;
         };
-        self.message_warnings.clear();
         if let Some(t) = &mut self.tracker {
             t.feed_message(tick, &msg);
         }

@@ -59,6 +59,7 @@ use uuid::Uuid;
 use crate::codec::huffman::{self, HuffmanError};
 use crate::codec::snapshot::Protocol;
 use crate::codec::varint::{self, VarintError};
+use crate::warn::Warn;
 
 pub use names::{ex_messages, game_message_name, lookup_ex, system_message_name, ExMessage};
 pub use unpack::{Sanitize, Unpacker, MAX_STRING_LEN};
@@ -150,7 +151,7 @@ pub struct Header {
 /// Reads the header int and, for id 0, the UUID.
 pub fn decode_header(
     bytes: &[u8],
-    warnings: &mut Vec<MessageWarning>,
+    warnings: &mut dyn Warn<MessageWarning>,
 ) -> Result<Header, MessageError> {
     if bytes.is_empty() {
         return Err(MessageError {
@@ -424,7 +425,7 @@ impl Message<'_> {
 pub fn decode<'a>(
     bytes: &'a [u8],
     protocol: Protocol,
-    warnings: &mut Vec<MessageWarning>,
+    warnings: &mut dyn Warn<MessageWarning>,
 ) -> Result<Message<'a>, MessageError> {
     let header = decode_header(bytes, warnings)?;
     let name = message_name(protocol, header.system, header.id);
@@ -441,7 +442,7 @@ pub fn decode<'a>(
                 &[][..]
             } else {
                 let at = u.pos();
-                warnings.push(MessageWarning {
+                warnings.warn(MessageWarning {
                     kind: MessageWarningKind::TrailingBytes,
                     offset: at,
                 });

@@ -17,6 +17,7 @@ use std::borrow::Cow;
 
 use super::{MessageError, MessageErrorKind, MessageWarning, MessageWarningKind};
 use crate::codec::varint::{self, VarintWarningKind};
+use crate::warn::Warn;
 
 /// The longest string (in bytes, without its NUL) the unpacker accepts.
 ///
@@ -35,16 +36,24 @@ pub enum Sanitize {
 }
 
 /// A cursor over the bytes of one message.
-#[derive(Debug)]
 pub struct Unpacker<'a, 'w> {
     bytes: &'a [u8],
     pos: usize,
-    warnings: &'w mut Vec<MessageWarning>,
+    warnings: &'w mut dyn Warn<MessageWarning>,
+}
+
+impl std::fmt::Debug for Unpacker<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Unpacker")
+            .field("bytes", &self.bytes)
+            .field("pos", &self.pos)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a, 'w> Unpacker<'a, 'w> {
     /// Starts at byte `pos` of `bytes`.
-    pub fn new(bytes: &'a [u8], pos: usize, warnings: &'w mut Vec<MessageWarning>) -> Self {
+    pub fn new(bytes: &'a [u8], pos: usize, warnings: &'w mut dyn Warn<MessageWarning>) -> Self {
         Unpacker {
             bytes,
             pos,
@@ -72,7 +81,7 @@ impl<'a, 'w> Unpacker<'a, 'w> {
     }
 
     fn warn(&mut self, kind: MessageWarningKind, offset: usize) {
-        self.warnings.push(MessageWarning { kind, offset });
+        self.warnings.warn(MessageWarning { kind, offset });
     }
 
     /// Reads one int.

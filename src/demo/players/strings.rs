@@ -4,6 +4,7 @@
 
 use super::{PlayerWarning, PlayerWarningKind};
 use crate::map::strings::unpack_i32_string;
+use crate::warn::Warn;
 
 /// Unpacks a string packed into ints the DDNet way (see the module docs).
 ///
@@ -32,7 +33,7 @@ pub(super) fn read_str_into(
     key: u32,
     slot: &mut Option<String>,
     pool: &mut Vec<String>,
-    warnings: &mut Vec<PlayerWarning>,
+    warnings: &mut dyn Warn<PlayerWarning>,
 ) {
     let Some(ints) = data.get(range) else {
         return;
@@ -43,7 +44,7 @@ pub(super) fn read_str_into(
     match std::str::from_utf8(bytes) {
         Ok(text) => set_str(slot, text, pool),
         Err(_) => {
-            warnings.push(PlayerWarning {
+            warnings.warn(PlayerWarning {
                 kind: PlayerWarningKind::InvalidString,
                 key,
             });

@@ -7,6 +7,7 @@ use super::views::{MessageInfo, PlayerChanges, PlayerView, PlayerViews};
 use super::{PlayerWarning, PlayerWarningKind};
 use crate::codec::snapshot::{Protocol, Snapshot};
 use crate::demo::message::{Body, ChatMode, Message};
+use crate::warn::Warn;
 
 /// How positions are sampled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -175,7 +176,7 @@ fn note_team_and_score(
     p: &PlayerView,
     tick: i32,
     cfg: TrackerConfig,
-    warnings: &mut Vec<PlayerWarning>,
+    warnings: &mut dyn Warn<PlayerWarning>,
 ) {
     if let Some(team) = p.team {
         let changed = r.team != Some(team);
@@ -184,7 +185,7 @@ fn note_team_and_score(
             r.team_changes_dropped += 1;
         } else if changed && r.teams.len() >= cfg.max_team_changes {
             r.team_changes_dropped = 1;
-            warnings.push(PlayerWarning {
+            warnings.warn(PlayerWarning {
                 kind: PlayerWarningKind::TooManyTeamChanges,
                 key: u32::from(p.client_id),
             });
@@ -234,7 +235,12 @@ impl PlayerTracker {
     /// Records the players of the snapshot shown at `tick`.
     ///
     /// Feeding the same tick twice does not count it twice.
-    pub fn feed_snapshot(&mut self, tick: i32, snap: &Snapshot, warnings: &mut Vec<PlayerWarning>) {
+    pub fn feed_snapshot(
+        &mut self,
+        tick: i32,
+        snap: &Snapshot,
+        warnings: &mut dyn Warn<PlayerWarning>,
+    ) {
         self.infos_changed = false;
         self.view.update(snap, self.protocol, &self.infos, warnings);
         self.record_views(tick, warnings);
@@ -249,7 +255,7 @@ impl PlayerTracker {
         tick: i32,
         snap: &Snapshot,
         changes: &PlayerChanges,
-        warnings: &mut Vec<PlayerWarning>,
+        warnings: &mut dyn Warn<PlayerWarning>,
     ) {
         let infos_changed = std::mem::take(&mut self.infos_changed);
         self.view.update_changed(
@@ -269,7 +275,7 @@ impl PlayerTracker {
     }
 
     /// Notes the views of the latest update in the records.
-    fn record_views(&mut self, tick: i32, warnings: &mut Vec<PlayerWarning>) {
+    fn record_views(&mut self, tick: i32, warnings: &mut dyn Warn<PlayerWarning>) {
         let cfg = self.config;
         if let (Some(changed), None) = (self.view.followed(), cfg.positions) {
             // The views kept their players and strings since the previous
@@ -307,7 +313,7 @@ impl PlayerTracker {
             if record_index(&self.record_at, p.client_id).is_none() {
                 if self.records.len() >= cfg.max_players {
                     if self.refused.insert(p.client_id) {
-                        warnings.push(PlayerWarning {
+                        warnings.warn(PlayerWarning {
                             kind: PlayerWarningKind::TooManyPlayers,
                             key: u32::from(p.client_id),
                         });
@@ -375,7 +381,7 @@ impl PlayerTracker {
             }
             if dropped & !r.strings_dropped != 0 {
                 r.strings_dropped |= dropped;
-                warnings.push(PlayerWarning {
+                warnings.warn(PlayerWarning {
                     kind: PlayerWarningKind::TooManyStrings,
                     key: u32::from(p.client_id),
                 });

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use super::strings::{read_str_into, set_opt_str, set_str};
 use super::{PlayerWarning, PlayerWarningKind};
 use crate::codec::snapshot::{item_id, item_key, item_type, v06, v07, Changes, Protocol, Snapshot};
+use crate::warn::{Counting, Warn};
 
 /// One player as one snapshot (plus, in 0.7, the client-info messages so
 /// far) shows them.
@@ -261,9 +262,10 @@ impl PlayerViews {
         snap: &Snapshot,
         protocol: Protocol,
         infos: &BTreeMap<u16, MessageInfo>,
-        warnings: &mut Vec<PlayerWarning>,
+        warnings: &mut dyn Warn<PlayerWarning>,
     ) {
-        let warnings_before = warnings.len();
+        let warnings = &mut Counting::new(warnings);
+        let warnings_before = warnings.count;
         self.calls += 1;
         self.all_reused = false;
         self.player_info_ids.clear();
@@ -288,10 +290,10 @@ impl PlayerViews {
         }
         for (key, data) in snap.iter() {
             let (ty, id) = (item_type(key), item_id(key));
-            let short = |need: usize, w: &mut Vec<PlayerWarning>| {
+            let short = |need: usize, w: &mut dyn Warn<PlayerWarning>| {
                 let s = data.len() < need;
                 if s {
-                    w.push(PlayerWarning {
+                    w.warn(PlayerWarning {
                         kind: PlayerWarningKind::ShortItem,
                         key,
                     });
@@ -354,7 +356,7 @@ impl PlayerViews {
             index.0[usize::from(v.client_id)] = 0;
         }
         self.index = Some(index);
-        self.clean = warnings.len() == warnings_before && self.player_infos_distinct();
+        self.clean = warnings.count == warnings_before && self.player_infos_distinct();
         // Drop the clients without items, and the strings of clients
         // without client info, into the pool.
         let mut kept = 0;
@@ -427,7 +429,7 @@ impl PlayerViews {
         infos: &BTreeMap<u16, MessageInfo>,
         changes: &PlayerChanges,
         infos_changed: bool,
-        warnings: &mut Vec<PlayerWarning>,
+        warnings: &mut dyn Warn<PlayerWarning>,
     ) {
         let followed = !changes.rebuild
             && !infos_changed
@@ -585,7 +587,7 @@ impl PlayerViews {
         at: usize,
         info: &[i32],
         key: u32,
-        warnings: &mut Vec<PlayerWarning>,
+        warnings: &mut dyn Warn<PlayerWarning>,
     ) {
         let Ok(raw) = <[i32; RAW_INFO_INTS]>::try_from(info) else {
             return;
@@ -606,13 +608,13 @@ impl PlayerViews {
             self.raw[id] = Some((self.calls, raw));
             return;
         }
-        let before = warnings.len();
+        let warnings = &mut Counting::new(warnings);
         let pool = &mut self.pool;
         read_str_into(&raw, 0..4, key, &mut p.name, pool, warnings);
         read_str_into(&raw, 4..7, key, &mut p.clan, pool, warnings);
         read_str_into(&raw, 8..14, key, &mut p.skin, pool, warnings);
         if let Some(slot) = self.raw.get_mut(id) {
-            *slot = (warnings.len() == before).then_some((self.calls, raw));
+            *slot = (warnings.count == 0).then_some((self.calls, raw));
         }
     }
 }
@@ -627,7 +629,7 @@ pub fn players(
     snap: &Snapshot,
     protocol: Protocol,
     infos: &BTreeMap<u16, MessageInfo>,
-    warnings: &mut Vec<PlayerWarning>,
+    warnings: &mut dyn Warn<PlayerWarning>,
 ) -> Vec<PlayerView> {
     let mut views = PlayerViews::new();
     views.update(snap, protocol, infos, warnings);

@@ -6,7 +6,6 @@ use crate::codec::huffman::HuffmanErrorKind;
 use crate::codec::snapshot;
 use crate::codec::varint::{VarintErrorKind, VarintWarningKind};
 use crate::demo::{DemoError, DemoErrorKind};
-use crate::warn::Warn;
 
 /// What ended a stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
@@ -100,27 +99,10 @@ pub enum StreamWarningKind {
     KeyframeTickDelta,
     /// A data chunk before the first tick marker.
     DataBeforeTick,
-    /// The stream reached the decoder's warning limit
-    /// ([`Decoder::set_max_warnings`](super::Decoder::set_max_warnings)): this is the position of the first
+    /// The stream reached the cap of the caller's sink
+    /// ([`crate::warn::Warnings`]): this is the position of the first
     /// warning left out; later ones are dropped.
     TooManyWarnings,
-}
-
-/// Reports the warnings of one chunk's decoding layer (kind, offset inside
-/// the layer) with the chunk's position.
-pub(super) fn push_chunk_warnings(
-    warnings: &mut impl Warn<StreamWarning>,
-    pos: ChunkPos,
-    inner: impl Iterator<Item = (StreamWarningKind, usize)>,
-) {
-    for (kind, inner_offset) in inner {
-        warnings.warn(StreamWarning {
-            kind,
-            chunk: Some(pos.index),
-            offset: pos.offset,
-            inner_offset,
-        });
-    }
 }
 
 impl StreamErrorKind {

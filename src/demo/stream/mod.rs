@@ -46,8 +46,8 @@
 //!
 //! Errors end the stream: everything decoded before stays reported, the
 //! error carries the chunk index and the chunk's byte offset in the file
-//! (plus the offset inside the failing layer). Warnings are collected with
-//! the same positions.
+//! (plus the offset inside the failing layer). Warnings go to the caller's
+//! sink ([`Warn`]) with the same positions, as they are found.
 //!
 //! [`Decoder`] owns every buffer (Huffman output, ints, message bytes, two
 //! snapshots swapped old/new) and reuses them: once warm, decoding a chunk
@@ -65,7 +65,6 @@ mod error;
 mod event;
 mod read_ahead;
 
-use error::push_chunk_warnings;
 pub(crate) use error::snapshot_error_kind;
 pub use error::{StreamError, StreamErrorKind, StreamWarning, StreamWarningKind};
 pub use event::{
@@ -83,7 +82,7 @@ use crate::codec::snapshot::{
     self, apply_delta_by_copy_with, apply_delta_in_place_tracked_with, Changes, Protocol, Snapshot,
 };
 use crate::codec::varint::{self, VarintErrorKind, VarintWarning};
-use crate::warn::{Warn, Warnings};
+use crate::warn::{wrap, Warn, Warnings};
 
 /// Largest Huffman-decompressed payload (DDNet's 64 KiB chunk buffers).
 pub const MAX_PAYLOAD: usize = 64 * 1024;
@@ -110,9 +109,6 @@ pub struct Decoder {
     scratch: Snapshot,
     /// What the latest snapshot chunk changed.
     changes: Changes,
-    varint_warnings: Vec<VarintWarning>,
-    snapshot_warnings: Vec<snapshot::Warning>,
-    warnings: Warnings<StreamWarning>,
     max_ticks: u64,
 }
 
@@ -133,9 +129,6 @@ impl Decoder {
             current: Snapshot::new(),
             scratch: Snapshot::new(),
             changes: Changes::default(),
-            varint_warnings: Vec::new(),
-            snapshot_warnings: Vec::new(),
-            warnings: Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS),
             max_ticks: DEFAULT_MAX_TICKS,
         }
     }
@@ -156,27 +149,24 @@ impl Decoder {
         self.max_ticks = max_ticks;
     }
 
-    /// Most warnings a stream keeps; the next one becomes a single
-    /// [`StreamWarningKind::TooManyWarnings`] and the rest are dropped, so a
-    /// demo of nothing but oddities (e.g. 16 384 overlong varints per chunk)
-    /// cannot grow the list without bound.
-    pub fn max_warnings(&self) -> usize {
-        self.warnings.max()
-    }
-
-    /// Sets [`Decoder::max_warnings`] for the streams started afterwards.
-    pub fn set_max_warnings(&mut self, max_warnings: usize) {
-        self.warnings.reset(max_warnings);
-    }
-
-    /// Starts decoding `demo` from its first chunk (clears the warnings).
-    pub fn stream<'d, 'a>(&'d mut self, demo: &Demo<'a>) -> Stream<'d, 'a> {
-        self.stream_segment(demo, &Segment::whole(demo))
+    /// Starts decoding `demo` from its first chunk; the warnings go to
+    /// `warn` (usually a [`Warnings`], which caps them: a demo of nothing
+    /// but oddities has e.g. 16 384 overlong varints per chunk).
+    pub fn stream<'d, 'a, W: Warn<StreamWarning>>(
+        &'d mut self,
+        demo: &Demo<'a>,
+        warn: W,
+    ) -> Stream<'d, 'a, W> {
+        self.stream_segment(demo, &Segment::whole(demo), warn)
     }
 
     /// Starts decoding one [`Segment`] of `demo` (see [`parallel`]).
-    pub fn stream_segment<'d, 'a>(&'d mut self, demo: &Demo<'a>, seg: &Segment) -> Stream<'d, 'a> {
-        self.warnings.clear();
+    pub fn stream_segment<'d, 'a, W: Warn<StreamWarning>>(
+        &'d mut self,
+        demo: &Demo<'a>,
+        seg: &Segment,
+        mut warn: W,
+    ) -> Stream<'d, 'a, W> {
         self.current.clear();
         if demo.protocol().is_none() && seg.index == 0 {
             let w = StreamWarning {
@@ -185,7 +175,7 @@ impl Decoder {
                 offset: 8,
                 inner_offset: 0,
             };
-            self.warnings.warn(w);
+            warn.warn(w);
         }
         let protocol = demo.decode_protocol();
         Stream {
@@ -207,17 +197,8 @@ impl Decoder {
             queue: Vec::with_capacity(QUEUE_CHUNKS + 1),
             head: 0,
             dec: self,
+            warn,
         }
-    }
-
-    /// The warnings of the latest stream.
-    pub fn warnings(&self) -> &[StreamWarning] {
-        &self.warnings
-    }
-
-    /// Takes the warnings of the latest stream.
-    pub fn take_warnings(&mut self) -> Vec<StreamWarning> {
-        self.warnings.take().into_vec()
     }
 }
 
@@ -260,7 +241,8 @@ enum Step<'a> {
 /// # let bytes = std::fs::read("x.demo").unwrap();
 /// let demo = Demo::parse(&bytes)?;
 /// let mut decoder = Decoder::default();
-/// let mut stream = decoder.stream(&demo);
+/// let mut warnings = teebatch::warn::Warnings::new(1024);
+/// let mut stream = decoder.stream(&demo, &mut warnings);
 /// while let Some(event) = stream.next_event() {
 ///     if let Event::Snapshot(s) = event? {
 ///         println!("{}\t{}\t{}", s.tick, s.snapshot.len(), s.checksum);
@@ -268,8 +250,10 @@ enum Step<'a> {
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct Stream<'d, 'a> {
+pub struct Stream<'d, 'a, W> {
     dec: &'d mut Decoder,
+    /// The caller's sink.
+    warn: W,
     chunks: Chunks<'a>,
     bytes: &'a [u8],
     inline_flag: bool,
@@ -294,20 +278,15 @@ pub struct Stream<'d, 'a> {
     head: usize,
 }
 
-impl<'d, 'a> Stream<'d, 'a> {
+impl<'d, 'a, W: Warn<StreamWarning>> Stream<'d, 'a, W> {
     /// The protocol deltas are decoded with.
     pub fn protocol(&self) -> Protocol {
         self.protocol
     }
 
-    /// Warnings so far.
-    pub fn warnings(&self) -> &[StreamWarning] {
-        &self.dec.warnings
-    }
-
-    /// Takes the warnings so far.
-    pub fn take_warnings(&mut self) -> Vec<StreamWarning> {
-        self.dec.warnings.take().into_vec()
+    /// The sink the warnings go to.
+    pub fn sink(&mut self) -> &mut W {
+        &mut self.warn
     }
 
     /// The next event; after `None` or an error, always `None`.
@@ -392,7 +371,7 @@ impl<'d, 'a> Stream<'d, 'a> {
             offset: pos.offset,
             inner_offset,
         };
-        self.dec.warnings.warn(w);
+        self.warn.warn(w);
     }
 
     fn finish(&mut self) -> Option<Step<'a>> {
@@ -553,12 +532,14 @@ impl<'d, 'a> Stream<'d, 'a> {
                         0,
                     ));
                 }
-                dec.snapshot_warnings.clear();
                 // The oracle tier builds a new snapshot and sums all its
                 // data (the reference); the others update the current one
                 // in place, the checksum by what changed, and note what
                 // changed. On error the stream ends, so a half-updated
                 // snapshot is never seen.
+                let warn = &mut wrap(&mut self.warn, |w: snapshot::Warning| {
+                    chunk_warning(pos, StreamWarningKind::Snapshot(w.kind), w.offset)
+                });
                 let r = match dec.backend {
                     Backend::Oracle => {
                         dec.changes.set_unknown();
@@ -568,7 +549,7 @@ impl<'d, 'a> Stream<'d, 'a> {
                             &mut dec.scratch,
                             ints_slice,
                             self.protocol,
-                            &mut dec.snapshot_warnings,
+                            warn,
                         )
                     }
                     backend => apply_delta_in_place_tracked_with(
@@ -577,14 +558,11 @@ impl<'d, 'a> Stream<'d, 'a> {
                         &mut dec.scratch,
                         ints_slice,
                         self.protocol,
-                        &mut dec.snapshot_warnings,
+                        warn,
                         self.checksum,
                         &mut dec.changes,
                     ),
                 };
-                let inner = dec.snapshot_warnings.iter();
-                let inner = inner.map(|w| (StreamWarningKind::Snapshot(w.kind), w.offset));
-                push_chunk_warnings(&mut dec.warnings, pos, inner);
                 let checksum = r.map_err(|e| {
                     StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset)
                 })?;
@@ -640,16 +618,14 @@ impl<'d, 'a> Stream<'d, 'a> {
             return Ok((0, 0));
         }
         let dec = &mut *self.dec;
-        dec.varint_warnings.clear();
         let r = varint::unpack_with(
             dec.backend,
             &dec.arena[start..start + bytes],
             &mut dec.ints,
-            &mut dec.varint_warnings,
+            &mut wrap(&mut self.warn, |w: VarintWarning| {
+                chunk_warning(pos, StreamWarningKind::Varint(w.kind), w.offset)
+            }),
         );
-        let inner = dec.varint_warnings.iter();
-        let inner = inner.map(|w| (StreamWarningKind::Varint(w.kind), w.offset));
-        push_chunk_warnings(&mut dec.warnings, pos, inner);
         let ints = r.map_err(|e| {
             let kind = match e.kind {
                 VarintErrorKind::OutputFull => StreamErrorKind::PayloadTooLarge,
@@ -671,6 +647,18 @@ fn message_bytes<'b>(ints: &'b [i32], converted: &'b [u8]) -> &'b [u8] {
     }
 }
 
+/// A warning of one chunk's decoding layer (kind, offset inside the layer)
+/// with the chunk's position.
+#[inline]
+fn chunk_warning(pos: ChunkPos, kind: StreamWarningKind, inner_offset: usize) -> StreamWarning {
+    StreamWarning {
+        kind,
+        chunk: Some(pos.index),
+        offset: pos.offset,
+        inner_offset,
+    }
+}
+
 /// The result of running a visitor over a demo.
 #[derive(Debug)]
 pub struct Outcome<V> {
@@ -681,16 +669,29 @@ pub struct Outcome<V> {
 }
 
 /// Decodes all of `demo` sequentially with `decoder`, handing every event to
-/// `visitor`.
-pub fn visit<V: Visitor>(demo: &Demo<'_>, decoder: &mut Decoder, mut visitor: V) -> Outcome<V> {
-    let mut stream = decoder.stream(demo);
-    let error = stream.run(&mut visitor);
-    let warnings = stream.take_warnings();
+/// `visitor`; the warnings are those a [`Warnings`] of
+/// [`crate::warn::DEFAULT_MAX_WARNINGS`] keeps (see [`visit_with`]).
+pub fn visit<V: Visitor>(demo: &Demo<'_>, decoder: &mut Decoder, visitor: V) -> Outcome<V> {
+    let mut warnings = Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS);
+    let (visitor, error) = visit_with(demo, decoder, visitor, &mut warnings);
     Outcome {
         visitor,
-        warnings,
+        warnings: warnings.into_vec(),
         error,
     }
+}
+
+/// Decodes all of `demo` sequentially with `decoder`, handing every event to
+/// `visitor` and every warning to `warn`; returns the visitor and the error
+/// that ended the stream early, if any.
+pub fn visit_with<V: Visitor>(
+    demo: &Demo<'_>,
+    decoder: &mut Decoder,
+    mut visitor: V,
+    warn: &mut impl Warn<StreamWarning>,
+) -> (V, Option<StreamError>) {
+    let error = decoder.stream(demo, warn).run(&mut visitor);
+    (visitor, error)
 }
 
 #[cfg(test)]
@@ -725,13 +726,13 @@ mod tests {
         // Warm up on the whole demo, then every buffer must stay in place
         // through a second pass (the two snapshots swap, so compare sets).
         let mut n = 0;
-        let mut s = dec.stream(&demo);
+        let mut s = dec.stream(&demo, crate::warn::Discard);
         while let Some(ev) = s.next_event() {
             ev.unwrap();
             n += 1;
         }
         let warm = dec.buffers();
-        let mut s = dec.stream(&demo);
+        let mut s = dec.stream(&demo, crate::warn::Discard);
         while let Some(ev) = s.next_event() {
             ev.unwrap();
             n -= 1;

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use super::{Decoder, Outcome, StreamError, StreamWarning, Visitor};
 use crate::backend::Backend;
 use crate::demo::{ChunkKind, Demo};
+use crate::warn::Warnings;
 
 /// A run of chunks decodable on its own.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -131,8 +132,9 @@ pub fn segments(demo: &Demo<'_>, count: usize) -> Vec<Segment> {
 
 /// Decodes `segments` of `demo` on the rayon thread pool, one fresh visitor
 /// per segment from `make`. The visitors come back in file order, up to and
-/// including the first segment that ended with an error; warnings are
-/// concatenated the same way.
+/// including the first segment that ended with an error; warnings (each
+/// segment's capped at [`crate::warn::DEFAULT_MAX_WARNINGS`] and one
+/// `too_many_warnings`) are concatenated the same way.
 pub fn visit_parallel<V, F>(
     demo: &Demo<'_>,
     backend: Backend,
@@ -149,9 +151,11 @@ where
             || Decoder::new(backend),
             |dec, seg| {
                 let mut visitor = make();
-                let mut stream = dec.stream_segment(demo, seg);
-                let error = stream.run(&mut visitor);
-                (visitor, stream.take_warnings(), error)
+                let mut warnings = Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS);
+                let error = dec
+                    .stream_segment(demo, seg, &mut warnings)
+                    .run(&mut visitor);
+                (visitor, warnings.into_vec(), error)
             },
         )
         .collect();

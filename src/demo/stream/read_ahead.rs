@@ -54,7 +54,7 @@ pub(super) enum Queued<'a> {
     SegmentEnd,
 }
 
-impl Stream<'_, '_> {
+impl<W: crate::warn::Warn<super::StreamWarning>> Stream<'_, '_, W> {
     /// Reads the next chunks (up to [`QUEUE_CHUNKS`], [`BATCH_CHUNKS`] data
     /// chunks or [`BATCH_BUDGET`] bytes of Huffman output room) and
     /// Huffman-decodes their payloads as one batch, so that the decoder can

@@ -47,9 +47,9 @@ pub use types::{
     Sound, SoundsLayer, TileLayer, Tilemap, UuidType,
 };
 
-use super::error::{MapError, MapErrorKind as E, MapSection, MapWarningKind as W};
+use super::error::{MapError, MapErrorKind as E, MapSection, MapWarning, MapWarningKind as W};
 use crate::datafile::{Datafile, Inflater};
-use crate::warn::Warnings;
+use crate::warn::Warn;
 use layer::RefCounts;
 use reader::{too_short, Reader};
 use serde::Serialize;
@@ -156,7 +156,8 @@ impl LoadOptions {
 }
 
 impl Map {
-    /// Reads the map part with everything ([`LoadOptions::FULL`]).
+    /// Reads the map part with everything ([`LoadOptions::FULL`]); warnings
+    /// go to `warn`.
     ///
     /// Returns `Ok(None)` when the datafile has no map part
     /// ([`absent_reason`] says why).
@@ -164,17 +165,20 @@ impl Map {
         df: &Datafile<'_>,
         inflater: &mut Inflater,
         scratch: &mut Vec<u8>,
+        warn: &mut impl Warn<MapWarning>,
     ) -> Result<Option<Map>, MapError> {
-        Map::parse_with(df, inflater, scratch, LoadOptions::FULL)
+        Map::parse_with(df, inflater, scratch, LoadOptions::FULL, warn)
     }
 
     /// Reads the map part, inflating only what `opts` asks for (no image
-    /// pixels, sound data or tiles ever: see [`Map::load_tiles`]).
+    /// pixels, sound data or tiles ever: see [`Map::load_tiles`]). Warnings
+    /// go to `warn` as they are found (also those found before an error).
     pub fn parse_with(
         df: &Datafile<'_>,
         inflater: &mut Inflater,
         scratch: &mut Vec<u8>,
         opts: LoadOptions,
+        warn: &mut impl Warn<MapWarning>,
     ) -> Result<Option<Map>, MapError> {
         if absent_reason(df).is_some() {
             return Ok(None);
@@ -183,7 +187,7 @@ impl Map {
             df,
             inflater,
             scratch,
-            warnings: Warnings::new(super::MAX_WARNINGS),
+            warnings: warn,
         };
 
         // Version.
@@ -276,7 +280,6 @@ impl Map {
             MapVersionKind::DDNet06
         };
 
-        let warnings = r.warnings;
         Ok(Some(Map {
             kind,
             info,
@@ -287,7 +290,6 @@ impl Map {
             layers,
             sounds,
             uuid_types,
-            warnings,
         }))
     }
 }

@@ -6,14 +6,15 @@ use super::super::error::{
 };
 use super::super::strings::{c_string, item_i32_string, CStrEnd, MAX_STRING_LEN};
 use crate::datafile::{Datafile, Inflater, Item};
-use crate::warn::{Warn, Warnings};
+use crate::warn::Warn;
 
 /// Shared state while reading one map.
 pub(super) struct Reader<'r, 'a> {
+    /// The caller's sink.
     pub df: &'r Datafile<'a>,
     pub inflater: &'r mut Inflater,
     pub scratch: &'r mut Vec<u8>,
-    pub warnings: Warnings<MapWarning>,
+    pub warnings: &'r mut dyn Warn<MapWarning>,
 }
 
 impl Reader<'_, '_> {

@@ -1,9 +1,7 @@
 //! The map's item types, as read (with references checked).
 
 use super::{MapVersionKind, TILEMAP_VERSION_TILESKIP};
-use crate::map::error::MapWarning;
 use crate::map::tiles::PhysicsKind;
-use crate::warn::Warnings;
 use serde::Serialize;
 
 /// The info item.
@@ -194,8 +192,6 @@ pub struct Map {
     pub layers: Vec<Layer>,
     pub sounds: Vec<Sound>,
     pub uuid_types: Vec<UuidType>,
-    /// At most [`super::MAX_WARNINGS`], then one `too_many_warnings`.
-    pub warnings: Warnings<MapWarning>,
 }
 
 /// Tiles of one layer, expanded to `width × height`.
