@@ -44,14 +44,21 @@ const CACHED_IDS: usize = 256;
 /// `obj_client_info` (from int 0) and 0.7 `obj_de_client_info` (from int 2).
 const RAW_INFO_INTS: usize = 14;
 
-/// A table by client id (every `u16`: indexing needs no bounds check).
-#[derive(Clone, Debug)]
-struct IdIndex(Box<[u32; 1 << 16]>);
+/// A table by client id, grown to the largest id entered (at most
+/// 65,536 entries; most demos use ids below 64, so a demo does not zero a
+/// table of every `u16`).
+#[derive(Clone, Debug, Default)]
+struct IdIndex(Vec<u32>);
 
 impl IdIndex {
-    fn new() -> IdIndex {
-        let table: Box<[u32]> = vec![0; 1 << 16].into_boxed_slice();
-        IdIndex(table.try_into().expect("1 << 16 entries"))
+    /// The entry of client `id`, the table grown to hold it.
+    #[inline]
+    fn slot(&mut self, id: u16) -> &mut u32 {
+        let slot = usize::from(id);
+        if slot >= self.0.len() {
+            self.0.resize(slot + 1, 0);
+        }
+        &mut self.0[slot]
     }
 }
 
@@ -78,7 +85,7 @@ pub struct PlayerViews {
     /// Decode every string anew (tests compare this with the reuse).
     pub(super) always_decode: bool,
     /// By client id: position + 1 of its view during an update (0: none);
-    /// allocated at the first update and reset entry by entry, so an
+    /// kept from one update to the next and reset entry by entry, so an
     /// update costs O(items).
     index: Option<IdIndex>,
     /// Views looked up (see [`crate::demo::analysis::Probe`]).
@@ -271,7 +278,7 @@ impl PlayerViews {
         if self.raw.len() < CACHED_IDS {
             self.raw.resize(CACHED_IDS, None);
         }
-        let mut index = self.index.take().unwrap_or_else(IdIndex::new);
+        let mut index = self.index.take().unwrap_or_default();
         self.seen.clear();
         for (i, v) in self.views.iter_mut().enumerate() {
             if let Some(at) = self.view_at.get_mut(usize::from(v.client_id)) {
@@ -284,7 +291,7 @@ impl PlayerViews {
             v.local = false;
             v.position = None;
             self.seen.push((false, false));
-            index.0[usize::from(v.client_id)] = i as u32 + 1;
+            *index.slot(v.client_id) = i as u32 + 1;
         }
         for (key, data) in snap.iter() {
             let (ty, id) = (item_type(key), item_id(key));
@@ -351,7 +358,7 @@ impl PlayerViews {
             }
         }
         for v in &self.views {
-            index.0[usize::from(v.client_id)] = 0;
+            *index.slot(v.client_id) = 0;
         }
         self.index = Some(index);
         self.clean = warnings.len() == warnings_before && self.player_infos_distinct();
@@ -561,14 +568,14 @@ impl PlayerViews {
     #[inline]
     fn entry(&mut self, index: &mut IdIndex, id: u16) -> usize {
         self.ops += 1;
-        let slot = usize::from(id);
-        let at = match index.0[slot] {
+        let slot = index.slot(id);
+        let at = match *slot {
             0 => {
+                let at = self.views.len();
+                *slot = at as u32 + 1;
                 self.views.push(PlayerView::default());
                 self.seen.push((false, false));
-                let at = self.views.len() - 1;
                 self.views[at].client_id = id;
-                index.0[slot] = at as u32 + 1;
                 at
             }
             i => i as usize - 1,
