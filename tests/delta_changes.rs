@@ -20,6 +20,7 @@ use teebatch::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use teebatch::codec::snapshot::{item_key, v06, Changes, Protocol, Snapshot};
 use teebatch::demo::analysis::{Analysis, AnalysisVisitor, Probe, StageWarnings, TrackerConfig};
 use teebatch::demo::export::{RowBatch, Table, TableBuilder};
+use teebatch::demo::players::PositionConfig;
 use teebatch::demo::stream::{Decoder, Event, SnapshotEvent, Visitor};
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
 use teebatch::demo::Demo;
@@ -87,11 +88,20 @@ impl<V: Visitor> Visitor for Whole<V> {
 }
 
 fn analyse(bytes: &[u8], whole: bool) -> (Analysis, Probe, StageWarnings) {
+    analyse_with(bytes, whole, TrackerConfig::default())
+}
+
+/// [`analyse`] with these tracker limits.
+fn analyse_with(
+    bytes: &[u8],
+    whole: bool,
+    config: TrackerConfig,
+) -> (Analysis, Probe, StageWarnings) {
     let demo = Demo::parse(bytes).unwrap();
     let protocol = demo.decode_protocol();
     let mut dec = Decoder::new(Backend::Simd);
     let mut warnings = StageWarnings::new(1024);
-    let v = AnalysisVisitor::with_config(protocol, TrackerConfig::default(), &mut warnings);
+    let v = AnalysisVisitor::with_config(protocol, config, &mut warnings);
     let mut v = Whole::new(v, whole);
     let mut s = dec.stream(&demo, Discard);
     let failed = s.run(&mut v).is_some();
@@ -155,10 +165,20 @@ fn changes_describe_every_delta() {
 }
 
 /// The analysis that follows the changes gives the records, players and
-/// warnings of the full read, for far less work on the item tables.
+/// warnings of the full read, for far less work on the item tables and
+/// the players; with position tracks too (the views then follow every
+/// moved character, where without they skip them).
 #[test]
 fn analysis_follows_changes() {
     let (mut follow_ops, mut whole_ops) = (0, 0);
+    let (mut follow_players, mut whole_players) = (0, 0);
+    let tracks = TrackerConfig {
+        positions: Some(PositionConfig {
+            every_ticks: 1,
+            max_points: 100_000,
+        }),
+        ..TrackerConfig::default()
+    };
     for (name, bytes) in corpus() {
         let (a, pa, aw) = analyse(&bytes, false);
         let (b, pb, bw) = analyse(&bytes, true);
@@ -169,11 +189,22 @@ fn analysis_follows_changes() {
         assert_eq!(aw.message, bw.message, "{name}");
         follow_ops += pa.item_sizes;
         whole_ops += pb.item_sizes;
+        follow_players += pa.players;
+        whole_players += pb.players;
+        let (a, _, aw) = analyse_with(&bytes, false, tracks);
+        let (b, _, bw) = analyse_with(&bytes, true, tracks);
+        assert_eq!(a.players, b.players, "{name} with positions");
+        assert_eq!(aw.players, bw.players, "{name} with positions");
     }
     // Items charged to the type tables: a small share of the full read's.
     assert!(
         follow_ops * 5 < whole_ops,
         "{follow_ops} item operations against {whole_ops}"
+    );
+    // Player views and records looked up: likewise.
+    assert!(
+        follow_players * 5 < whole_players,
+        "{follow_players} player operations against {whole_players}"
     );
 }
 

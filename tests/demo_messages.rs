@@ -298,7 +298,7 @@ fn chat_lines() {
         )
     );
 
-    let p = pass(&find(&demos, "Multeasymap_bench"), None);
+    let mut p = pass(&find(&demos, "Multeasymap_bench"), None);
     assert_eq!(p.chat.len(), 40);
     assert_eq!(
         p.chat[0],
@@ -330,7 +330,7 @@ fn chat_lines() {
             "'2221' changed name to 'nnnyyy'"
         )
     );
-    let t = p.tracker.as_ref().unwrap();
+    let t = p.tracker.as_mut().unwrap();
     assert_eq!(t.player(44).unwrap().names, ["2221", "nnnyyy"]);
     // A leave, then someone else gets id 3.
     assert!(p.chat.iter().any(|c| c.4 == "'fakaskin' has left the game"));
@@ -347,7 +347,7 @@ fn chat_lines() {
 #[test]
 fn client_names_07() {
     let Some(demos) = demos() else { return };
-    let p = pass(&find(&demos, "075_ddnet_tinycave_other_player_join"), None);
+    let mut p = pass(&find(&demos, "075_ddnet_tinycave_other_player_join"), None);
     let bodies: Vec<&(i32, String)> = p
         .log
         .iter()
@@ -366,7 +366,7 @@ fn client_names_07() {
             "ClientDrop { client_id: 1, reason: \"\", silent: false }".to_owned()
         )
     );
-    let t = p.tracker.as_ref().unwrap();
+    let t = p.tracker.as_mut().unwrap();
     let names: Vec<_> = t
         .players()
         .map(|r| (r.client_id, r.names.clone()))
@@ -543,8 +543,8 @@ fn position_tracks() {
         every_ticks: 50,
         max_points: 1000,
     };
-    let p = pass(&path, Some(every));
-    let r = p.tracker.as_ref().unwrap().player(0).unwrap().clone();
+    let mut p = pass(&path, Some(every));
+    let r = p.tracker.as_mut().unwrap().player(0).unwrap().clone();
     assert_eq!(
         (r.first_tick, r.last_tick, r.ticks_present),
         (1432, 1910, 235)
@@ -556,14 +556,14 @@ fn position_tracks() {
     );
     assert!(r.positions.windows(2).all(|w| w[1].tick - w[0].tick >= 50));
     assert_eq!(r.positions_dropped, 0);
-    let capped = pass(
+    let mut capped = pass(
         &path,
         Some(PositionConfig {
             every_ticks: 50,
             max_points: 3,
         }),
     );
-    let c = capped.tracker.as_ref().unwrap().player(0).unwrap();
+    let c = capped.tracker.as_mut().unwrap().player(0).unwrap();
     assert_eq!(c.positions, r.positions[..3]);
     assert_eq!(c.positions_dropped, 7);
 }

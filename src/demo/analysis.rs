@@ -250,7 +250,7 @@ impl<S: Warn<AnalysisWarning>> AnalysisVisitor<S> {
         self.stats.stream_failed();
     }
 
-    pub fn finish(self) -> Analysis {
+    pub fn finish(mut self) -> Analysis {
         let mut messages = self.messages;
         for ((space, id), (name, count)) in self.kinds {
             let name = match (name, id) {

@@ -143,6 +143,23 @@ fn add_record(records: &mut Vec<PlayerRecord>, record_at: &mut Vec<u32>, record:
     }
 }
 
+/// A run of followed updates (the same players tick after tick, see
+/// [`PlayerViews::followed`]): each record of those players gains the same
+/// ticks and the same last tick, so they are counted once for the run and
+/// added to the records when it ends ([`PlayerTracker::settle`]), not
+/// record by record every tick.
+#[derive(Clone, Debug, Default)]
+struct PendingTicks {
+    /// A run is open.
+    open: bool,
+    /// Positions in the tracker's records of the run's players.
+    records: Vec<u32>,
+    /// New ticks seen during the run.
+    ticks: u32,
+    /// The latest tick of the run.
+    last: i32,
+}
+
 /// Follows players through a demo: feed it every snapshot (once per tick,
 /// in tick order) and every message.
 #[derive(Clone, Debug)]
@@ -165,6 +182,11 @@ pub struct PlayerTracker {
     infos_changed: bool,
     /// Client ids refused for lack of room (warned about once each).
     refused: std::collections::BTreeSet<u16>,
+    /// Ticks counted once for every record of a run of followed updates
+    /// (see [`PendingTicks`]).
+    pending: PendingTicks,
+    /// Tick of the latest snapshot fed.
+    last_fed: Option<i32>,
     /// Records and strings looked up (see
     /// [`crate::demo::analysis::Probe`]).
     ops: u64,
@@ -225,9 +247,16 @@ impl PlayerTracker {
             names_from_messages: false,
             infos: BTreeMap::new(),
             chat: Vec::new(),
-            view: PlayerViews::new(),
+            // Without position tracks nothing reads the views' positions.
+            view: if config.positions.is_some() {
+                PlayerViews::new()
+            } else {
+                PlayerViews::without_positions()
+            },
             infos_changed: false,
             refused: std::collections::BTreeSet::new(),
+            pending: PendingTicks::default(),
+            last_fed: None,
             ops: 0,
         }
     }
@@ -274,25 +303,53 @@ impl PlayerTracker {
         self.protocol
     }
 
+    /// Adds the ticks of the open run of followed updates, if any, to its
+    /// records.
+    fn settle(&mut self) {
+        let run = &mut self.pending;
+        if !run.open {
+            return;
+        }
+        run.open = false;
+        for &at in &run.records {
+            self.ops += 1;
+            if let Some(r) = self.records.get_mut(at as usize) {
+                r.ticks_present = r.ticks_present.saturating_add(run.ticks);
+                r.last_tick = run.last;
+            }
+        }
+    }
+
     /// Notes the views of the latest update in the records.
     fn record_views(&mut self, tick: i32, warnings: &mut dyn Warn<PlayerWarning>) {
         let cfg = self.config;
-        if let (Some(changed), None) = (self.view.followed(), cfg.positions) {
+        let previous = self.last_fed.replace(tick);
+        if let (Some(changed), None, Some(previous)) =
+            (self.view.followed(), cfg.positions, previous)
+        {
             // The views kept their players and strings since the previous
-            // tick, whose pass made every record and noted every string:
-            // each player's tick counts, and only the players whose player
-            // info changed can change team, score or `local`.
-            let new_tick = |r: &PlayerRecord| r.ticks_present == 0 || r.last_tick != tick;
-            for p in self.view.views() {
-                self.ops += 1;
-                if let Some(at) = record_index(&self.record_at, p.client_id) {
-                    let r = &mut self.records[at];
-                    if new_tick(r) {
-                        r.ticks_present = r.ticks_present.saturating_add(1);
+            // tick, whose pass made every record, noted every string and
+            // set every record's last tick to `previous`: each player's
+            // tick counts (once for all of them, in the run), and only the
+            // players whose player info changed can change team, score or
+            // `local`.
+            let run = &mut self.pending;
+            if !run.open {
+                run.open = true;
+                run.records.clear();
+                run.ticks = 0;
+                run.last = previous;
+                for p in self.view.views() {
+                    self.ops += 1;
+                    if let Some(at) = record_index(&self.record_at, p.client_id) {
+                        run.records.push(at as u32);
                     }
-                    r.last_tick = tick;
                 }
             }
+            if tick != run.last {
+                run.ticks = run.ticks.saturating_add(1);
+            }
+            run.last = tick;
             for &id in changed {
                 let views = self.view.views();
                 let Ok(v) = views.binary_search_by_key(&id, |v| v.client_id) else {
@@ -308,6 +365,7 @@ impl PlayerTracker {
             self.names_from_messages = false;
             return;
         }
+        self.settle();
         for p in self.view.views() {
             self.ops += 1;
             if record_index(&self.record_at, p.client_id).is_none() {
@@ -480,16 +538,19 @@ impl PlayerTracker {
     }
 
     /// Every tracked player, by client id.
-    pub fn players(&self) -> impl Iterator<Item = &PlayerRecord> {
+    pub fn players(&mut self) -> impl Iterator<Item = &PlayerRecord> {
+        self.settle();
         self.records.iter()
     }
 
     /// The record of one client id.
-    pub fn player(&self, client_id: u16) -> Option<&PlayerRecord> {
+    pub fn player(&mut self, client_id: u16) -> Option<&PlayerRecord> {
+        self.settle();
         Some(&self.records[record_index(&self.record_at, client_id)?])
     }
 
-    /// The players of the latest snapshot fed.
+    /// The players of the latest snapshot fed (with their positions only
+    /// when the tracker samples them, [`TrackerConfig::positions`]).
     pub fn current_view(&self) -> &[PlayerView] {
         self.view.views()
     }

@@ -45,14 +45,21 @@ const CACHED_IDS: usize = 256;
 /// `obj_client_info` (from int 0) and 0.7 `obj_de_client_info` (from int 2).
 const RAW_INFO_INTS: usize = 14;
 
-/// A table by client id (every `u16`: indexing needs no bounds check).
-#[derive(Clone, Debug)]
-struct IdIndex(Box<[u32; 1 << 16]>);
+/// A table by client id, grown to the largest id entered (at most
+/// 65,536 entries; most demos use ids below 64, so a demo does not zero a
+/// table of every `u16`).
+#[derive(Clone, Debug, Default)]
+struct IdIndex(Vec<u32>);
 
 impl IdIndex {
-    fn new() -> IdIndex {
-        let table: Box<[u32]> = vec![0; 1 << 16].into_boxed_slice();
-        IdIndex(table.try_into().expect("1 << 16 entries"))
+    /// The entry of client `id`, the table grown to hold it.
+    #[inline]
+    fn slot(&mut self, id: u16) -> &mut u32 {
+        let slot = usize::from(id);
+        if slot >= self.0.len() {
+            self.0.resize(slot + 1, 0);
+        }
+        &mut self.0[slot]
     }
 }
 
@@ -63,9 +70,16 @@ impl IdIndex {
 /// strings that decoded without warnings are kept, so warnings repeat
 /// exactly as on a fresh decode). Called tick after tick it allocates
 /// nothing once warm.
+///
+/// Views made [`PlayerViews::without_positions`] leave every
+/// [`PlayerView::position`] `None` (characters still make their player
+/// present, and a short one still warns): a followed update then has
+/// nothing to do for a character that only moved.
 #[derive(Clone, Debug, Default)]
 pub struct PlayerViews {
     views: Vec<PlayerView>,
+    /// Positions are not kept ([`PlayerViews::without_positions`]).
+    no_positions: bool,
     /// Parallel to `views` during an update: (any item seen, client-info
     /// strings set).
     seen: Vec<(bool, bool)>,
@@ -79,7 +93,7 @@ pub struct PlayerViews {
     /// Decode every string anew (tests compare this with the reuse).
     pub(super) always_decode: bool,
     /// By client id: position + 1 of its view during an update (0: none);
-    /// allocated at the first update and reset entry by entry, so an
+    /// kept from one update to the next and reset entry by entry, so an
     /// update costs O(items).
     index: Option<IdIndex>,
     /// Views looked up (see [`crate::demo::analysis::Probe`]).
@@ -89,8 +103,12 @@ pub struct PlayerViews {
     /// warning and no client has two 0.6 player-info items.
     clean: bool,
     /// 0.6: (item id, client id) of every player-info item of the latest
-    /// full update, sorted by item id.
+    /// full update.
     player_info_ids: Vec<(u16, u16)>,
+    /// 0.6, by player-info item id: client id + 1 of the item in the
+    /// latest full update (0: no such item); set from and reset by
+    /// `player_info_ids`, grown to the largest item id.
+    info_client: Vec<u32>,
     /// The latest update followed item updates: every string is the
     /// previous call's ([`PlayerViews::strings_reused`]).
     all_reused: bool,
@@ -101,9 +119,6 @@ pub struct PlayerViews {
     /// every full update (followed updates keep the views' order), so a
     /// followed update finds a view without a search.
     view_at: Vec<u32>,
-    /// During a followed update: the position in the snapshot of each
-    /// updated item, in `changes.updated` order (looked up once).
-    updated_at: Vec<u32>,
 }
 
 /// The position of client `id`'s view, from [`PlayerViews::view_at`].
@@ -139,6 +154,34 @@ fn is_character(protocol: Protocol, key: u32) -> bool {
     )
 }
 
+/// The position in a character item's data (ints 1 and 2, in both
+/// protocols), if the item holds them.
+#[inline]
+fn position(data: &[i32]) -> Option<(i32, i32)> {
+    match data {
+        [_, x, y, ..] => Some((*x, *y)),
+        _ => None,
+    }
+}
+
+/// Sets `p`'s fields from a 0.6 `obj_player_info` (at least 5 ints:
+/// local, client id, team, score, latency).
+#[inline]
+fn player_info_06(p: &mut PlayerView, data: &[i32]) {
+    p.local = data[0] != 0;
+    p.team = Some(data[2]);
+    p.score = Some(data[3]);
+    p.latency = Some(data[4]);
+}
+
+/// Sets `p`'s fields from a 0.7 `obj_player_info` (at least 3 ints:
+/// player flags, score, latency).
+#[inline]
+fn player_info_07(p: &mut PlayerView, data: &[i32]) {
+    p.score = Some(data[1]);
+    p.latency = Some(data[2]);
+}
+
 /// Most updated keys a [`PlayerChanges`] keeps before it settles for a
 /// full update (several snapshot chunks in one tick each add theirs).
 const MAX_NOTED: usize = 2 * crate::codec::snapshot::MAX_ITEMS;
@@ -152,8 +195,10 @@ pub struct PlayerChanges {
     /// described item by item, a player item other than a character added
     /// or removed, or too many changes noted.
     rebuild: bool,
-    /// Keys of player items updated in place (may repeat).
-    updated: Vec<u32>,
+    /// Keys of player items updated in place, with their position in the
+    /// snapshot noted (a later chunk of the same tick may move them; may
+    /// repeat).
+    updated: Vec<(u32, u32)>,
     /// Keys of characters removed and added (a player dies, respawns).
     removed: Vec<u32>,
     added: Vec<u32>,
@@ -206,7 +251,7 @@ impl PlayerChanges {
         for &i in changes.updated() {
             if let Some(&k) = keys.get(i as usize) {
                 if is_player_item(protocol, k) {
-                    self.updated.push(k);
+                    self.updated.push((k, i));
                 }
             }
         }
@@ -230,6 +275,14 @@ impl PlayerChanges {
 impl PlayerViews {
     pub fn new() -> PlayerViews {
         PlayerViews::default()
+    }
+
+    /// Views that keep no positions (see the type docs).
+    pub fn without_positions() -> PlayerViews {
+        PlayerViews {
+            no_positions: true,
+            ..PlayerViews::default()
+        }
     }
 
     /// The players of the latest snapshot, sorted by client id.
@@ -268,12 +321,15 @@ impl PlayerViews {
         let warnings_before = warnings.count;
         self.calls += 1;
         self.all_reused = false;
+        for &(item, _) in &self.player_info_ids {
+            self.info_client[usize::from(item)] = 0;
+        }
         self.player_info_ids.clear();
         self.reused = [0; CACHED_IDS / 64];
         if self.raw.len() < CACHED_IDS {
             self.raw.resize(CACHED_IDS, None);
         }
-        let mut index = self.index.take().unwrap_or_else(IdIndex::new);
+        let mut index = self.index.take().unwrap_or_default();
         self.seen.clear();
         for (i, v) in self.views.iter_mut().enumerate() {
             if let Some(at) = self.view_at.get_mut(usize::from(v.client_id)) {
@@ -286,7 +342,7 @@ impl PlayerViews {
             v.local = false;
             v.position = None;
             self.seen.push((false, false));
-            index.0[usize::from(v.client_id)] = i as u32 + 1;
+            *index.slot(v.client_id) = i as u32 + 1;
         }
         for (key, data) in snap.iter() {
             let (ty, id) = (item_type(key), item_id(key));
@@ -316,21 +372,20 @@ impl PlayerViews {
                         continue;
                     };
                     self.player_info_ids.push((id, cid));
+                    let item = usize::from(id);
+                    if self.info_client.len() <= item {
+                        self.info_client.resize(item + 1, 0);
+                    }
+                    self.info_client[item] = u32::from(cid) + 1;
                     let at = self.entry(&mut index, cid);
-                    let p = &mut self.views[at];
-                    p.local = data[0] != 0;
-                    p.team = Some(data[2]);
-                    p.score = Some(data[3]);
-                    p.latency = Some(data[4]);
+                    player_info_06(&mut self.views[at], data);
                 }
                 (Protocol::V07, v07::PLAYER_INFO) => {
                     if short(3, warnings) {
                         continue;
                     }
                     let at = self.entry(&mut index, id);
-                    let p = &mut self.views[at];
-                    p.score = Some(data[1]);
-                    p.latency = Some(data[2]);
+                    player_info_07(&mut self.views[at], data);
                 }
                 (Protocol::V07, v07::DE_CLIENT_INFO) => {
                     if short(58, warnings) {
@@ -347,13 +402,15 @@ impl PlayerViews {
                         continue;
                     }
                     let at = self.entry(&mut index, id);
-                    self.views[at].position = Some((data[1], data[2]));
+                    if !self.no_positions {
+                        self.views[at].position = position(data);
+                    }
                 }
                 _ => {}
             }
         }
         for v in &self.views {
-            index.0[usize::from(v.client_id)] = 0;
+            *index.slot(v.client_id) = 0;
         }
         self.index = Some(index);
         self.clean = warnings.count == warnings_before && self.player_infos_distinct();
@@ -405,14 +462,21 @@ impl PlayerViews {
     }
 
     /// Whether no two 0.6 player-info items name the same client (then an
-    /// update of one sets all of its view's player fields); sorts
-    /// `player_info_ids` by item id.
+    /// update of one sets all of its view's player fields).
     fn player_infos_distinct(&mut self) -> bool {
         let ids = &mut self.player_info_ids;
         ids.sort_unstable_by_key(|&(_, cid)| cid);
-        let distinct = ids.windows(2).all(|w| w[0].1 != w[1].1);
-        ids.sort_unstable();
-        distinct
+        ids.windows(2).all(|w| w[0].1 != w[1].1)
+    }
+
+    /// 0.6: the client the player-info item `item` named in the latest
+    /// full update.
+    #[inline]
+    fn info_client(&self, item: u16) -> Option<u16> {
+        match self.info_client.get(usize::from(item)) {
+            Some(&c) if c != 0 => Some((c - 1) as u16),
+            _ => None,
+        }
     }
 
     /// Brings the views from the snapshot of the latest update to `snap`,
@@ -441,115 +505,96 @@ impl PlayerViews {
         }
     }
 
-    /// The item-by-item way of [`PlayerViews::update_changed`]: checks
-    /// that every change can be followed (a character or player info of a
-    /// client with a view, a 0.6 player info still naming the same client,
-    /// a character removed from a client that keeps another item), then
-    /// applies them; `false` (nothing applied) otherwise.
+    /// The item-by-item way of [`PlayerViews::update_changed`]: each
+    /// change is checked and applied in one pass (a character or player
+    /// info of a client with a view, a 0.6 player info still naming the
+    /// same client, a character removed from a client that keeps another
+    /// item); `false` at the first that cannot be followed, and the views
+    /// are then for a full update, which sets every field a change here
+    /// may have set.
     fn follow(&mut self, snap: &Snapshot, protocol: Protocol, changes: &PlayerChanges) -> bool {
-        let updated = &changes.updated[..];
-        self.updated_at.clear();
-        // Every change checked against the snapshot's items before
-        // anything changes.
-        for &key in &changes.removed {
+        self.changed.clear();
+        for &key in changes.removed.iter().chain(&changes.added) {
             self.ops += 1;
             let id = item_id(key);
-            let kept = match protocol {
-                Protocol::V06 => {
-                    let ids = &self.player_info_ids;
-                    snap.get(item_key(v06::CLIENT_INFO, id)).is_some()
-                        || ids
-                            .binary_search_by_key(&id, |&(item, _)| item)
-                            .is_ok_and(|at| ids[at].1 == id)
-                }
-                Protocol::V07 => {
-                    snap.get(item_key(v07::PLAYER_INFO, id)).is_some()
-                        || snap.get(item_key(v07::DE_CLIENT_INFO, id)).is_some()
-                }
+            let Some(at) = view_of(&self.view_at, id) else {
+                return false;
             };
-            // A character still there was removed and added back.
-            let back = snap.get(key).is_some_and(|d| d.len() >= 3);
-            if !(kept || back) || view_of(&self.view_at, id).is_none() {
-                return false;
+            let data = snap.get(key);
+            if let Some(d) = data {
+                // A character still (or again) there must be whole.
+                if d.len() < 3 {
+                    return false;
+                }
+            } else {
+                // Gone: the client must keep another item.
+                let kept = match protocol {
+                    Protocol::V06 => {
+                        snap.get(item_key(v06::CLIENT_INFO, id)).is_some()
+                            || self.info_client(id) == Some(id)
+                    }
+                    Protocol::V07 => {
+                        snap.get(item_key(v07::PLAYER_INFO, id)).is_some()
+                            || snap.get(item_key(v07::DE_CLIENT_INFO, id)).is_some()
+                    }
+                };
+                if !kept {
+                    return false;
+                }
+            }
+            if !self.no_positions {
+                self.views[at].position = data.and_then(position);
             }
         }
-        for &key in &changes.added {
-            self.ops += 1;
-            let id = item_id(key);
-            let fits = snap.get(key).is_none_or(|d| d.len() >= 3);
-            if !fits || view_of(&self.view_at, id).is_none() {
-                return false;
+        let keys = snap.keys();
+        for &(key, noted_at) in &changes.updated {
+            if self.no_positions && is_character(protocol, key) {
+                // Updated in place, so with the size it had in the
+                // previous snapshot, whose update found it whole and its
+                // client with a view: only its position changed.
+                continue;
             }
-        }
-        for &key in updated {
             self.ops += 1;
-            let (ty, id) = (item_type(key), item_id(key));
-            let Some(i) = snap.index_of(key) else {
-                return false;
+            // The position noted, unless a later chunk of the tick moved
+            // the item.
+            let i = if keys.get(noted_at as usize) == Some(&key) {
+                noted_at as usize
+            } else {
+                match snap.index_of(key) {
+                    Some(i) => i,
+                    None => return false,
+                }
             };
             let Some((_, data)) = snap.item(i) else {
                 return false;
             };
-            self.updated_at.push(i as u32);
-            let ok = match (protocol, ty) {
-                (Protocol::V06, v06::CHARACTER) | (Protocol::V07, v07::CHARACTER) => {
-                    data.len() >= 3 && view_of(&self.view_at, id).is_some()
-                }
-                (Protocol::V06, v06::PLAYER_INFO) => {
-                    let ids = &self.player_info_ids;
-                    data.len() >= 5
-                        && ids
-                            .binary_search_by_key(&id, |&(item, _)| item)
-                            .is_ok_and(|at| i32::from(ids[at].1) == data[1])
-                        && u16::try_from(data[1]).is_ok_and(|c| view_of(&self.view_at, c).is_some())
-                }
-                (Protocol::V07, v07::PLAYER_INFO) => {
-                    data.len() >= 3 && view_of(&self.view_at, id).is_some()
-                }
-                _ => false,
-            };
-            if !ok {
-                return false;
-            }
-        }
-        self.changed.clear();
-        for &key in changes.removed.iter().chain(&changes.added) {
-            if let Some(at) = view_of(&self.view_at, item_id(key)) {
-                let data = snap.get(key);
-                self.views[at].position = data.map(|d| (d[1], d[2]));
-            }
-        }
-        for (&key, &i) in updated.iter().zip(&self.updated_at) {
             let (ty, id) = (item_type(key), item_id(key));
-            let Some((_, data)) = snap.item(i as usize) else {
-                continue;
-            };
             match (protocol, ty) {
                 (Protocol::V06, v06::CHARACTER) | (Protocol::V07, v07::CHARACTER) => {
-                    if let Some(at) = view_of(&self.view_at, id) {
-                        self.views[at].position = Some((data[1], data[2]));
-                    }
+                    let (Some(at), Some(pos)) = (view_of(&self.view_at, id), position(data)) else {
+                        return false;
+                    };
+                    self.views[at].position = Some(pos);
                 }
                 (Protocol::V06, v06::PLAYER_INFO) => {
-                    let cid = data[1] as u16;
+                    let cid = match self.info_client(id) {
+                        Some(c) if data.len() >= 5 && i32::from(c) == data[1] => c,
+                        _ => return false,
+                    };
+                    let Some(at) = view_of(&self.view_at, cid) else {
+                        return false;
+                    };
+                    player_info_06(&mut self.views[at], data);
                     self.changed.push(cid);
-                    if let Some(at) = view_of(&self.view_at, cid) {
-                        let p = &mut self.views[at];
-                        p.local = data[0] != 0;
-                        p.team = Some(data[2]);
-                        p.score = Some(data[3]);
-                        p.latency = Some(data[4]);
-                    }
                 }
                 (Protocol::V07, v07::PLAYER_INFO) => {
+                    let Some(at) = view_of(&self.view_at, id).filter(|_| data.len() >= 3) else {
+                        return false;
+                    };
+                    player_info_07(&mut self.views[at], data);
                     self.changed.push(id);
-                    if let Some(at) = view_of(&self.view_at, id) {
-                        let p = &mut self.views[at];
-                        p.score = Some(data[1]);
-                        p.latency = Some(data[2]);
-                    }
                 }
-                _ => {}
+                _ => return false,
             }
         }
         // `calls` stays: the client-info ints cached by the latest full
@@ -563,14 +608,14 @@ impl PlayerViews {
     #[inline]
     fn entry(&mut self, index: &mut IdIndex, id: u16) -> usize {
         self.ops += 1;
-        let slot = usize::from(id);
-        let at = match index.0[slot] {
+        let slot = index.slot(id);
+        let at = match *slot {
             0 => {
+                let at = self.views.len();
+                *slot = at as u32 + 1;
                 self.views.push(PlayerView::default());
                 self.seen.push((false, false));
-                let at = self.views.len() - 1;
                 self.views[at].client_id = id;
-                index.0[slot] = at as u32 + 1;
                 at
             }
             i => i as usize - 1,

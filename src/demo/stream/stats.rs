@@ -216,9 +216,6 @@ pub struct Probe {
     pub players: u64,
 }
 
-/// Number of UUID type numbers (`0x4000..=0xffff`).
-const UUID_TYPES: usize = 0x1_0000 - OFFSET_UUID_TYPE as usize;
-
 /// A [`Visitor`] computing [`DemoStats`].
 ///
 /// Item counts follow what each snapshot chunk changed
@@ -236,11 +233,11 @@ pub struct StatsVisitor {
     uuid: Vec<(Uuid, TypeCounter)>,
     /// Position in `uuid` of each UUID.
     uuid_at: HashMap<Uuid, u32>,
-    /// By UUID type number - `0x4000` (allocated at the first
-    /// declaration): the recount (`epoch`) that last declared it and the
-    /// position in `uuid` it declared. A snapshot usually declares what
-    /// the previous one did, so a declaration is checked against this
-    /// before the UUID is hashed.
+    /// By UUID type number - `0x4000` (up to the largest declared, at
+    /// most the 49,152 of `0x4000..=0xffff`): the recount (`epoch`) that
+    /// last declared it and the position in `uuid` it declared. A snapshot
+    /// usually declares what the previous one did, so a declaration is
+    /// checked against this before the UUID is hashed.
     decl: Vec<(u64, u32)>,
     /// Recounts so far (the stamp of `decl`): declarations hold from one
     /// recount to the next, since a snapshot that changes one is recounted.
@@ -391,10 +388,12 @@ impl StatsVisitor {
     /// Notes that this snapshot (`stamp`) declares UUID type number `t` as
     /// `u`.
     fn declare(&mut self, t: u16, u: Uuid, stamp: u64) {
-        if self.decl.is_empty() {
-            self.decl = vec![(0, 0); UUID_TYPES];
-        }
         let slot = usize::from(t - OFFSET_UUID_TYPE);
+        if self.decl.len() <= slot {
+            // Grown to the largest type number declared (most demos use a
+            // few dozen past 0x4000), not allocated and zeroed whole.
+            self.decl.resize(slot + 1, (0, 0));
+        }
         let (declared, prev) = self.decl[slot];
         if declared == stamp {
             // Declared twice in one snapshot: the first declaration holds.
