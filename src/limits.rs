@@ -130,7 +130,7 @@ impl Limits {
 
     /// Bytes of capacity a worker's reusable buffer (file bytes, inflated
     /// blocks) keeps after a file; a larger one is shrunk to this once the
-    /// file is done ([`shrink_buffer`]), so one huge file does not hold its
+    /// file is done (`shrink_buffer`), so one huge file does not hold its
     /// memory for the rest of the batch (not configurable).
     pub const KEEP_WORKER_BUFFER_BYTES: usize = 64 << 20;
     /// Players a demo's analysis tracks; more client ids get one

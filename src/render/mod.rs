@@ -2,9 +2,9 @@
 //!
 //! Layout:
 //!
-//! - [`raster`]: the opaque RGB [`Canvas`](raster::Canvas), premultiplied
+//! - [`raster`]: the opaque RGB [`Canvas`], premultiplied
 //!   "over" blending, tile transforms (flip/rotate/angle), texture cells
-//!   ([`Cells`](raster::Cells): a 16 × 16 tileset or atlas resampled once
+//!   ([`Cells`]: a 16 × 16 tileset or atlas resampled once
 //!   per cell size with a box filter), PNG encoding and decoding.
 //! - [`entities`]: the `entities` style (physics layers as DDNet's editor
 //!   shows them), with the flat palette used when no atlas is found.

@@ -484,7 +484,7 @@ impl PlayerViews {
     /// only updated in place (characters, player infos: work in
     /// proportion to those), else (items added or removed, client infos
     /// changed, `infos_changed`, or the latest update was not
-    /// [`PlayerViews::clean`]) by a full [`PlayerViews::update`]. The
+    /// `PlayerViews::clean`) by a full [`PlayerViews::update`]. The
     /// views, strings and warnings are those of a full update either way.
     pub fn update_changed(
         &mut self,

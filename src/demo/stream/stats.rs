@@ -224,7 +224,7 @@ pub struct Probe {
 /// size), so a delta costs work in proportion to the items it touched,
 /// not to the snapshot. A full snapshot, a delta of unknown change (the
 /// oracle tier) or one that touches a UUID declaration (type 0, id
-/// `0x4000..`) recounts the snapshot ([`StatsVisitor::recount`]).
+/// `0x4000..`) recounts the snapshot (`StatsVisitor::recount`).
 #[derive(Debug, Default)]
 pub struct StatsVisitor {
     stats: DemoStats,

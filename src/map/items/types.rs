@@ -32,7 +32,7 @@ pub struct Image {
     pub width: i32,
     pub height: i32,
     pub external: bool,
-    /// The name (loaded with [`LoadOptions::names`]).
+    /// The name (loaded with [`LoadOptions::names`](crate::map::LoadOptions::names)).
     pub name: Option<String>,
     pub name_data: Option<usize>,
     /// The pixel data block (embedded images).
