@@ -784,3 +784,50 @@ proptest! {
         }
     }
 }
+
+/// `maps index --max-warnings N` caps the datafile's warnings: a map with
+/// trailing bytes and a wrong `swaplen` has two; one is kept with N = 1,
+/// then `too_many_warnings` at the second one's place.
+#[test]
+fn max_warnings_caps_the_datafile_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("odd.map");
+    let mut bytes = synth::generate(&SynthParams::new(3, 20, 20));
+    bytes.extend_from_slice(b"trailing");
+    // The header's `swaplen` (bytes 12..16, after magic, version and size)
+    // one too small.
+    let swaplen = i32::from_le_bytes(bytes[12..16].try_into().unwrap());
+    bytes[12..16].copy_from_slice(&(swaplen - 1).to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let p = path.to_str().unwrap();
+    let kinds = |recs: &[serde_json::Value]| -> Vec<(String, String)> {
+        recs[0]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| {
+                (
+                    w["stage"].as_str().unwrap().to_owned(),
+                    w["kind"].as_str().unwrap().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let all = kinds(&common::run_records(&["maps", "index", "-q", p], 0));
+    let df = |k: &str| ("datafile".to_owned(), k.to_owned());
+    assert_eq!(
+        all,
+        [df("swaplen_mismatch"), df("trailing_bytes")],
+        "{all:?}"
+    );
+    let one = kinds(&common::run_records(
+        &["maps", "index", "-q", "--max-warnings", "1", p],
+        0,
+    ));
+    assert_eq!(one, [df("swaplen_mismatch"), df("too_many_warnings")]);
+    let none = kinds(&common::run_records(
+        &["maps", "index", "-q", "--max-warnings", "0", p],
+        0,
+    ));
+    assert_eq!(none, [df("too_many_warnings")]);
+}

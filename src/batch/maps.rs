@@ -18,7 +18,8 @@ pub struct IndexOptions {
     pub mmap: MmapMode,
     /// Files larger than [`Limits::max_map_file_bytes`] are not read (an
     /// error of kind `too_large`); [`Limits::max_decompressed_bytes`] is
-    /// each file's inflate budget.
+    /// each file's inflate budget; [`Limits::max_warnings`] caps the
+    /// datafile's and the map's warnings, each.
     pub limits: Limits,
 }
 
@@ -224,7 +225,8 @@ pub fn index_bytes(
     rec.sha256 = Some(hex::encode(Sha256::digest(bytes)));
     // The warnings of a file whose tables do not parse are left out with
     // it: the record has the error.
-    let mut df_warnings = Warnings::new(crate::datafile::MAX_WARNINGS);
+    let max_warnings = opts.limits.max_warnings;
+    let mut df_warnings = Warnings::new(max_warnings);
     let df = match Datafile::parse_with(bytes, &mut df_warnings) {
         Ok(df) => df,
         Err(e) => {
@@ -258,7 +260,7 @@ pub fn index_bytes(
         }
         inflater.start_file();
     }
-    add_map_summary(rec, &df, inflater, buf);
+    add_map_summary(rec, &df, inflater, buf, max_warnings);
 }
 
 /// The map-level part of a record: the summary, its warnings (moved to the
@@ -268,10 +270,11 @@ fn add_map_summary(
     df: &Datafile<'_>,
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
+    max_warnings: usize,
 ) {
     // As for the datafile, the warnings of a map part with an error are
     // left out with it.
-    let mut warnings = Warnings::new(crate::map::MAX_WARNINGS);
+    let mut warnings = Warnings::new(max_warnings);
     match crate::map::summarize_with(df, inflater, buf, &mut warnings) {
         Ok(mut summary) => {
             summary.warnings = warnings.into_vec();

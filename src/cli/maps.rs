@@ -50,6 +50,10 @@ pub struct IndexArgs {
     /// (K, M, G, T: 1K = 1024, 1G = 2^30), e.g. 512M.
     #[arg(long, default_value = "1G", value_name = "SIZE", value_parser = super::parse_byte_size)]
     pub max_decompressed_bytes: u64,
+    /// Most warnings kept per map and stage (datafile, map); one
+    /// `too_many_warnings` warning stands for the rest.
+    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_WARNINGS)]
+    pub max_warnings: usize,
     /// Also write a thumbnail of every map, `DIR/<name>.png` (the pictures
     /// of `maps render --max-side 256`), in the same pass over each file. A
     /// map that cannot be drawn gets a warning of stage `render`.
@@ -67,6 +71,7 @@ impl IndexArgs {
     pub fn limits(&self) -> Limits {
         self.batch.select.limits(Limits {
             max_decompressed_bytes: self.max_decompressed_bytes,
+            max_warnings: self.max_warnings,
             ..Limits::default()
         })
     }
