@@ -36,6 +36,8 @@
 //! [`unpack`] uses the [`DEFAULT_BACKEND`] tier.
 
 #[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
 mod avx512;
 pub mod oracle;
 pub mod scalar;
