@@ -1,6 +1,6 @@
 //! Variable-length ints: int.md's examples, overlong and padding quirks,
-//! every tier and every SIMD kernel this CPU can run (AVX-512, AVX2,
-//! `wide`, forced whatever the process chose) against the oracle (random bytes, real-like
+//! every tier and every SIMD kernel this CPU can run (AVX-512, AVX2
+//! shuffle, AVX2-compiled `wide`, `wide`, forced whatever the process chose) against the oracle (random bytes, real-like
 //! runs and clusters, every tail length, small outputs, the real demo
 //! payloads), pack/unpack round trips.
 
@@ -233,6 +233,7 @@ fn payload_piece() -> impl Strategy<Value = Vec<u8>> {
             vec![0x80, 0x80, 0x80, 0x80, 0x81],
             vec![0x81],
         ]),
+        1 => prop::collection::vec(0x80u8..=0xff, 1..12),
     ]
 }
 
@@ -290,6 +291,41 @@ proptest! {
             agree(&input[..len], len);
             agree(&input[..len], len / 2);
             agree(&input[192 - len..], 256);
+        }
+    }
+}
+
+/// Odd ints (overlong, padding, a 5th byte with the extend bit, a run of
+/// extend bytes, an int cut off by the end) at every offset of 192 bytes of
+/// one-byte ints or of valid multi-byte ints, so that each crosses every
+/// position within and across the SIMD windows and blocks.
+#[test]
+fn odd_ints_at_every_offset() {
+    let odd: [&[u8]; 8] = [
+        &[0x80, 0x00],
+        &[0xc0, 0x80, 0x80, 0x80, 0x00],
+        &[0x80, 0x80, 0x80, 0x80, 0x10],
+        &[0xbf, 0xff, 0xff, 0xff, 0x7f],
+        &[0x80, 0x80, 0x80, 0x80, 0x81],
+        &[0xff; 9],
+        &[0x81, 0x82],
+        &[0x80, 0x80, 0x80, 0x80],
+    ];
+    let backgrounds = [
+        vec![0x45; 192],
+        packed(&[1000, -70, i32::MIN, 5, 1 << 20, -3, i32::MAX].repeat(12)),
+    ];
+    for background in &backgrounds {
+        for bytes in odd {
+            for at in 0..192 {
+                let mut input = background.clone();
+                let to = (at + bytes.len()).min(input.len());
+                input.splice(at..to, bytes.iter().copied());
+                // Cut off after the odd int, and at the full length.
+                agree(&input[..(at + bytes.len()).min(input.len())], 256);
+                agree(&input, 256);
+                agree(&input, 100);
+            }
         }
     }
 }

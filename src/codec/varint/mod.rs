@@ -31,10 +31,13 @@
 //! Tiers: [`oracle::unpack`] (one int at a time, byte by byte),
 //! [`scalar::unpack`] (8-byte words: runs of one-byte ints without per-byte
 //! branches, multi-byte ints from one load), [`simd::unpack`] (64-byte
-//! windows read through their extend bits: an AVX-512 kernel chosen at run
-//! time where the CPU has it, else [`simd::unpack_baseline`] with `wide`).
+//! windows read through their extend bits: an AVX-512 or an AVX2 kernel
+//! chosen at run time where the CPU has it, else [`simd::unpack_baseline`]
+//! with `wide`).
 //! [`unpack`] uses the [`DEFAULT_BACKEND`] tier.
 
+#[cfg(target_arch = "x86_64")]
+mod avx2;
 #[cfg(target_arch = "x86_64")]
 mod avx512;
 pub mod oracle;
