@@ -34,6 +34,7 @@
 
 use super::scalar::{store_int_at, unpack_from};
 use super::{VarintError, VarintErrorKind, VarintWarning};
+use crate::warn::Warn;
 use core::arch::x86_64::*;
 
 /// Bytes per window.
@@ -245,7 +246,7 @@ fn bad_ends(c: Classes, before: u64) -> u64 {
 fn exact(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
     mut at: usize,
     stop: usize,
     n: &mut usize,
@@ -285,7 +286,7 @@ fn step(
     win: &[u8; SPAN],
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
     st: &mut State,
 ) -> Result<bool, VarintError> {
     let Some(dst) = out
@@ -373,7 +374,7 @@ fn step(
 pub(super) fn unpack(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     if input.len() < WINDOW {
         return super::scalar::unpack(input, out, warnings);

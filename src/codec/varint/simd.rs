@@ -214,7 +214,7 @@ fn unpack_avx512(
 fn unpack_avx2(
     input: &[u8],
     out: &mut [i32],
-    warnings: &mut Vec<VarintWarning>,
+    warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     // SAFETY: this entry is only handed out for `Kernel::Avx2`,
     // whose level (checked by `chosen` and `unpack_kernel`) has AVX2,
