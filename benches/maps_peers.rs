@@ -43,7 +43,12 @@ fn map_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-fn index(bytes: &[u8], opts: &IndexOptions, inflater: &mut Inflater, buf: &mut Vec<u8>) -> MapRecord {
+fn index(
+    bytes: &[u8],
+    opts: &IndexOptions,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+) -> MapRecord {
     let mut rec = MapRecord::default();
     index_bytes(&mut rec, bytes, opts, inflater, buf);
     rec
@@ -84,8 +89,7 @@ fn main() {
     let dir = match (arg("--maps"), num("--synth", 0.0) as u32) {
         (Some(d), _) => PathBuf::from(d),
         (None, 0) => {
-            let Some(ds) =
-                teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR"))
+            let Some(ds) = teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR"))
             else {
                 eprintln!("SKIPPED: ../shared/datasets not found");
                 return;
@@ -135,7 +139,9 @@ fn main() {
     let blocks: Vec<(&[u8], usize)> = dfs
         .iter()
         .filter(|df| df.version() != Version::V3)
-        .flat_map(|df| (0..df.num_data()).map(|i| (df.data_raw(i).unwrap(), df.data_size(i).unwrap())))
+        .flat_map(|df| {
+            (0..df.num_data()).map(|i| (df.data_raw(i).unwrap(), df.data_size(i).unwrap()))
+        })
         .collect();
     let out_bytes: u64 = blocks.iter().map(|&(_, n)| n as u64).sum();
     let mut out = vec![0u8; blocks.iter().map(|&(_, n)| n).max().unwrap_or(0)];
@@ -221,17 +227,20 @@ fn main() {
         });
         black_box((c.finalize(), h.finalize()));
     });
-    contender!("inflate + CRC-32 (libdeflate) + SHA-256 fused per 64 KiB piece", || {
-        let mut c = libdeflater::Crc::new();
-        let mut h = Sha256::new();
-        inflate_then.borrow_mut()(&mut |b| {
-            for p in b.chunks(PIECE) {
-                c.update(p);
-                h.update(p);
-            }
-        });
-        black_box((c.sum(), h.finalize()));
-    });
+    contender!(
+        "inflate + CRC-32 (libdeflate) + SHA-256 fused per 64 KiB piece",
+        || {
+            let mut c = libdeflater::Crc::new();
+            let mut h = Sha256::new();
+            inflate_then.borrow_mut()(&mut |b| {
+                for p in b.chunks(PIECE) {
+                    c.update(p);
+                    h.update(p);
+                }
+            });
+            black_box((c.sum(), h.finalize()));
+        }
+    );
     contender!("`maps index` work (no --verify)", || {
         let (inf, buf) = &mut *work.borrow_mut();
         for b in &files {
@@ -257,13 +266,16 @@ fn main() {
             }
         });
     }
-    let mut refs: Vec<&mut dyn FnMut()> = contenders.iter_mut().map(|f| &mut **f as &mut dyn FnMut()).collect();
+    let mut refs: Vec<&mut dyn FnMut()> = contenders
+        .iter_mut()
+        .map(|f| &mut **f as &mut dyn FnMut())
+        .collect();
     let t = race(min, rounds, &mut refs);
     drop(refs);
     drop(contenders);
     let floor = t[0];
     println!(
-        "\n| 1 thread, maps in memory | s per pass | MB/s of output | MB/s of files | × the floor |\n|---|---:|---:|---:|---:|"
+        "\n| 1 thread, maps in memory | s per pass (CPU, or wall with --wall) | MB/s of output | MB/s of files | × the floor |\n|---|---:|---:|---:|---:|"
     );
     for (name, s) in names.iter().zip(&t) {
         println!(
@@ -273,7 +285,10 @@ fn main() {
             s / floor
         );
     }
-    let verify_t = t[names.iter().position(|n| n.starts_with("`maps index --verify`")).unwrap()];
+    let verify_t = t[names
+        .iter()
+        .position(|n| n.starts_with("`maps index --verify`"))
+        .unwrap()];
     if let Some(i) = names.iter().position(|n| n.starts_with("twmap: datafile")) {
         println!(
             "\n`maps index --verify` against twmap's inflate alone: {:.2}× (twmap {:.3} s, teebatch {:.3} s)",
@@ -321,7 +336,11 @@ fn main() {
         min,
         rounds,
         &mut [
-            &mut || run(Command::new(exe).args(["maps", "index", "-j", "1", "-q"]).arg(&dir)),
+            &mut || {
+                run(Command::new(exe)
+                    .args(["maps", "index", "-j", "1", "-q"])
+                    .arg(&dir))
+            },
             &mut || {
                 run(Command::new(exe)
                     .args(["maps", "index", "-j", "1", "-q", "--verify"])
@@ -331,7 +350,7 @@ fn main() {
         ],
     );
     println!(
-        "\n| whole process, {} files, {:.1} MB | s | MB/s of files |\n|---|---:|---:|",
+        "\n| whole process, {} files, {:.1} MB | s (CPU, or wall with --wall) | MB/s of files |\n|---|---:|---:|",
         paths.len(),
         all_bytes as f64 / 1e6
     );

@@ -14,7 +14,8 @@
 //! which needs no privileges; the eviction is inside the timed run, the same
 //! for both modes; the host may still cache the disk). `--mmap auto` maps
 //! the files of at least 16 MiB, so it is `never` on the small and medium
-//! classes and `always` on the large one.
+//! classes and `always` on the large one. Times are CPU seconds of the
+//! teebatch processes unless `--wall` (use it with `--cold`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -59,6 +60,9 @@ fn main() {
     let (min, rounds) = timing();
     print_machine(min, rounds);
     let cold = flag("--cold");
+    if cold && !race::wall() {
+        eprintln!("--cold measures the time spent waiting for the disk: add --wall");
+    }
     println!(
         "page cache: {}",
         if cold {
@@ -150,7 +154,11 @@ fn main() {
                 .unwrap();
             assert!(status.code().is_some_and(|c| c <= 1), "{name}: {status}");
         };
-        let t = race(min, rounds, &mut [&mut || run("never"), &mut || run("always")]);
+        let t = race(
+            min,
+            rounds,
+            &mut [&mut || run("never"), &mut || run("always")],
+        );
         println!(
             "| {name} (`{kind} index -j 1`) | {} | {:.1} | {:.0}–{:.0} KB | {:.4} ({:.0} MB/s) | {:.4} ({:.0} MB/s) | {:.3} |",
             paths.len(),

@@ -280,7 +280,7 @@ fn generated_demos(dir: &Path, min: Duration, rounds: u32) {
         chunk_bytes as f64 / 1e6,
     );
     println!(
-        "\n| work (seconds for the collection; MB/s of chunk data) | libtw2 decode only | teebatch | ratio |\n|---|---:|---:|---:|"
+        "\n| work (seconds for the collection, CPU or wall with --wall; MB/s of chunk data) | libtw2 decode only | teebatch | ratio |\n|---|---:|---:|---:|"
     );
     for (name, ours) in [
         ("`demos index --jobs 1`, whole process", process),

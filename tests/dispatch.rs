@@ -138,7 +138,10 @@ fn bench_json_of_maps_and_demos_has_every_row_of_the_table() {
         assert_eq!(json.status.code(), Some(0), "{bench}");
         let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
         assert_eq!(doc["bench"], bench);
-        assert_eq!(doc["tiers"]["active"], X86Level::detected().min(X86Level::Sse2).name());
+        assert_eq!(
+            doc["tiers"]["active"],
+            X86Level::detected().min(X86Level::Sse2).name()
+        );
         let figures = doc["figures"].as_array().unwrap();
         assert_eq!(figures.len(), rows.len(), "{bench}: {rows:?}");
         for (f, row) in figures.iter().zip(&rows) {
