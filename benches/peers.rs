@@ -9,7 +9,8 @@
 //!   8`, written to a temporary folder): libtw2's decode-only time against
 //!   the whole `teebatch demos index --jobs 1` process (start-up, listing,
 //!   reading, SHA-256 and CRC-32 of every file, decode, analysis, JSON
-//!   records), and teebatch's own decode-only time.
+//!   records), the same work in memory (`batch::demos::index_bytes`),
+//!   teebatch's own decode-only time and the start-up of a process.
 //!
 //! `cargo bench --bench peers [-- --seconds S --rounds R --synth N
 //! --synth-dir DIR --levels sse2,avx2,avx512]`. With `TEEBATCH_X86_LEVEL=avx2`
@@ -244,6 +245,16 @@ fn generated_demos(dir: &Path, min: Duration, rounds: u32) {
     let mut dec = Decoder::new(Backend::Simd);
     let mut tw = Tw::new();
     same_decode(&inputs, &mut dec, &mut tw);
+    let files: Vec<Vec<u8>> = {
+        let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|e| Some(e.ok()?.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "demo"))
+            .collect();
+        paths.sort();
+        paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
+    };
+    let mut dec2 = Decoder::new(Backend::Simd);
     let exe = env!("CARGO_BIN_EXE_teebatch");
     let index = || {
         let status = Command::new(exe)
@@ -269,9 +280,24 @@ fn generated_demos(dir: &Path, min: Duration, rounds: u32) {
                     black_box(teebatch_decode(&mut dec, &i.bytes));
                 }
             },
+            &mut || {
+                for f in &files {
+                    let mut rec = teebatch::batch::demos::DemoRecord::default();
+                    black_box(teebatch::batch::demos::index_bytes(&mut rec, f, &mut dec2));
+                    black_box(rec);
+                }
+            },
+            &mut || {
+                let status = Command::new(exe)
+                    .arg("--version")
+                    .stdout(Stdio::null())
+                    .status()
+                    .unwrap();
+                assert!(status.success());
+            },
         ],
     );
-    let (tw_full, process, ours) = (t[0], t[1], t[2]);
+    let (tw_full, process, ours, work, start) = (t[0], t[1], t[2], t[3], t[4]);
     println!(
         "\ngenerated demos ({}): {} demos, {:.2} MB of files, {:.2} MB of chunk data",
         dir.display(),
@@ -284,6 +310,10 @@ fn generated_demos(dir: &Path, min: Duration, rounds: u32) {
     );
     for (name, ours) in [
         ("`demos index --jobs 1`, whole process", process),
+        (
+            "`demos index` work in memory, 1 thread (SHA-256, decode, analysis)",
+            work,
+        ),
         ("full decode only, 1 thread, in memory", ours),
     ] {
         println!(
@@ -293,4 +323,9 @@ fn generated_demos(dir: &Path, min: Duration, rounds: u32) {
             tw_full / ours
         );
     }
+    println!(
+        "\nprocess start-up and exit alone (`teebatch --version`): {start:.4} s; the whole \
+         process less that and the in-memory work (listing, reading, JSON records): {:.4} s",
+        process - start - work
+    );
 }

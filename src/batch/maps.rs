@@ -210,12 +210,6 @@ pub fn index_input_then(
     rec
 }
 
-/// Bytes of inflated data `--verify` hashes at a time (CRC-32 then SHA-256
-/// of each piece, so the second hash reads from L1/L2). With 64 KiB pieces
-/// `--verify` over the shared maps takes 0.92× the time of hashing each
-/// whole block twice (`cargo bench --bench maps_peers`).
-const VERIFY_PIECE: usize = 64 << 10;
-
 /// Fills `rec` from the bytes of one map.
 pub fn index_bytes(
     rec: &mut MapRecord,
@@ -251,13 +245,8 @@ pub fn index_bytes(
                 rec.error = Some(ErrorRecord::datafile(&e));
                 break;
             }
-            // Both hashes per piece: the SHA-256 reads each piece while the
-            // CRC-32 has just brought it into cache, instead of a second
-            // pass over a block that can be far larger than the caches.
-            for piece in buf.chunks(VERIFY_PIECE) {
-                h.update(piece);
-                sha.update(piece);
-            }
+            h.update(buf);
+            sha.update(&buf[..]);
         }
         if rec.error.is_none() {
             rec.data_crc32 = Some(format!("{:08x}", h.finalize()));
