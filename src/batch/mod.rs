@@ -381,7 +381,7 @@ pub enum MmapMode {
     /// Map files of at least [`MMAP_AUTO_THRESHOLD`] bytes whose size is as
     /// listed; read the others. Unsafe for files that can change: see
     /// [`MmapMode::Always`].
-    #[value(help = "Map files of 16 MiB or more (unsafe if files can change), read the others")]
+    #[value(help = "Map files of 1 MiB or more (unsafe if files can change), read the others")]
     Auto,
     /// Map every non-empty file. Unsafe for files that can change: a file
     /// truncated by another process while mapped raises SIGBUS on access
@@ -436,10 +436,10 @@ pub fn read_named_file(path: &Path) -> io::Result<Vec<u8>> {
 
 /// Files at least this large are memory-mapped in [`MmapMode::Auto`].
 ///
-/// Below a few MiB a read into a reused buffer is as fast as setting up
-/// and tearing down a mapping; the README's `--mmap` section has the
-/// measurements (`perf stat` of `maps index` / `demos index` per mode).
-pub const MMAP_AUTO_THRESHOLD: u64 = 16 << 20;
+/// Files of about 1 MB and more cost 3–7% less CPU time mapped than read;
+/// below that the two are even (the README's `--mmap` section has the
+/// figures per size, `cargo bench --bench mmap`).
+pub const MMAP_AUTO_THRESHOLD: u64 = 1 << 20;
 
 /// The bytes of one input for the duration of its processing.
 pub enum Loaded<'b> {
