@@ -8,10 +8,11 @@
 //! (default `../shared/datasets/maps`), or N generated maps (`teebatch
 //! synth maps --count N`, written to a temporary folder) with `--synth N`.
 //! In memory and on one thread, the maps that teebatch indexes without an
-//! error (and twmap loads, when it is built in) are the set; the
-//! whole-process rows run `teebatch maps index -j 1` and `sha256sum` over
-//! every file of the inputs. Contenders alternate, best of R rounds of at
-//! least S seconds each (see `race.rs`).
+//! error (and whose blocks twmap inflates, when it is built in) are the
+//! set; the whole-process rows run `teebatch maps index -j 1` and
+//! `sha256sum` over every file of the inputs. Contenders alternate, best
+//! of R rounds of at least S seconds each, in CPU seconds unless `--wall`
+//! (see `race.rs`).
 //!
 //! Without `--features twmap-peer` the twmap rows are left out: twmap is
 //! AGPL-3.0-only and an optional dependency no default build compiles.
@@ -117,7 +118,7 @@ fn main() {
     let mut inflater = Inflater::default();
     let mut buf = Vec::new();
     // The set: maps teebatch indexes and verifies without an error (and
-    // twmap loads).
+    // whose blocks twmap inflates).
     let mut excluded = Vec::new();
     let files: Vec<&[u8]> = all
         .iter()

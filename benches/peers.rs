@@ -20,6 +20,7 @@
 //! tiers are chosen once per process) and prints one table per level.
 //! Contenders alternate: each round runs every contender in turn for at
 //! least S seconds (default 2) and the best of R rounds (default 3) is kept,
+//! in CPU seconds of this process and its children (`--wall`: wall-clock),
 //! so the machine's other load only ever slows a contender down and a change
 //! of load hits both. `--synth 0` skips the generated collection;
 //! `--synth-dir DIR` measures the demos in DIR instead of generating them.
