@@ -381,7 +381,7 @@ pub enum MmapMode {
     /// Map files of at least [`MMAP_AUTO_THRESHOLD`] bytes whose size is as
     /// listed; read the others. Unsafe for files that can change: see
     /// [`MmapMode::Always`].
-    #[value(help = "Map files of 1 MiB or more (unsafe if files can change), read the others")]
+    #[value(help = "Map files of 16 MiB or more (unsafe if files can change), read the others")]
     Auto,
     /// Map every non-empty file. Unsafe for files that can change: a file
     /// truncated by another process while mapped raises SIGBUS on access
@@ -436,10 +436,12 @@ pub fn read_named_file(path: &Path) -> io::Result<Vec<u8>> {
 
 /// Files at least this large are memory-mapped in [`MmapMode::Auto`].
 ///
-/// Files of about 1 MB and more cost 3–7% less CPU time mapped than read;
-/// below that the two are even (the README's `--mmap` section has the
-/// figures per size, `cargo bench --bench mmap`).
-pub const MMAP_AUTO_THRESHOLD: u64 = 1 << 20;
+/// With a warm page cache, files of about 1 MB and more cost 3–7% less CPU
+/// time mapped than read, but with the guest's cache evicted maps of 1–1.6
+/// MB took 5–12% longer mapped; a 30 MB demo was faster mapped either way.
+/// The README's `--mmap` section has the figures per size (`cargo bench
+/// --bench mmap`).
+pub const MMAP_AUTO_THRESHOLD: u64 = 16 << 20;
 
 /// The bytes of one input for the duration of its processing.
 pub enum Loaded<'b> {

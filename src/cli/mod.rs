@@ -101,7 +101,7 @@ pub struct BatchArgs {
     /// files (auto), or always map.
     ///
     /// `never` reads every file into a reused buffer: safe whatever other
-    /// processes do to the files. `auto` maps files of 1 MiB or more whose
+    /// processes do to the files. `auto` maps files of 16 MiB or more whose
     /// size is still the one seen when the collection was listed, and reads
     /// the others; `always` maps every file. Both are UNSAFE for files that
     /// can change while teebatch runs (uploads, network file systems): if
