@@ -207,8 +207,8 @@ fn fifo_is_a_record_not_a_hang() {
 // ---------------------------------------------------------------------------
 
 /// The default reads files (never maps them): bytes loaded before another
-/// process truncates the file stay readable, even above the threshold of
-/// `--mmap auto`. (With a mapping, touching them would raise
+/// process truncates the file stay readable, even above the 16 MiB
+/// threshold of `--mmap auto`. (With a mapping, touching them would raise
 /// SIGBUS and kill this test process.)
 #[test]
 fn default_io_reads_and_survives_truncation() {
