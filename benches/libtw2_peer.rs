@@ -26,7 +26,12 @@ pub fn inputs() -> Vec<Input> {
         eprintln!("SKIPPED: ../shared/datasets not found");
         return Vec::new();
     };
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("demos"))
+    inputs_in(&root.join("demos"))
+}
+
+/// The `*.demo` files directly in `dir`, by name.
+pub fn inputs_in(dir: &std::path::Path) -> Vec<Input> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "demo"))

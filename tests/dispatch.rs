@@ -126,3 +126,37 @@ fn bench_json_has_the_tables_figures_machine_and_tiers() {
         .collect();
     assert_eq!(varint_kernels, available);
 }
+
+#[test]
+fn bench_json_of_maps_and_demos_has_every_row_of_the_table() {
+    for bench in ["maps", "demos"] {
+        let args = ["bench", bench, "--seconds", "0", "-j", "2"];
+        let text = teebatch_with_level("sse2", &args);
+        assert_eq!(text.status.code(), Some(0), "{bench}");
+        let rows = text_rows(&String::from_utf8(text.stdout).unwrap());
+        let json = teebatch_with_level("sse2", &[&args[..], &["--format", "json"]].concat());
+        assert_eq!(json.status.code(), Some(0), "{bench}");
+        let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(doc["bench"], bench);
+        assert_eq!(
+            doc["tiers"]["active"],
+            X86Level::detected().min(X86Level::Sse2).name()
+        );
+        let figures = doc["figures"].as_array().unwrap();
+        assert_eq!(figures.len(), rows.len(), "{bench}: {rows:?}");
+        for (f, row) in figures.iter().zip(&rows) {
+            let name = f["measurement"].as_str().unwrap();
+            let rest = row.strip_prefix(name).map(str::split_whitespace);
+            let first = rest.and_then(|mut r| r.next());
+            // demos: the tier follows the name; maps: maps/s or `-`.
+            match f["tier"].as_str() {
+                Some(tier) => assert_eq!(first, Some(tier), "{bench}: {row}"),
+                None => assert!(first.is_some(), "{bench}: {row}"),
+            }
+            if bench == "maps" {
+                assert_eq!(f["maps_per_s"].is_f64(), first != Some("-"), "{row}");
+            }
+            assert!(f["mb_per_s"].as_f64().unwrap() > 0.0, "{f}");
+        }
+    }
+}

@@ -442,9 +442,11 @@ pub fn read_named_file(path: &Path) -> io::Result<Vec<u8>> {
 
 /// Files at least this large are memory-mapped in [`MmapMode::Auto`].
 ///
-/// Below a few MiB a read into a reused buffer is as fast as setting up
-/// and tearing down a mapping; the README's `--mmap` section has the
-/// measurements (`perf stat` of `maps index` / `demos index` per mode).
+/// With a warm page cache, files of about 1 MB and more cost 3–7% less CPU
+/// time mapped than read, but with the guest's cache evicted maps of 1–1.6
+/// MB took 5–12% longer mapped; a 30 MB demo was faster mapped either way.
+/// The README's `--mmap` section has the figures per size (`cargo bench
+/// --bench mmap`).
 pub const MMAP_AUTO_THRESHOLD: u64 = 16 << 20;
 
 /// The bytes of one input for the duration of its processing.
