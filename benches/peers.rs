@@ -284,7 +284,12 @@ fn generated_demos(dir: &Path, min: Duration, rounds: u32) {
             &mut || {
                 for f in &files {
                     let mut rec = teebatch::batch::demos::DemoRecord::default();
-                    black_box(teebatch::batch::demos::index_bytes(&mut rec, f, &mut dec2));
+                    black_box(teebatch::batch::demos::index_bytes(
+                        &mut rec,
+                        f,
+                        &mut dec2,
+                        teebatch::limits::Limits::DEFAULT_MAX_WARNINGS,
+                    ));
                     black_box(rec);
                 }
             },
