@@ -32,8 +32,9 @@
 //! (which reads the real input) reports it. Inputs under 64 bytes go to the
 //! scalar tier.
 
-use super::scalar::{store_int_at, unpack_from};
-use super::{VarintError, VarintErrorKind, VarintWarning};
+use super::scalar::unpack_from;
+use super::window::{bad_ends, exact, Classes};
+use super::{VarintError, VarintWarning};
 use crate::warn::Warn;
 use core::arch::x86_64::*;
 
@@ -136,15 +137,6 @@ fn eight(src: &[u8; 16], starts: u8, dst: &mut [i32; 8]) {
     store8(dst, _mm256_xor_si256(v, sign));
 }
 
-/// Byte classes (bit `i` = byte `i`): extend bit set, zero, any of the top
-/// four bits set.
-#[derive(Clone, Copy)]
-struct Classes {
-    extend: u64,
-    zero: u64,
-    high: u64,
-}
-
 /// A window's 64 bytes and the 16 after them, as registers.
 #[derive(Clone, Copy)]
 struct Span {
@@ -222,48 +214,6 @@ fn classes(s: Span, x: u64, xn: u64) -> (Classes, Classes) {
             high: hc,
         },
     )
-}
-
-/// Bytes that may end an int the exact reader must take: a zero after an
-/// extend byte (overlong), or a byte after four extend bytes with any of
-/// its top four bits set (padding bits, or a 5th byte with an extend bit,
-/// which the extend bits alone would misread). `before` are the extend bits
-/// of the 64 bytes before.
-#[inline(always)]
-fn bad_ends(c: Classes, before: u64) -> u64 {
-    let x = c.extend;
-    let p1 = x << 1 | before >> 63;
-    let p2 = x << 2 | before >> 62;
-    let p3 = x << 3 | before >> 61;
-    let p4 = x << 4 | before >> 60;
-    (c.zero & p1) | (p1 & p2 & p3 & p4 & c.high)
-}
-
-/// The exact reader for the ints starting in `at..stop`; returns where the
-/// next one starts. `n` counts the ints written.
-#[cold]
-#[inline(never)]
-fn exact(
-    input: &[u8],
-    out: &mut [i32],
-    warnings: &mut dyn Warn<VarintWarning>,
-    mut at: usize,
-    stop: usize,
-    n: &mut usize,
-) -> Result<usize, VarintError> {
-    while at < stop {
-        // The window loop leaves room for 64 ints, so this never fails for
-        // the ints of one window.
-        let Some(slot) = out.get_mut(*n) else {
-            return Err(VarintError {
-                kind: VarintErrorKind::OutputFull,
-                offset: at,
-            });
-        };
-        at += store_int_at(input, at, slot, warnings)?;
-        *n += 1;
-    }
-    Ok(at)
 }
 
 /// Where the window loop is: the window at input offset `pos`, `n` ints

@@ -28,8 +28,9 @@
 //! end gets a zero after an extend byte, so the exact reader reports it.
 //! Inputs under 64 bytes go to the scalar tier.
 
-use super::scalar::{store_int_at, unpack_from};
-use super::{VarintError, VarintErrorKind, VarintWarning};
+use super::scalar::unpack_from;
+use super::window::{bad_ends, exact, Classes};
+use super::{VarintError, VarintWarning};
 use crate::warn::Warn;
 use core::arch::x86_64::*;
 
@@ -132,15 +133,6 @@ fn singles(d: __m512i, dst: &mut [i32; 64]) {
     );
 }
 
-/// A window's byte classes: extend bit set, zero, any of the top four bits
-/// set.
-#[derive(Clone, Copy)]
-struct Classes {
-    extend: u64,
-    zero: u64,
-    high: u64,
-}
-
 #[target_feature(enable = "avx512f,avx512bw")]
 #[inline]
 fn classes(d: __m512i) -> Classes {
@@ -149,48 +141,6 @@ fn classes(d: __m512i) -> Classes {
         zero: _mm512_testn_epi8_mask(d, d),
         high: _mm512_test_epi8_mask(d, _mm512_set1_epi8(0xf0u8 as i8)),
     }
-}
-
-/// Bytes of a window that may end an int the exact reader must take: a
-/// zero after an extend byte (overlong), or a byte after four extend bytes
-/// with any of its top four bits set (padding bits, or a 5th byte with an
-/// extend bit, which the extend bits alone would misread). `before` are
-/// the extend bits of the window before.
-#[inline(always)]
-fn bad_ends(c: Classes, before: u64) -> u64 {
-    let x = c.extend;
-    let p1 = x << 1 | before >> 63;
-    let p2 = x << 2 | before >> 62;
-    let p3 = x << 3 | before >> 61;
-    let p4 = x << 4 | before >> 60;
-    (c.zero & p1) | (p1 & p2 & p3 & p4 & c.high)
-}
-
-/// The exact reader for the ints starting in `at..stop`; returns where the
-/// next one starts. `n` counts the ints written.
-#[cold]
-#[inline(never)]
-fn exact(
-    input: &[u8],
-    out: &mut [i32],
-    warnings: &mut dyn Warn<VarintWarning>,
-    mut at: usize,
-    stop: usize,
-    n: &mut usize,
-) -> Result<usize, VarintError> {
-    while at < stop {
-        // The window loop leaves room for 64 ints, so this never fails for
-        // the ints of one window.
-        let Some(slot) = out.get_mut(*n) else {
-            return Err(VarintError {
-                kind: VarintErrorKind::OutputFull,
-                offset: at,
-            });
-        };
-        at += store_int_at(input, at, slot, warnings)?;
-        *n += 1;
-    }
-    Ok(at)
 }
 
 /// The bytes of `input` from `at`, up to 64, zero-padded to 64; `iota`

@@ -43,6 +43,8 @@ mod avx512;
 pub mod oracle;
 pub mod scalar;
 pub mod simd;
+#[cfg(target_arch = "x86_64")]
+mod window;
 
 use crate::backend::Backend;
 use crate::warn::Warn;
