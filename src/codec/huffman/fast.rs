@@ -98,23 +98,128 @@ fn tables() -> &'static Tables {
 }
 
 impl Tables {
+    /// The tables of `tree`, walking each bit pattern's prefix once
+    /// ([`Fill`]); [`Tables::build_by_entries`] is the plain reference.
     fn build(tree: &Tree) -> Tables {
+        let mut fill = Fill {
+            tree,
+            lut: vec![0; LUT_SIZE],
+            long: vec![None; LUT_SIZE],
+        };
+        fill.walk(0, 0, tree.root, [0; MAX_RUN], 0, 0);
+        Tables::assemble(tree, fill.lut, &fill.long)
+    }
+
+    /// The tables of `tree`, each entry decoded on its own by [`entry`]
+    /// (the reference for [`Tables::build`]).
+    #[cfg(test)]
+    fn build_by_entries(tree: &Tree) -> Tables {
+        let mut lut = vec![0; LUT_SIZE];
+        let mut long = vec![None; LUT_SIZE];
+        for i in 0..LUT_SIZE {
+            match entry(tree, i as u64) {
+                Entry::Run(e) => lut[i] = e,
+                Entry::Long { node, used } => long[i] = Some((node, used)),
+            }
+        }
+        Tables::assemble(tree, lut, &long)
+    }
+
+    /// The tables from the run entries `lut` and, where `long` has a code
+    /// still open after `LUT_BITS` bits (or EOF), a second-level block of
+    /// its own, in index order.
+    fn assemble(tree: &Tree, mut lut: Vec<u64>, long: &[Option<(u16, u32)>]) -> Tables {
         let mut sub = Vec::new();
-        let lut: Vec<u64> = (0..LUT_SIZE as u64)
-            .map(|i| match entry(tree, i) {
-                Entry::Run(e) => e,
-                Entry::Long { node, used } => {
-                    let base = sub.len();
-                    sub.extend((0..SUB_SIZE as u64).map(|j| sub_entry(tree, node, used, j)));
-                    LONG | u64::from(base as u16) << 8 | u64::from(used)
-                }
-            })
-            .collect();
+        for (e, l) in lut.iter_mut().zip(long) {
+            if let Some((node, used)) = *l {
+                let base = sub.len();
+                sub.extend((0..SUB_SIZE as u64).map(|j| sub_entry(tree, node, used, j)));
+                *e = LONG | u64::from(base as u16) << 8 | u64::from(used);
+            }
+        }
         let lut = match lut.into_boxed_slice().try_into() {
             Ok(lut) => lut,
             Err(_) => unreachable!("the table has LUT_SIZE entries"),
         };
         Tables { lut, sub }
+    }
+}
+
+/// The first-level table filled by walking the tree along the bit
+/// patterns: patterns that share their first bits share the decoding of
+/// them, and an entry that does not depend on the bits after `pos` is
+/// stored at every pattern with those bits. The same entries as [`entry`]
+/// for each pattern, in about 2^15 steps instead of 2^14 × 14.
+struct Fill<'t> {
+    tree: &'t Tree,
+    lut: Vec<u64>,
+    /// Patterns whose entry is a long code (or EOF first): node and bits.
+    long: Vec<Option<(u16, u32)>>,
+}
+
+impl Fill<'_> {
+    /// Decodes on from `node` after the `pos` low bits `prefix`, with
+    /// `count` symbols (`symbols`) complete after `used` bits.
+    fn walk(
+        &mut self,
+        prefix: usize,
+        pos: u32,
+        mut node: u16,
+        mut symbols: [u8; MAX_RUN],
+        mut count: usize,
+        mut used: u32,
+    ) {
+        loop {
+            if !Tree::is_leaf(node) {
+                if pos == LUT_BITS {
+                    if count == 0 {
+                        self.long[prefix] = Some((node, pos));
+                    } else {
+                        self.lut[prefix] = run_entry(&symbols, count, used);
+                    }
+                    return;
+                }
+                for bit in 0..2 {
+                    let child = self.tree.children[node as usize][bit];
+                    self.walk(prefix | bit << pos, pos + 1, child, symbols, count, used);
+                }
+                return;
+            }
+            if node == EOF {
+                if count == 0 {
+                    self.set_all(prefix, pos, None, Some((node, pos)));
+                } else {
+                    self.set_all(prefix, pos, Some(run_entry(&symbols, count, used)), None);
+                }
+                return;
+            }
+            if count < MAX_RUN {
+                symbols[count] = node as u8;
+            } else if node != 0 {
+                // Past the stored symbols only 0x00 can follow.
+                self.set_all(prefix, pos, Some(run_entry(&symbols, count, used)), None);
+                return;
+            }
+            count += 1;
+            used = pos;
+            if count == MAX_COUNT {
+                self.set_all(prefix, pos, Some(run_entry(&symbols, count, used)), None);
+                return;
+            }
+            node = self.tree.root;
+        }
+    }
+
+    /// Stores the entry (`run`, or the long code `long`) at every pattern
+    /// whose `pos` low bits are `prefix`.
+    fn set_all(&mut self, prefix: usize, pos: u32, run: Option<u64>, long: Option<(u16, u32)>) {
+        for high in 0..1usize << (LUT_BITS - pos) {
+            let i = prefix | high << pos;
+            if let Some(e) = run {
+                self.lut[i] = e;
+            }
+            self.long[i] = long;
+        }
     }
 }
 
@@ -136,12 +241,14 @@ fn sub_entry(tree: &Tree, mut node: u16, used: u32, index: u64) -> u64 {
     run_entry(&symbols, 1, len)
 }
 
+#[cfg(test)]
 enum Entry {
     Run(u64),
     Long { node: u16, used: u32 },
 }
 
 /// The table entry for the bit pattern `index` (LSB = first bit).
+#[cfg(test)]
 fn entry(tree: &Tree, index: u64) -> Entry {
     let mut symbols = [0u8; MAX_RUN];
     let mut count = 0;
@@ -440,4 +547,19 @@ fn decompress_body(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> 
         }
     }
     cur.finish(input, out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk fills the tables exactly as decoding each pattern alone.
+    #[test]
+    fn walked_tables_equal_the_entry_by_entry_tables() {
+        let tree = Tree::reference();
+        let (walked, reference) = (Tables::build(tree), Tables::build_by_entries(tree));
+        assert_eq!(walked.lut[..], reference.lut[..]);
+        assert_eq!(walked.sub, reference.sub);
+        assert!(!walked.sub.is_empty());
+    }
 }
