@@ -103,40 +103,36 @@ impl Tables {
     fn build(tree: &Tree) -> Tables {
         let mut fill = Fill {
             tree,
-            lut: vec![0; LUT_SIZE],
-            long: vec![None; LUT_SIZE],
+            entries: vec![Entry::Run(0); LUT_SIZE],
         };
         fill.walk(0, 0, tree.root, [0; MAX_RUN], 0, 0);
-        Tables::assemble(tree, fill.lut, &fill.long)
+        Tables::assemble(tree, &fill.entries)
     }
 
     /// The tables of `tree`, each entry decoded on its own by [`entry`]
     /// (the reference for [`Tables::build`]).
     #[cfg(test)]
     fn build_by_entries(tree: &Tree) -> Tables {
-        let mut lut = vec![0; LUT_SIZE];
-        let mut long = vec![None; LUT_SIZE];
-        for i in 0..LUT_SIZE {
-            match entry(tree, i as u64) {
-                Entry::Run(e) => lut[i] = e,
-                Entry::Long { node, used } => long[i] = Some((node, used)),
-            }
-        }
-        Tables::assemble(tree, lut, &long)
+        let entries: Vec<Entry> = (0..LUT_SIZE as u64).map(|i| entry(tree, i)).collect();
+        Tables::assemble(tree, &entries)
     }
 
-    /// The tables from the run entries `lut` and, where `long` has a code
-    /// still open after `LUT_BITS` bits (or EOF), a second-level block of
-    /// its own, in index order.
-    fn assemble(tree: &Tree, mut lut: Vec<u64>, long: &[Option<(u16, u32)>]) -> Tables {
+    /// The tables from one entry per bit pattern: a long code (a code still
+    /// open after `LUT_BITS` bits, or EOF) gets a second-level block of its
+    /// own, in index order.
+    fn assemble(tree: &Tree, entries: &[Entry]) -> Tables {
         let mut sub = Vec::new();
-        for (e, l) in lut.iter_mut().zip(long) {
-            if let Some((node, used)) = *l {
-                let base = sub.len();
-                sub.extend((0..SUB_SIZE as u64).map(|j| sub_entry(tree, node, used, j)));
-                *e = LONG | u64::from(base as u16) << 8 | u64::from(used);
-            }
-        }
+        let lut: Vec<u64> = entries
+            .iter()
+            .map(|&e| match e {
+                Entry::Run(e) => e,
+                Entry::Long { node, used } => {
+                    let base = sub.len();
+                    sub.extend((0..SUB_SIZE as u64).map(|j| sub_entry(tree, node, used, j)));
+                    LONG | u64::from(base as u16) << 8 | u64::from(used)
+                }
+            })
+            .collect();
         let lut = match lut.into_boxed_slice().try_into() {
             Ok(lut) => lut,
             Err(_) => unreachable!("the table has LUT_SIZE entries"),
@@ -152,9 +148,7 @@ impl Tables {
 /// for each pattern, in about 2^15 steps instead of 2^14 × 14.
 struct Fill<'t> {
     tree: &'t Tree,
-    lut: Vec<u64>,
-    /// Patterns whose entry is a long code (or EOF first): node and bits.
-    long: Vec<Option<(u16, u32)>>,
+    entries: Vec<Entry>,
 }
 
 impl Fill<'_> {
@@ -172,11 +166,11 @@ impl Fill<'_> {
         loop {
             if !Tree::is_leaf(node) {
                 if pos == LUT_BITS {
-                    if count == 0 {
-                        self.long[prefix] = Some((node, pos));
+                    self.entries[prefix] = if count == 0 {
+                        Entry::Long { node, used: pos }
                     } else {
-                        self.lut[prefix] = run_entry(&symbols, count, used);
-                    }
+                        Entry::Run(run_entry(&symbols, count, used))
+                    };
                     return;
                 }
                 for bit in 0..2 {
@@ -186,39 +180,35 @@ impl Fill<'_> {
                 return;
             }
             if node == EOF {
-                if count == 0 {
-                    self.set_all(prefix, pos, None, Some((node, pos)));
+                let e = if count == 0 {
+                    Entry::Long { node, used: pos }
                 } else {
-                    self.set_all(prefix, pos, Some(run_entry(&symbols, count, used)), None);
-                }
+                    Entry::Run(run_entry(&symbols, count, used))
+                };
+                self.set_all(prefix, pos, e);
                 return;
             }
             if count < MAX_RUN {
                 symbols[count] = node as u8;
             } else if node != 0 {
                 // Past the stored symbols only 0x00 can follow.
-                self.set_all(prefix, pos, Some(run_entry(&symbols, count, used)), None);
+                self.set_all(prefix, pos, Entry::Run(run_entry(&symbols, count, used)));
                 return;
             }
             count += 1;
             used = pos;
             if count == MAX_COUNT {
-                self.set_all(prefix, pos, Some(run_entry(&symbols, count, used)), None);
+                self.set_all(prefix, pos, Entry::Run(run_entry(&symbols, count, used)));
                 return;
             }
             node = self.tree.root;
         }
     }
 
-    /// Stores the entry (`run`, or the long code `long`) at every pattern
-    /// whose `pos` low bits are `prefix`.
-    fn set_all(&mut self, prefix: usize, pos: u32, run: Option<u64>, long: Option<(u16, u32)>) {
+    /// Stores `e` at every pattern whose `pos` low bits are `prefix`.
+    fn set_all(&mut self, prefix: usize, pos: u32, e: Entry) {
         for high in 0..1usize << (LUT_BITS - pos) {
-            let i = prefix | high << pos;
-            if let Some(e) = run {
-                self.lut[i] = e;
-            }
-            self.long[i] = long;
+            self.entries[prefix | high << pos] = e;
         }
     }
 }
@@ -241,7 +231,8 @@ fn sub_entry(tree: &Tree, mut node: u16, used: u32, index: u64) -> u64 {
     run_entry(&symbols, 1, len)
 }
 
-#[cfg(test)]
+/// A first-level table entry before the second-level blocks are laid out.
+#[derive(Clone, Copy)]
 enum Entry {
     Run(u64),
     Long { node: u16, used: u32 },
