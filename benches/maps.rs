@@ -62,7 +62,7 @@ fn bench(c: &mut Criterion) {
         let mut buf = Vec::new();
         let plain = IndexOptions::default();
         let verify = IndexOptions {
-            verify: true,
+            verify: teebatch::batch::maps::Verify::Full,
             ..plain
         };
 

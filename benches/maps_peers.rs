@@ -1,7 +1,8 @@
 //! `maps index` against its floor (libdeflater inflating every data block),
 //! against twmap (with `--features twmap-peer`) and against `sha256sum`, on
 //! the same maps in one run, and where the time of `maps index --verify`
-//! goes: inflate, CRC-32, SHA-256, the rest of the index work.
+//! goes: inflate, CRC-32, SHA-256, the rest of the index work; `--verify=crc`
+//! (no SHA-256) beside it.
 //!
 //! `cargo bench --bench maps_peers --features twmap-peer [-- --seconds S
 //! --rounds R --maps DIR --synth N]`. Inputs: every `*.map` under DIR
@@ -22,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use sha2::{Digest, Sha256};
-use teebatch::batch::maps::{index_bytes, IndexOptions, MapRecord};
+use teebatch::batch::maps::{index_bytes, IndexOptions, MapRecord, Verify};
 use teebatch::datafile::{Datafile, Inflater, Version};
 
 #[path = "race.rs"]
@@ -112,7 +113,11 @@ fn main() {
 
     let plain = IndexOptions::default();
     let verify = IndexOptions {
-        verify: true,
+        verify: Verify::Full,
+        ..plain
+    };
+    let verify_crc = IndexOptions {
+        verify: Verify::Crc,
         ..plain
     };
     let mut inflater = Inflater::default();
@@ -248,6 +253,12 @@ fn main() {
             black_box(index(b, &plain, inf, buf));
         }
     });
+    contender!("`maps index --verify=crc` work", || {
+        let (inf, buf) = &mut *work.borrow_mut();
+        for b in &files {
+            black_box(index(b, &verify_crc, inf, buf));
+        }
+    });
     contender!("`maps index --verify` work", || {
         let (inf, buf) = &mut *work.borrow_mut();
         for b in &files {
@@ -286,17 +297,19 @@ fn main() {
             s / floor
         );
     }
-    let verify_t = t[names
-        .iter()
-        .position(|n| n.starts_with("`maps index --verify`"))
-        .unwrap()];
     if let Some(i) = names.iter().position(|n| n.starts_with("twmap: datafile")) {
-        println!(
-            "\n`maps index --verify` against twmap's inflate alone: {:.2}× (twmap {:.3} s, teebatch {:.3} s)",
-            t[i] / verify_t,
-            t[i],
-            verify_t
-        );
+        for flag in ["--verify=crc", "--verify"] {
+            let verify_t = t[names
+                .iter()
+                .position(|n| n.starts_with(&format!("`maps index {flag}`")))
+                .unwrap()];
+            println!(
+                "\n`maps index {flag}` against twmap's inflate alone: {:.2}× (twmap {:.3} s, teebatch {:.3} s)",
+                t[i] / verify_t,
+                t[i],
+                verify_t
+            );
+        }
     }
 
     // The hashes alone, on a buffer that stays in cache, for the bound.
@@ -344,6 +357,11 @@ fn main() {
             },
             &mut || {
                 run(Command::new(exe)
+                    .args(["maps", "index", "-j", "1", "-q", "--verify=crc"])
+                    .arg(&dir))
+            },
+            &mut || {
+                run(Command::new(exe)
                     .args(["maps", "index", "-j", "1", "-q", "--verify"])
                     .arg(&dir))
             },
@@ -357,6 +375,7 @@ fn main() {
     );
     for (name, s) in [
         "`teebatch maps index -j 1`",
+        "`teebatch maps index -j 1 --verify=crc`",
         "`teebatch maps index -j 1 --verify`",
         "`sha256sum` (coreutils) over the same files",
     ]

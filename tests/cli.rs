@@ -49,6 +49,39 @@ fn maps_index_verify_matches_golden_through_the_cli() {
     }
 }
 
+/// `--verify=crc` is `--verify` without `data_sha256`: the same records
+/// (golden `data_crc32` included) less that one field; `--verify=off` is no
+/// flag; `--verify PATH` (no `=`) leaves PATH a path.
+#[test]
+fn verify_crc_is_verify_without_the_content_hash() {
+    let Some(ds) = common::datasets() else { return };
+    let maps = ds.join("maps");
+    let m = maps.to_str().unwrap();
+    let full = records(default_verify_index(&maps));
+    let crc = run_records(&["maps", "index", "-q", "--verify=crc", m], 0);
+    assert_eq!(crc.len(), full.len());
+    for (c, f) in crc.iter().zip(&full) {
+        let path = c["path"].as_str().unwrap();
+        assert!(c.get("data_sha256").is_none(), "{path}");
+        assert_eq!(f["data_sha256"].as_str().unwrap().len(), 64, "{path}");
+        assert_eq!(c["data_crc32"].as_str().unwrap().len(), 8, "{path}");
+        let mut f = f.clone();
+        f.as_object_mut().unwrap().remove("data_sha256");
+        assert_eq!(c, &f, "{path}");
+    }
+    let embedded_off = run_records(&["maps", "index", "-q", "--verify=off"], 0);
+    let embedded_plain = run_records(&["maps", "index", "-q"], 0);
+    assert_eq!(embedded_off, embedded_plain);
+    assert!(embedded_plain.iter().all(|r| r.get("data_crc32").is_none()));
+    let one = maps.join(full[0]["path"].as_str().unwrap());
+    let spaced = run_records(
+        &["maps", "index", "-q", "--verify", one.to_str().unwrap()],
+        0,
+    );
+    assert_eq!(spaced.len(), 1);
+    assert_eq!(spaced[0], full[0]);
+}
+
 #[test]
 fn output_is_identical_for_any_jobs_and_mmap_mode() {
     let Some(ds) = common::datasets() else { return };

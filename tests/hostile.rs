@@ -1358,7 +1358,7 @@ fn file_truncated_between_listing_and_loading() {
             drop(loaded);
 
             let opts = batch::maps::IndexOptions {
-                verify: true,
+                verify: teebatch::batch::maps::Verify::Full,
                 mmap: mode,
                 ..Default::default()
             };

@@ -196,7 +196,7 @@ fn worker_buffers_shrink_after_a_huge_map() {
     let path = dir.path().join("huge.map");
     std::fs::write(&path, w.write()).unwrap();
     let opts = IndexOptions {
-        verify: true,
+        verify: teebatch::batch::maps::Verify::Full,
         ..IndexOptions::default()
     };
     let mut worker = Worker::new(opts.limits);

@@ -6,7 +6,7 @@
 
 use super::mb_per_s;
 use crate::backend::Backend;
-use crate::batch::maps::{index_bytes, IndexOptions, MapRecord};
+use crate::batch::maps::{index_bytes, IndexOptions, MapRecord, Verify};
 use crate::batch::{collect_inputs, embedded, run_ordered, Input};
 use crate::datafile::{Datafile, Inflater};
 use crate::demo::stream::huffman_room;
@@ -355,13 +355,11 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
 
     // The `maps index` work per file (hashes + parse + map summary), in memory.
     let opts = IndexOptions::default();
-    let verify = IndexOptions {
-        verify: true,
-        ..opts
-    };
+    let with = |verify| IndexOptions { verify, ..opts };
     for (name, o) in [
         ("index (1 thread)", opts),
-        ("index --verify (1 thread)", verify),
+        ("index --verify=crc (1 thread)", with(Verify::Crc)),
+        ("index --verify (1 thread)", with(Verify::Full)),
     ] {
         let mut inflater = Inflater::default();
         let mut buf = Vec::new();

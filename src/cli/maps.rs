@@ -2,7 +2,9 @@
 
 use super::{open_output, BatchArgs, BatchRun};
 use crate::batch::embedded;
-use crate::batch::maps::{index_input, index_input_then, CsvRow, IndexOptions, MapRecord, Worker};
+use crate::batch::maps::{
+    index_input, index_input_then, CsvRow, IndexOptions, MapRecord, Verify, Worker,
+};
 use crate::batch::summary::MapsAggregate;
 use crate::limits::Limits;
 use std::io::{self, Write};
@@ -38,10 +40,14 @@ pub struct IndexArgs {
     /// Record format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
-    /// Decompress every data block and add `data_crc32` and `data_sha256`
-    /// (hashes of the decompressed data).
-    #[arg(long)]
-    pub verify: bool,
+    /// Inflate every data block (sizes checked) and add hashes of the
+    /// decompressed data: `--verify` (= `--verify=full`) adds `data_crc32`
+    /// and `data_sha256` (the content hash; SHA-256 costs several times the
+    /// inflate), `--verify=crc` only `data_crc32` (the integrity check, at
+    /// about the cost of the inflate).
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true,
+          default_missing_value = "full", default_value = "off", value_name = "HASHES")]
+    pub verify: Verify,
     /// Also write the collection summary (a versioned JSON document that
     /// `teebatch merge` combines; see the README) to this file.
     #[arg(long)]
