@@ -269,14 +269,19 @@ pub fn index_bytes(
     if opts.verify.inflates() {
         let mut h = crc32fast::Hasher::new();
         let mut sha = (opts.verify == Verify::Full).then(Sha256::new);
+        // `buf` as a buffer that only grows over the file's blocks (the
+        // summary below uses it as usual).
         for i in 0..df.num_data() {
-            if let Err(e) = df.decompress(i, inflater, buf) {
-                rec.error = Some(ErrorRecord::datafile(&e));
-                break;
-            }
-            h.update(buf);
+            let block = match df.decompress_scratch(i, inflater, buf) {
+                Ok(block) => block,
+                Err(e) => {
+                    rec.error = Some(ErrorRecord::datafile(&e));
+                    break;
+                }
+            };
+            h.update(block);
             if let Some(sha) = &mut sha {
-                sha.update(&buf[..]);
+                sha.update(block);
             }
         }
         if rec.error.is_none() {

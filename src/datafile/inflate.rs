@@ -206,10 +206,7 @@ impl Inflater {
         section: Section,
         offset: usize,
     ) -> Result<(), Error> {
-        if expected as u64 > max_inflated_len(raw.len()) {
-            return Err(Error::new(ErrorKind::BadDataSize, section, offset));
-        }
-        self.charge(expected as u64, section, offset)?;
+        self.check_and_charge(raw, expected, section, offset)?;
         // Only the part of the buffer never used before gets zero-filled.
         if out.len() < expected {
             out.resize(expected, 0);
@@ -222,15 +219,58 @@ impl Inflater {
                 out.truncate(n);
                 Err(Error::new(ErrorKind::DataSizeMismatch, section, offset))
             }
-            Err(DecompressionError::InsufficientSpace) => {
+            Err(e) => {
                 out.clear();
-                Err(Error::new(ErrorKind::DataSizeMismatch, section, offset))
-            }
-            Err(DecompressionError::BadData) => {
-                out.clear();
-                Err(Error::new(ErrorKind::Inflate, section, offset))
+                Err(Self::inflate_error(e, section, offset))
             }
         }
+    }
+
+    /// As [`Inflater::inflate_exact`], into a buffer that only grows: the
+    /// block's bytes are `scratch[..expected]` and the bytes after them are
+    /// left as they were, so the buffer is zero-filled once up to the
+    /// largest block, not again for every block larger than the one before
+    /// (for passes that read each block once, as `maps index --verify`).
+    pub fn inflate_scratch<'s>(
+        &mut self,
+        raw: &[u8],
+        expected: usize,
+        scratch: &'s mut Vec<u8>,
+        section: Section,
+        offset: usize,
+    ) -> Result<&'s [u8], Error> {
+        self.check_and_charge(raw, expected, section, offset)?;
+        if scratch.len() < expected {
+            scratch.resize(expected, 0);
+        }
+        let out = &mut scratch[..expected];
+        match self.decompressor.zlib_decompress(raw, out) {
+            Ok(n) if n == expected => Ok(out),
+            Ok(_) => Err(Error::new(ErrorKind::DataSizeMismatch, section, offset)),
+            Err(e) => Err(Self::inflate_error(e, section, offset)),
+        }
+    }
+
+    /// The size checks before a whole-block inflate, then the charge.
+    fn check_and_charge(
+        &mut self,
+        raw: &[u8],
+        expected: usize,
+        section: Section,
+        offset: usize,
+    ) -> Result<(), Error> {
+        if expected as u64 > max_inflated_len(raw.len()) {
+            return Err(Error::new(ErrorKind::BadDataSize, section, offset));
+        }
+        self.charge(expected as u64, section, offset)
+    }
+
+    fn inflate_error(e: DecompressionError, section: Section, offset: usize) -> Error {
+        let kind = match e {
+            DecompressionError::InsufficientSpace => ErrorKind::DataSizeMismatch,
+            DecompressionError::BadData => ErrorKind::Inflate,
+        };
+        Error::new(kind, section, offset)
     }
 
     /// Charges a raw (version 3) block read in place to the budget.

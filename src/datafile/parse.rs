@@ -524,6 +524,29 @@ impl<'a> Datafile<'a> {
         Ok(())
     }
 
+    /// Decompresses data block `index` and returns its bytes, checked and
+    /// charged as by [`Datafile::decompress`]: a v3 block in place, a v4
+    /// block inflated into `scratch`, which only grows (see
+    /// [`Inflater::inflate_scratch`]). For passes over every block.
+    pub fn decompress_scratch<'s>(
+        &'s self,
+        index: usize,
+        inflater: &mut Inflater,
+        scratch: &'s mut Vec<u8>,
+    ) -> Result<&'s [u8], Error> {
+        let (raw, section, at) = self.stored_block(index)?;
+        match self.version {
+            Version::V3 => {
+                inflater.charge_stored(raw.len(), section, at)?;
+                Ok(raw)
+            }
+            Version::V4 | Version::V4Crude => {
+                let expected = self.data_size(index).unwrap_or(0);
+                inflater.inflate_scratch(raw, expected, scratch, section, at)
+            }
+        }
+    }
+
     /// Decompresses at most the first `max` bytes of data block `index`
     /// into `out` (all of a block of at most `max` bytes, checked as by
     /// [`Datafile::decompress`]); only those bytes count against the budget.
