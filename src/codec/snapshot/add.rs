@@ -194,38 +194,13 @@ pub fn wrapping_add_assign_avx2_lanes(
     use core::arch::x86_64::*;
     let n = data.len().min(diff.len());
     let (data, diff) = (&mut data[..n], &diff[..n]);
-    if n >= 8 {
-        #[inline(always)]
-        fn load(c: &[i32; 8]) -> __m256i {
-            // SAFETY: 8 readable ints; `loadu` has no alignment requirement.
-            unsafe { _mm256_loadu_si256(c.as_ptr().cast()) }
-        }
-        #[inline(always)]
-        fn store(c: &mut [i32; 8], v: __m256i) {
-            // SAFETY: 8 writable ints; `storeu` has no alignment requirement.
-            unsafe { _mm256_storeu_si256(c.as_mut_ptr().cast(), v) }
-        }
-        let tail = n - 8;
-        let (Some(last_diff), Some(last_old), Some(mask)) = (
-            diff[tail..].first_chunk::<8>(),
-            data[tail..].first_chunk::<8>(),
-            TAIL_MASKS[n % 8..].first_chunk::<8>(),
-        ) else {
-            return _mm256_setzero_si256();
-        };
-        let last_diff = load(last_diff);
-        let last = _mm256_add_epi32(load(last_old), last_diff);
-        let mut acc = _mm256_and_si256(last_diff, load(mask));
-        let (blocks, _) = data.as_chunks_mut::<8>();
-        for (o, d) in blocks.iter_mut().zip(diff.as_chunks::<8>().0) {
-            let d = load(d);
-            acc = _mm256_add_epi32(acc, d);
-            store(o, _mm256_add_epi32(load(o), d));
-        }
-        if let Some(o) = data[tail..].first_chunk_mut::<8>() {
-            store(o, last);
-        }
-        acc
+    if n == CHARACTER_INTS {
+        // The same code, unrolled for the constant size.
+        // SAFETY: this function runs only where the CPU has AVX2.
+        unsafe { avx2_blocks_of_8(&mut data[..CHARACTER_INTS], &diff[..CHARACTER_INTS]) }
+    } else if n >= 8 {
+        // SAFETY: as above.
+        unsafe { avx2_blocks_of_8(data, diff) }
     } else if n >= 4 {
         #[inline(always)]
         fn load(c: &[i32]) -> __m128i {
@@ -255,6 +230,64 @@ pub fn wrapping_add_assign_avx2_lanes(
         let sum = wrapping_add_assign_oracle(data, diff);
         _mm256_setr_epi32(sum, 0, 0, 0, 0, 0, 0, 0)
     }
+}
+
+/// The `n >= 8` case of [`wrapping_add_assign_avx2_lanes`], for `data`
+/// and `diff` of one length. Not a `target_feature` function itself (it
+/// could not be `inline(always)`): it inlines into its AVX2 caller.
+///
+/// # Safety
+///
+/// The CPU must have AVX2.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+unsafe fn avx2_blocks_of_8(data: &mut [i32], diff: &[i32]) -> core::arch::x86_64::__m256i {
+    use core::arch::x86_64::*;
+    #[inline(always)]
+    fn load(c: &[i32; 8]) -> __m256i {
+        // SAFETY: 8 readable ints; `loadu` has no alignment requirement.
+        // AVX2: as for the enclosing function.
+        unsafe { _mm256_loadu_si256(c.as_ptr().cast()) }
+    }
+    #[inline(always)]
+    fn store(c: &mut [i32; 8], v: __m256i) {
+        // SAFETY: 8 writable ints; `storeu` has no alignment requirement.
+        // AVX2: as for the enclosing function.
+        unsafe { _mm256_storeu_si256(c.as_mut_ptr().cast(), v) }
+    }
+    #[inline(always)]
+    fn add(a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: AVX2, as for the enclosing function.
+        unsafe { _mm256_add_epi32(a, b) }
+    }
+    let n = data.len();
+    // SAFETY: AVX2, as the caller guarantees.
+    let zero = unsafe { _mm256_setzero_si256() };
+    if n < 8 || diff.len() != n {
+        return zero;
+    }
+    let tail = n - 8;
+    let (Some(last_diff), Some(last_old), Some(mask)) = (
+        diff[tail..].first_chunk::<8>(),
+        data[tail..].first_chunk::<8>(),
+        TAIL_MASKS[n % 8..].first_chunk::<8>(),
+    ) else {
+        return zero;
+    };
+    let last_diff = load(last_diff);
+    let last = add(load(last_old), last_diff);
+    // SAFETY: AVX2, as the caller guarantees.
+    let mut acc = unsafe { _mm256_and_si256(last_diff, load(mask)) };
+    let (blocks, _) = data.as_chunks_mut::<8>();
+    for (o, d) in blocks.iter_mut().zip(diff.as_chunks::<8>().0) {
+        let d = load(d);
+        acc = add(acc, d);
+        store(o, add(load(o), d));
+    }
+    if let Some(o) = data[tail..].first_chunk_mut::<8>() {
+        store(o, last);
+    }
+    acc
 }
 
 /// The wrapping sum of the 8 lanes of `v`.
