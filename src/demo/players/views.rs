@@ -563,8 +563,10 @@ impl PlayerViews {
         infos_changed: bool,
         warnings: &mut dyn Warn<PlayerWarning>,
     ) {
-        let followed = !changes.rebuild
-            && !(changes.no_positions && !self.no_positions)
+        // Views with positions need the updated characters noted.
+        let noted_enough = self.no_positions || !changes.no_positions;
+        let followed = noted_enough
+            && !changes.rebuild
             && !infos_changed
             && self.clean
             && self.calls > 0
