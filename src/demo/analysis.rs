@@ -21,6 +21,7 @@ use super::players::{
 };
 use super::stream::{DemoStats, Event, StatsVisitor, Visitor};
 use crate::codec::snapshot::{item_id, item_type, Protocol};
+use crate::demo::stream::stats::is_declaration;
 pub use crate::demo::stream::stats::Probe;
 use crate::warn::{wrap, Discard, TooMany, Warn, Warnings};
 
@@ -144,6 +145,11 @@ impl AnalysisWarningKind {
 /// A message kind: (space, id).
 type KindKey = (&'static str, message::MessageId);
 
+/// Ordinal message ids below this are counted in a table by id (the
+/// protocols' ids are below 64; larger ones and extended ids go to a
+/// hash map).
+const KIND_TABLE: usize = 64;
+
 /// Statistics, players and messages of one demo; the warnings go to the
 /// caller's sink `S`.
 pub struct AnalysisVisitor<S = Discard> {
@@ -156,7 +162,12 @@ pub struct AnalysisVisitor<S = Discard> {
     messages: MessageCounts,
     /// Messages by (space, id), with the id's name: named once, at the
     /// end (a demo has a few dozen kinds and thousands of messages).
+    /// Ordinal ids below [`KIND_TABLE`] are counted in `kind_table`
+    /// instead, without hashing.
     kinds: HashMap<KindKey, (Option<&'static str>, u64)>,
+    /// Messages with an ordinal id below [`KIND_TABLE`], at `system as
+    /// usize * KIND_TABLE + id`: (name, count).
+    kind_table: Box<[(Option<&'static str>, u64); 2 * KIND_TABLE]>,
     warn: S,
     /// Operation counts of `kinds`.
     kind_ops: u64,
@@ -219,9 +230,14 @@ impl<S: Warn<AnalysisWarning>> AnalysisVisitor<S> {
             protocol,
             stats: StatsVisitor::new(),
             tracker: PlayerTracker::new(protocol, config),
-            player_changes: PlayerChanges::new(),
+            player_changes: if config.positions.is_some() {
+                PlayerChanges::new()
+            } else {
+                PlayerChanges::without_positions()
+            },
             messages: MessageCounts::default(),
             kinds: HashMap::new(),
+            kind_table: Box::new([(None, 0); 2 * KIND_TABLE]),
             warn,
             kind_ops: 0,
         }
@@ -252,7 +268,13 @@ impl<S: Warn<AnalysisWarning>> AnalysisVisitor<S> {
 
     pub fn finish(mut self) -> Analysis {
         let mut messages = self.messages;
-        for ((space, id), (name, count)) in self.kinds {
+        let table = self.kind_table.iter().enumerate().filter(|(_, c)| c.1 > 0);
+        let table = table.map(|(at, &c)| {
+            let space = if at >= KIND_TABLE { "system" } else { "game" };
+            let id = message::MessageId::Ordinal((at % KIND_TABLE) as u32);
+            ((space, id), c)
+        });
+        for ((space, id), (name, count)) in self.kinds.into_iter().chain(table) {
             let name = match (name, id) {
                 (Some(n), _) => format!("{space}:{n}"),
                 (None, message::MessageId::Ordinal(id)) => format!("{space}:#{id}"),
@@ -279,6 +301,18 @@ impl TooMany for AnalysisWarning {
 
 impl<S: Warn<AnalysisWarning>> Visitor for AnalysisVisitor<S> {
     fn visit(&mut self, event: &Event<'_>) {
+        if let Event::Snapshot(e) = event {
+            // One look at each changed key for the players and for the
+            // statistics' check of the UUID declarations.
+            let declarations = self.player_changes.note_touching(
+                self.protocol,
+                e.snapshot,
+                e.changes,
+                is_declaration,
+            );
+            self.stats.visit_snapshot(e, declarations);
+            return;
+        }
         self.stats.visit(event);
         match event {
             Event::Tick(t) => {
@@ -297,10 +331,6 @@ impl<S: Warn<AnalysisWarning>> Visitor for AnalysisVisitor<S> {
                     self.player_changes.clear();
                 }
             }
-            Event::Snapshot(e) => {
-                self.player_changes
-                    .note(self.protocol, e.snapshot, e.changes);
-            }
             Event::Message(m) => {
                 let at = |kind, inner_offset| AnalysisWarning {
                     stage: AnalysisStage::Message,
@@ -318,10 +348,20 @@ impl<S: Warn<AnalysisWarning>> Visitor for AnalysisVisitor<S> {
                 match decoded {
                     Ok(msg) => {
                         self.kind_ops += 1;
-                        self.kinds
-                            .entry((msg.space(), msg.id))
-                            .or_insert((msg.name, 0))
-                            .1 += 1;
+                        match msg.id {
+                            message::MessageId::Ordinal(id) if (id as usize) < KIND_TABLE => {
+                                let at = usize::from(msg.system) * KIND_TABLE + id as usize;
+                                let c = &mut self.kind_table[at];
+                                c.0 = msg.name;
+                                c.1 += 1;
+                            }
+                            _ => {
+                                self.kinds
+                                    .entry((msg.space(), msg.id))
+                                    .or_insert((msg.name, 0))
+                                    .1 += 1;
+                            }
+                        }
                         match msg.body {
                             Body::Chat(_) => self.messages.chat_lines += 1,
                             Body::KillMsg(_) | Body::KillMsgTeam { .. } => self.messages.kills += 1,

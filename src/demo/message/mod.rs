@@ -53,6 +53,7 @@ mod names;
 mod unpack;
 
 use std::borrow::Cow;
+use std::sync::OnceLock;
 
 use uuid::Uuid;
 
@@ -431,8 +432,10 @@ pub fn decode<'a>(
     let name = message_name(protocol, header.system, header.id);
     let mut u = Unpacker::new(bytes, header.body_offset, warnings);
     let body = match name {
-        Some(name) => decode_body(name, protocol, &mut u)?,
-        None => Body::Raw(u.rest()),
+        Some(name) if has_body(protocol, header.system, header.id, name) => {
+            decode_body(name, protocol, &mut u)?
+        }
+        _ => Body::Raw(u.rest()),
     };
     let extra = match body {
         Body::Raw(_) | Body::GameMsg { .. } => &[][..],
@@ -458,6 +461,69 @@ pub fn decode<'a>(
         body_offset: header.body_offset,
         extra,
     })
+}
+
+/// The names whose body [`decode_body`] reads (any other message's body
+/// is [`Body::Raw`]).
+const BODY_NAMES: [&str; 25] = [
+    "Sv_Chat",
+    "Sv_Broadcast",
+    "Sv_Motd",
+    "Sv_KillMsg",
+    "Sv_Emoticon",
+    "Sv_SoundGlobal",
+    "Sv_WeaponPickup",
+    "Sv_VoteStatus",
+    "Sv_Team",
+    "Sv_ServerSettings",
+    "Sv_ClientInfo",
+    "Sv_GameInfo",
+    "Sv_ClientDrop",
+    "Sv_GameMsg",
+    "De_ClientEnter",
+    "De_ClientLeave",
+    "Sv_RaceFinish",
+    "Sv_Checkpoint",
+    "Sv_DDRaceTime",
+    "Sv_DDRaceTimeLegacy",
+    "Sv_Record",
+    "Sv_RecordLegacy",
+    "Sv_KillMsgTeam",
+    "MAP_CHANGE",
+    "MAP_DETAILS",
+];
+
+/// Whether the message `id` of `protocol` and space `system`, named
+/// `name`, has a body [`decode_body`] reads: for ordinal ids a bit in a
+/// table built once from the name tables (most messages, such as the
+/// `Sv_TuneParams` of every tick, have none, and the names are then not
+/// compared one by one), else by name.
+#[inline]
+fn has_body(protocol: Protocol, system: bool, id: MessageId, name: &str) -> bool {
+    /// Bits by ordinal id (the named ones are below 64), for 0.6 game,
+    /// 0.6 system, 0.7 game, 0.7 system.
+    static BODIES: OnceLock<[u64; 4]> = OnceLock::new();
+    match id {
+        MessageId::Ordinal(i) if i < 64 => {
+            let bodies = BODIES.get_or_init(|| {
+                let mut bodies = [0u64; 4];
+                for (at, bits) in bodies.iter_mut().enumerate() {
+                    let protocol = if at < 2 { Protocol::V06 } else { Protocol::V07 };
+                    let system = at % 2 == 1;
+                    for i in 1..64 {
+                        let name = message_name(protocol, system, MessageId::Ordinal(i));
+                        if name.is_some_and(|n| BODY_NAMES.contains(&n)) {
+                            *bits |= 1 << i;
+                        }
+                    }
+                }
+                bodies
+            });
+            let at = usize::from(protocol == Protocol::V07) * 2 + usize::from(system);
+            bodies[at] >> i & 1 != 0
+        }
+        _ => BODY_NAMES.contains(&name),
+    }
 }
 
 fn decode_body<'a>(

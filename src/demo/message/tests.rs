@@ -661,3 +661,51 @@ fn payload_round_trip() {
     };
     assert_eq!((c.client_id, &*c.text), (2, "gg"));
 }
+
+/// `BODY_NAMES` lists exactly the names `decode_body` reads a body for:
+/// every name of the tables (ordinal and extended) fails on an empty body
+/// when it is listed (every listed body starts with a field) and is raw
+/// when it is not; and every listed name is in a table.
+#[test]
+fn body_names_are_the_decoded_ones() {
+    let mut names: Vec<(Protocol, &'static str)> = Vec::new();
+    for protocol in [Protocol::V06, Protocol::V07] {
+        for system in [false, true] {
+            for i in 1..64 {
+                if let Some(n) = message_name(protocol, system, MessageId::Ordinal(i)) {
+                    names.push((protocol, n));
+                }
+            }
+        }
+        names.extend(ex_messages().iter().map(|m| (protocol, m.name)));
+    }
+    for &(protocol, name) in &names {
+        let mut w = Vec::new();
+        let mut u = Unpacker::new(&[], 0, &mut w);
+        let raw = matches!(decode_body(name, protocol, &mut u), Ok(Body::Raw(_)));
+        assert_eq!(!raw, BODY_NAMES.contains(&name), "{protocol:?} {name}");
+    }
+    for listed in BODY_NAMES {
+        assert!(names.iter().any(|&(_, n)| n == listed), "{listed}");
+    }
+}
+
+/// The table of ordinal ids with a body says what the names say.
+#[test]
+fn has_body_follows_the_names() {
+    for protocol in [Protocol::V06, Protocol::V07] {
+        for system in [false, true] {
+            for i in 1..80 {
+                let id = MessageId::Ordinal(i);
+                let Some(name) = message_name(protocol, system, id) else {
+                    continue;
+                };
+                assert_eq!(
+                    has_body(protocol, system, id, name),
+                    BODY_NAMES.contains(&name),
+                    "{protocol:?} {system} {i} {name}"
+                );
+            }
+        }
+    }
+}

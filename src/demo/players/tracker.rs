@@ -352,7 +352,7 @@ impl PlayerTracker {
             run.last = tick;
             for &id in changed {
                 let views = self.view.views();
-                let Ok(v) = views.binary_search_by_key(&id, |v| v.client_id) else {
+                let Some(v) = self.view.view_index(id) else {
                     continue;
                 };
                 let Some(at) = record_index(&self.record_at, id) else {

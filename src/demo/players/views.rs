@@ -154,6 +154,21 @@ fn is_character(protocol: Protocol, key: u32) -> bool {
     )
 }
 
+/// The player item types of `protocol` (with or without the character)
+/// as bits of a mask: bit `t` for type `t`.
+#[inline]
+fn player_types(protocol: Protocol, characters: bool) -> u64 {
+    let (character, others) = match protocol {
+        Protocol::V06 => (v06::CHARACTER, [v06::PLAYER_INFO, v06::CLIENT_INFO]),
+        Protocol::V07 => (v07::CHARACTER, [v07::PLAYER_INFO, v07::DE_CLIENT_INFO]),
+    };
+    let mut mask = others.iter().fold(0u64, |m, &t| m | 1 << t);
+    if characters {
+        mask |= 1 << character;
+    }
+    mask
+}
+
 /// The position in a character item's data (ints 1 and 2, in both
 /// protocols), if the item holds them.
 #[inline]
@@ -195,6 +210,9 @@ pub struct PlayerChanges {
     /// described item by item, a player item other than a character added
     /// or removed, or too many changes noted.
     rebuild: bool,
+    /// Updated characters are not noted: the views keep no positions
+    /// ([`PlayerChanges::without_positions`]).
+    no_positions: bool,
     /// Keys of player items updated in place, with their position in the
     /// snapshot noted (a later chunk of the same tick may move them; may
     /// repeat).
@@ -215,46 +233,90 @@ impl PlayerChanges {
     pub fn new() -> PlayerChanges {
         PlayerChanges {
             rebuild: true,
+            no_positions: false,
             updated: Vec::new(),
             removed: Vec::new(),
             added: Vec::new(),
         }
     }
 
+    /// Changes for views that keep no positions
+    /// ([`PlayerViews::without_positions`]): a character updated in place
+    /// (it only moved) is not noted, so a tick's changes hold the player
+    /// infos only. Views with positions fed these make full updates.
+    pub fn without_positions() -> PlayerChanges {
+        PlayerChanges {
+            no_positions: true,
+            ..PlayerChanges::new()
+        }
+    }
+
     /// Notes what `changes` changed in the player items of `protocol` in
     /// making `snap`: work in proportion to the changed items.
     pub fn note(&mut self, protocol: Protocol, snap: &Snapshot, changes: &Changes) {
-        if self.rebuild {
-            return;
+        self.note_touching(protocol, snap, changes, |_| false);
+    }
+
+    /// [`PlayerChanges::note`], also telling whether the change removed,
+    /// updated or appended an item whose key satisfies `also` (what
+    /// [`Changes::touches`] says), from the same look at each changed
+    /// item's key.
+    pub fn note_touching(
+        &mut self,
+        protocol: Protocol,
+        snap: &Snapshot,
+        changes: &Changes,
+        also: impl Fn(u32) -> bool,
+    ) -> bool {
+        if !changes.is_known() {
+            self.set_rebuild();
+            return true;
         }
         let keys = snap.keys();
         let added = keys.get(changes.added_from()..).unwrap_or_default();
         let noted = self.updated.len() + self.removed.len() + self.added.len();
         let other = |k: u32| is_player_item(protocol, k) && !is_character(protocol, k);
-        let structural = !changes.is_known()
-            || changes.removed().iter().any(|&(k, _)| other(k))
-            || added.iter().any(|&k| other(k));
-        if structural || noted + changes.touched(snap) > MAX_NOTED {
-            self.set_rebuild();
-            return;
-        }
+        let mut touched = false;
+        let mut structural = false;
         for &(k, _) in changes.removed() {
+            touched |= also(k);
+            structural |= other(k);
             if is_character(protocol, k) {
                 self.removed.push(k);
             }
         }
         for &k in added {
+            touched |= also(k);
+            structural |= other(k);
             if is_character(protocol, k) {
                 self.added.push(k);
             }
         }
+        if self.rebuild || structural || noted + changes.touched(snap) > MAX_NOTED {
+            self.set_rebuild();
+            return touched
+                || changes
+                    .updated()
+                    .iter()
+                    .any(|&i| keys.get(i as usize).is_some_and(|&k| also(k)));
+        }
+        // The item types noted when updated, as bits (they are below 64).
+        let noted_types = player_types(protocol, !self.no_positions);
         for &i in changes.updated() {
-            if let Some(&k) = keys.get(i as usize) {
-                if is_player_item(protocol, k) {
-                    self.updated.push((k, i));
-                }
+            let Some(&k) = keys.get(i as usize) else {
+                continue;
+            };
+            touched |= also(k);
+            if noted_types
+                .checked_shr(u32::from(item_type(k)))
+                .unwrap_or(0)
+                & 1
+                != 0
+            {
+                self.updated.push((k, i));
             }
         }
+        touched
     }
 
     /// Nothing changed (after the views were updated).
@@ -295,6 +357,12 @@ impl PlayerViews {
     /// info changed. `None` after a full update.
     pub fn followed(&self) -> Option<&[u16]> {
         self.all_reused.then_some(&self.changed[..])
+    }
+
+    /// The position in [`PlayerViews::views`] of client `id`'s view.
+    #[inline]
+    pub fn view_index(&self, id: u16) -> Option<usize> {
+        view_of(&self.view_at, id)
     }
 
     /// Whether the latest [`PlayerViews::update`] kept `client_id`'s name,
@@ -495,7 +563,10 @@ impl PlayerViews {
         infos_changed: bool,
         warnings: &mut dyn Warn<PlayerWarning>,
     ) {
-        let followed = !changes.rebuild
+        // Views with positions need the updated characters noted.
+        let noted_enough = self.no_positions || !changes.no_positions;
+        let followed = noted_enough
+            && !changes.rebuild
             && !infos_changed
             && self.clean
             && self.calls > 0

@@ -38,7 +38,7 @@ use std::ops::AddAssign;
 use serde::Serialize;
 use uuid::Uuid;
 
-use super::{visit, Decoder, Event, Outcome, Visitor};
+use super::{visit, Decoder, Event, Outcome, SnapshotEvent, Visitor};
 use crate::backend::Backend;
 use crate::codec::snapshot::uuid::{lookup_uuid, uuid_from_ints, OFFSET_UUID_TYPE};
 use crate::codec::snapshot::{item_id, item_type, Changes, Snapshot};
@@ -112,6 +112,14 @@ impl AddAssign for DemoStats {
         merge_maps(&mut self.item_types_ordinal, o.item_types_ordinal);
         merge_maps(&mut self.item_types_uuid, o.item_types_uuid);
     }
+}
+
+/// Whether `key` is a UUID type declaration: type 0, id `0x4000..`
+/// (a snapshot whose change touches one is recounted).
+#[inline(always)]
+pub fn is_declaration(key: u32) -> bool {
+    // Type 0 and id >= OFFSET_UUID_TYPE: the key in 0x4000..=0xffff.
+    key.wrapping_sub(u32::from(OFFSET_UUID_TYPE)) < 0x1_0000 - u32::from(OFFSET_UUID_TYPE)
 }
 
 /// Distinct sizes are kept in a flat list while they are few (real types
@@ -262,10 +270,18 @@ impl StatsVisitor {
     }
 
     /// Counts snapshot `snap`, which `changes` made from the previous one.
+    #[cfg(test)]
     fn count_snapshot(&mut self, snap: &Snapshot, changes: &Changes) {
+        let declarations = changes.touches(snap, is_declaration);
+        self.count_snapshot_touching(snap, changes, declarations);
+    }
+
+    /// [`StatsVisitor::count_snapshot`] where the caller looked at the
+    /// changed keys: `declarations` says whether `changes` touches an item
+    /// that [`is_declaration`] (as [`Changes::touches`] would).
+    fn count_snapshot_touching(&mut self, snap: &Snapshot, changes: &Changes, declarations: bool) {
         self.snapshots += 1;
-        let is_declaration = |k: u32| item_type(k) == 0 && item_id(k) >= OFFSET_UUID_TYPE;
-        if changes.touches(snap, is_declaration) {
+        if declarations {
             self.recount(snap);
             return;
         }
@@ -462,6 +478,22 @@ impl StatsVisitor {
     }
 }
 
+impl StatsVisitor {
+    /// [`Visitor::visit`] of a snapshot event for a caller that already
+    /// looked at the keys the event's changes touched: `declarations` is
+    /// `e.changes.touches(e.snapshot, is_declaration)`.
+    pub fn visit_snapshot(&mut self, e: &SnapshotEvent<'_>, declarations: bool) {
+        let s = &mut self.stats;
+        match e.kind {
+            super::SnapshotKind::Full => s.chunks.snapshot += 1,
+            super::SnapshotKind::Delta => s.chunks.snapshot_delta += 1,
+        }
+        self.open_snapshots += 1;
+        s.decompressed_snapshot_and_delta_bytes += e.payload.decompressed.len() as u64;
+        self.count_snapshot_touching(e.snapshot, e.changes, declarations);
+    }
+}
+
 impl Visitor for StatsVisitor {
     fn visit(&mut self, event: &Event<'_>) {
         let s = &mut self.stats;
@@ -475,13 +507,8 @@ impl Visitor for StatsVisitor {
                 s.snapshots_reconstructed += std::mem::take(&mut self.open_snapshots);
             }
             Event::Snapshot(e) => {
-                match e.kind {
-                    super::SnapshotKind::Full => s.chunks.snapshot += 1,
-                    super::SnapshotKind::Delta => s.chunks.snapshot_delta += 1,
-                }
-                self.open_snapshots += 1;
-                s.decompressed_snapshot_and_delta_bytes += e.payload.decompressed.len() as u64;
-                self.count_snapshot(e.snapshot, e.changes);
+                let declarations = e.changes.touches(e.snapshot, is_declaration);
+                self.visit_snapshot(e, declarations);
             }
             Event::Message(m) => {
                 s.chunks.message += 1;
@@ -513,6 +540,18 @@ mod tests {
     use super::*;
     use crate::codec::snapshot::item_key;
     use crate::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
+
+    /// The range test is the definition: type 0, id from
+    /// `OFFSET_UUID_TYPE` (every id of types 0 and 1, and the ends of the
+    /// key range).
+    #[test]
+    fn is_declaration_is_type_0_extended_id() {
+        let keys = (0..=0x1_ffffu32).chain([u32::MAX, u32::MAX - 0x4000, 0xffff_0000]);
+        for k in keys {
+            let expected = item_type(k) == 0 && item_id(k) >= OFFSET_UUID_TYPE;
+            assert_eq!(is_declaration(k), expected, "{k:#x}");
+        }
+    }
 
     /// Items of a UUID type number are charged to the UUID their snapshot
     /// declares, wherever the declaration stands; without one they count
