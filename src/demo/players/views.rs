@@ -751,3 +751,59 @@ pub fn players(
     views.update(snap, protocol, infos, warnings);
     views.views
 }
+
+#[cfg(all(test, feature = "synth"))]
+mod note_touching_tests {
+    use super::PlayerChanges;
+    use crate::backend::Backend;
+    use crate::demo::stream::{Decoder, Event};
+    use crate::demo::Demo;
+    use crate::synth::demo::{generate, SynthParams};
+
+    /// `note_touching`'s answer is `Changes::touches`' for every snapshot of
+    /// generated demos, for several key predicates, from a state that
+    /// follows the changes and from one due a full update, with and
+    /// without positions.
+    #[test]
+    fn note_touching_answers_as_changes_touches() {
+        let preds: [&dyn Fn(u32) -> bool; 4] = [
+            &crate::demo::stream::stats::is_declaration,
+            &|k| k >> 16 == 9,
+            &|k| k & 3 == 1,
+            &|_| false,
+        ];
+        let (mut snapshots, mut yes) = (0, 0);
+        for i in 0..3 {
+            let mut params = SynthParams::collection(5, i);
+            params.duration_ticks = params.duration_ticks.min(50 * 20);
+            let bytes = generate(&params);
+            let demo = Demo::parse(&bytes).unwrap();
+            let mut dec = Decoder::new(Backend::Simd);
+            let mut s = dec.stream(&demo, crate::warn::Discard);
+            let protocol = s.protocol();
+            while let Some(ev) = s.next_event() {
+                let Ok(Event::Snapshot(e)) = ev else { continue };
+                snapshots += 1;
+                for pred in preds {
+                    let want = e.changes.touches(e.snapshot, pred);
+                    yes += usize::from(want);
+                    for rebuild in [false, true] {
+                        for no_positions in [false, true] {
+                            let mut pc = PlayerChanges {
+                                rebuild,
+                                no_positions,
+                                ..PlayerChanges::new()
+                            };
+                            let got = pc.note_touching(protocol, e.snapshot, e.changes, pred);
+                            assert_eq!(got, want, "tick {} rebuild {rebuild}", e.tick);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            snapshots > 500 && yes > 100,
+            "{snapshots} snapshots, {yes} touched"
+        );
+    }
+}
