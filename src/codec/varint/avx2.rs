@@ -10,17 +10,22 @@
 //!
 //! - No extend bit and no int reaching in: 64 one-byte ints, sign-flipped
 //!   as bytes and widened by `vpmovsxbd`.
-//! - Else each 16-byte block whose 16 bytes are all one-byte ints is stored
-//!   the same way, and every other block is read as two 8-byte halves: the
-//!   8 start bits of a half index [`PATTERNS`], a `vpshufb` pattern that
-//!   puts the first four bytes of each int starting there in a 32-bit lane
-//!   (up to 8 ints, from the 16 bytes at the half: an int may run 4 bytes
-//!   past it); the same pattern plus 4 gives each int's 5th byte. In each
+//! - Else the window is read as eight 8-byte halves: the 8 start bits of a
+//!   half index [`PATTERNS`], a `vpshufb` pattern that puts the first four
+//!   bytes of each int starting there in a 32-bit lane (up to 8 ints, from
+//!   the 16 bytes at the half: an int may run 4 bytes past it). In each
 //!   lane the bytes after the first end byte are masked off (`e ^ (e - 1)`
 //!   with `e` the end bits), the 6- and 7-bit fields are joined by
-//!   `vpmaddubsw` + `vpmaddwd`, the 5th byte is or-ed in at bit 27 for ints
-//!   with four extend bytes, and the sign bit flips the lane. All 8 lanes
-//!   are stored; the half's start count (`popcnt`) says how many stay.
+//!   `vpmaddubsw` + `vpmaddwd`, and the sign bit flips the lane. All 8
+//!   lanes are stored; the half's start count (`popcnt`) says how many
+//!   stay. Halves of one-byte ints go the same way: which halves those are
+//!   is data, and a branch on it is mispredicted often (see the module docs
+//!   of `simd` for the counts).
+//! - Only in a window with a run of four extend bytes (about a fifth of the
+//!   real windows with extend bytes) can an int have a 5th byte: there the
+//!   same pattern plus 4 gives each int's 5th byte, or-ed in at bit 27 for
+//!   ints with four extend bytes, and the top four bits of the bytes are
+//!   classified for the check below; other windows skip both.
 //! - Where a window's ints may need a warning or the exact 5-byte rule (a
 //!   zero after an extend byte, or a byte after four extend bytes with any
 //!   of its top four bits set), the window is read by the exact reader.
@@ -113,26 +118,30 @@ fn singles(bytes: &[u8; 16], dst: &mut [i32; 16]) {
 
 /// The ints starting at the set bits of `starts` (bit `i` = byte `i` of
 /// `src`), decoded into the first `starts.count_ones()` lanes of `dst`
-/// (the other lanes get garbage). Each int's bytes are in `src`.
+/// (the other lanes get garbage). Each int's bytes are in `src`. Without
+/// `FIFTH` the ints must have at most three extend bytes (no 5th byte is
+/// read).
 #[target_feature(enable = "avx2")]
 #[inline]
-fn eight(src: &[u8; 16], starts: u8, dst: &mut [i32; 8]) {
+fn eight<const FIFTH: bool>(src: &[u8; 16], starts: u8, dst: &mut [i32; 8]) {
     let s = _mm256_broadcastsi128_si256(load16(src));
     let pattern = load32(&PATTERNS.0[usize::from(starts)]);
     let b = _mm256_shuffle_epi8(s, pattern);
-    let b5 = _mm256_shuffle_epi8(s, _mm256_add_epi8(pattern, _mm256_set1_epi8(4)));
     // End bytes among the first four, and the bytes up to the first one
     // (all four if none).
     let e = _mm256_andnot_si256(b, _mm256_set1_epi32(0x8080_8080u32 as i32));
     let keep = _mm256_xor_si256(e, _mm256_sub_epi32(e, _mm256_set1_epi32(1)));
     let w = _mm256_and_si256(_mm256_and_si256(b, keep), _mm256_set1_epi32(0x7f7f_7f3f));
     let pairs = _mm256_maddubs_epi16(_mm256_set1_epi32(0x8001_4001u32 as i32), w);
-    let v = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x2000_0001));
-    let fifth = _mm256_and_si256(
-        _mm256_cmpeq_epi32(e, _mm256_setzero_si256()),
-        _mm256_slli_epi32::<27>(b5),
-    );
-    let v = _mm256_or_si256(v, fifth);
+    let mut v = _mm256_madd_epi16(pairs, _mm256_set1_epi32(0x2000_0001));
+    if FIFTH {
+        let b5 = _mm256_shuffle_epi8(s, _mm256_add_epi8(pattern, _mm256_set1_epi8(4)));
+        let fifth = _mm256_and_si256(
+            _mm256_cmpeq_epi32(e, _mm256_setzero_si256()),
+            _mm256_slli_epi32::<27>(b5),
+        );
+        v = _mm256_or_si256(v, fifth);
+    }
     let sign = _mm256_srai_epi32::<31>(_mm256_slli_epi32::<25>(b));
     store8(dst, _mm256_xor_si256(v, sign));
 }
@@ -226,6 +235,49 @@ struct State {
     before: u64,
 }
 
+/// Bit `i` set where bits `i..i + 4` of `x` are all set.
+#[inline(always)]
+fn runs_of_four(x: u64) -> u64 {
+    let pairs = x & x >> 1;
+    pairs & pairs >> 2
+}
+
+/// Bits of the zero bytes of the window's 64 bytes and of the 16 after
+/// them.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn zero_bits(s: Span) -> (u64, u64) {
+    let zero = _mm256_setzero_si256();
+    let za = u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(s.a, zero)) as u32);
+    let zb = u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(s.b, zero)) as u32);
+    let zc = u64::from(_mm_movemask_epi8(_mm_cmpeq_epi8(s.c, _mm_setzero_si128())) as u16);
+    (za | zb << 32, zc)
+}
+
+/// Decodes the ints starting at the set bits of `starts` in the window
+/// `win` into `dst`; returns how many. Without `FIFTH` no int may have
+/// four extend bytes.
+#[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+#[inline]
+fn decode<const FIFTH: bool>(win: &[u8; SPAN], starts: u64, dst: &mut [i32; WINDOW]) -> usize {
+    // Every half, also where a block is 16 one-byte ints: which blocks
+    // those are is data, and a branch on it is mispredicted often.
+    let mut k = 0;
+    for half in 0..8 {
+        let at = 8 * half;
+        let m = (starts >> at) as u8;
+        let (Some(src), Some(d)) = (
+            win.get(at..).and_then(|w| w.first_chunk::<16>()),
+            dst.get_mut(k..).and_then(|d| d.first_chunk_mut::<8>()),
+        ) else {
+            unreachable!("a span has 16 bytes after each half and room for 8 ints");
+        };
+        eight::<FIFTH>(src, m, d);
+        k += m.count_ones() as usize;
+    }
+    k
+}
+
 /// Decodes the ints starting in the window at `st.pos`, whose bytes (and
 /// the 16 after them) are `win`, and moves `st` to the next window.
 /// Returns `false`, leaving `st` as it was, where `out` has no room for 64
@@ -262,8 +314,23 @@ fn step(
         st.before = x;
         return Ok(true);
     }
-    let (c, cn) = classes(bytes, x, xn);
-    if bad_ends(c, st.before) | (bad_ends(cn, x) & 0xf) != 0 {
+    // Only a window with a run of four extend bits among its bytes, the
+    // last four of the window before and the first three of the next (any
+    // byte that may be a 5th byte, here or among the first four of the
+    // next window) needs the top-four-bit classes and the 5th-byte
+    // decoding.
+    let before = st.before;
+    let fifths = runs_of_four(x)
+        | runs_of_four(x << 4 | before >> 60) & 0xf
+        | runs_of_four(x >> 60 | xn << 4) & 0xe;
+    let bad = if fifths == 0 {
+        let (z, zn) = zero_bits(bytes);
+        (z & (x << 1 | before >> 63)) | (zn & (xn << 1 | x >> 63) & 0xf)
+    } else {
+        let (c, cn) = classes(bytes, x, xn);
+        bad_ends(c, before) | (bad_ends(cn, x) & 0xf)
+    };
+    if bad != 0 {
         // Bytes of this window's ints need the exact reader.
         st.next_start = exact(
             input,
@@ -278,40 +345,16 @@ fn step(
         // The first start is `lead` even when the byte before it has an
         // extend bit (a 5th byte the exact reader took).
         let starts = (ends << 1) & (u64::MAX << lead) | 1 << lead;
-        let mut k = 0;
-        for block in 0..4 {
-            let s = (starts >> (16 * block)) as u16;
-            let xb = (x >> (16 * block)) as u16;
-            let (Some(src), Some(d)) = (
-                blocks.get(block),
-                dst.get_mut(k..).and_then(|d| d.first_chunk_mut::<16>()),
-            ) else {
-                unreachable!("a window has 4 blocks and room for 64 ints");
-            };
-            if s == u16::MAX && xb == 0 {
-                singles(src, d);
-                k += 16;
-                continue;
-            }
-            for half in 0..2 {
-                let at = 16 * block + 8 * half;
-                let m = (s >> (8 * half)) as u8;
-                let (Some(src), Some(d)) = (
-                    win.get(at..).and_then(|w| w.first_chunk::<16>()),
-                    dst.get_mut(k..).and_then(|d| d.first_chunk_mut::<8>()),
-                ) else {
-                    unreachable!("a span has 16 bytes after each half and room for 8 ints");
-                };
-                eight(src, m, d);
-                k += m.count_ones() as usize;
-            }
-        }
-        st.n += k;
+        st.n += if fifths == 0 {
+            decode::<false>(win, starts, dst)
+        } else {
+            decode::<true>(win, starts, dst)
+        };
         // The int holding the last byte ends at the first end byte of the
         // next window unless it ends here.
         st.next_start = st.pos + WINDOW;
         if ends >> 63 == 0 {
-            st.next_start += (!cn.extend).trailing_zeros() as usize + 1;
+            st.next_start += (!xn).trailing_zeros() as usize + 1;
         }
     }
     st.pos += WINDOW;
