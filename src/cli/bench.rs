@@ -899,8 +899,9 @@ fn bench_demos(a: BenchArgs) -> io::Result<ExitCode> {
     row("decode + snapshot statistics", Backend::Simd, m);
     let m = measure(min, || {
         for d in &demos {
-            let v =
-                crate::demo::analysis::AnalysisVisitor::new(crate::codec::snapshot::Protocol::V06);
+            // The analysis `demos index` runs: the protocol the snapshots
+            // are decoded with, no chat lines kept.
+            let v = crate::demo::analysis::AnalysisVisitor::new(d.decode_protocol());
             std::hint::black_box(
                 visit(d, &mut dec, v)
                     .visitor
