@@ -296,20 +296,7 @@ fn reversed_magic_and_version_3_are_read() {
     assert_eq!(df.items_of_type(7).len(), 0);
 
     // Hand-made v3: one item type, one item, one raw data block "abc".
-    let mut v = b"DATA".to_vec();
-    let ints: [i32; 7] = [0, 0, 1, 1, 1, 12, 3];
-    v.extend_from_slice(&3i32.to_le_bytes());
-    for i in ints {
-        v.extend_from_slice(&i.to_le_bytes());
-    }
-    for i in [5i32, 0, 1, 0, 0, (5 << 16) | 9, 4, -7] {
-        v.extend_from_slice(&i.to_le_bytes());
-    }
-    v.extend_from_slice(b"abc");
-    let size = (v.len() - 16) as i32;
-    v[8..12].copy_from_slice(&size.to_le_bytes());
-    let swaplen = (v.len() - 3 - 16) as i32;
-    v[12..16].copy_from_slice(&swaplen.to_le_bytes());
+    let v = crate::common::hand_made_v3();
     let mut warnings = Vec::new();
     let df = Datafile::parse_with(&v, &mut warnings).unwrap();
     assert_eq!(df.version().name(), "3");

@@ -288,33 +288,7 @@ fn decompress_scratch_equals_decompress() {
         .iter()
         .map(|(_, b)| b.to_vec())
         .collect();
-    // A hand-made v3 file (raw blocks): one item, one data block "abc".
-    let mut v3 = b"DATA".to_vec();
-    for i in [
-        3i32,
-        0,
-        0,
-        1,
-        1,
-        1,
-        12,
-        3,
-        5,
-        0,
-        1,
-        0,
-        0,
-        (5 << 16) | 9,
-        4,
-        -7,
-    ] {
-        v3.extend_from_slice(&i.to_le_bytes());
-    }
-    v3.extend_from_slice(b"abc");
-    let size = (v3.len() - 16) as i32;
-    v3[8..12].copy_from_slice(&size.to_le_bytes());
-    let swaplen = (v3.len() - 3 - 16) as i32;
-    v3[12..16].copy_from_slice(&swaplen.to_le_bytes());
+    let v3 = crate::common::hand_made_v3();
     assert_eq!(Datafile::parse(&v3).unwrap().version().name(), "3");
     files.push(v3);
     let mut corrupted = Vec::new();

@@ -173,3 +173,23 @@ pub fn output_with_peak_rss(
     };
     (output, peak)
 }
+
+/// A hand-made version 3 datafile (raw data blocks): one item type, one
+/// item (type 5, id 9, data `[-7]`) and one data block, `b"abc"`.
+pub fn hand_made_v3() -> Vec<u8> {
+    let mut v = b"DATA".to_vec();
+    let ints: [i32; 7] = [0, 0, 1, 1, 1, 12, 3];
+    v.extend_from_slice(&3i32.to_le_bytes());
+    for i in ints {
+        v.extend_from_slice(&i.to_le_bytes());
+    }
+    for i in [5i32, 0, 1, 0, 0, (5 << 16) | 9, 4, -7] {
+        v.extend_from_slice(&i.to_le_bytes());
+    }
+    v.extend_from_slice(b"abc");
+    let size = (v.len() - 16) as i32;
+    v[8..12].copy_from_slice(&size.to_le_bytes());
+    let swaplen = (v.len() - 3 - 16) as i32;
+    v[12..16].copy_from_slice(&swaplen.to_le_bytes());
+    v
+}
