@@ -270,7 +270,7 @@ impl<S: Warn<AnalysisWarning>> AnalysisVisitor<S> {
         let mut messages = self.messages;
         let table = self.kind_table.iter().enumerate().filter(|(_, c)| c.1 > 0);
         let table = table.map(|(at, &c)| {
-            let space = if at >= KIND_TABLE { "system" } else { "game" };
+            let space = message::space_name(at >= KIND_TABLE);
             let id = message::MessageId::Ordinal((at % KIND_TABLE) as u32);
             ((space, id), c)
         });

@@ -410,11 +410,16 @@ pub struct Message<'a> {
 impl Message<'_> {
     /// `system` or `game`.
     pub fn space(&self) -> &'static str {
-        if self.system {
-            "system"
-        } else {
-            "game"
-        }
+        space_name(self.system)
+    }
+}
+
+/// The name of a message space: `system` or `game`.
+pub fn space_name(system: bool) -> &'static str {
+    if system {
+        "system"
+    } else {
+        "game"
     }
 }
 
