@@ -247,24 +247,19 @@ fn main() {
             black_box((c.sum(), h.finalize()));
         }
     );
-    contender!("`maps index` work (no --verify)", || {
-        let (inf, buf) = &mut *work.borrow_mut();
-        for b in &files {
-            black_box(index(b, &plain, inf, buf));
-        }
-    });
-    contender!("`maps index --verify=crc` work", || {
-        let (inf, buf) = &mut *work.borrow_mut();
-        for b in &files {
-            black_box(index(b, &verify_crc, inf, buf));
-        }
-    });
-    contender!("`maps index --verify` work", || {
-        let (inf, buf) = &mut *work.borrow_mut();
-        for b in &files {
-            black_box(index(b, &verify, inf, buf));
-        }
-    });
+    let (work, all_files) = (&work, &files);
+    for (name, opts) in [
+        ("`maps index` work (no --verify)", plain),
+        ("`maps index --verify=crc` work", verify_crc),
+        ("`maps index --verify` work", verify),
+    ] {
+        contender!(name, move || {
+            let (inf, buf) = &mut *work.borrow_mut();
+            for b in all_files {
+                black_box(index(b, &opts, inf, buf));
+            }
+        });
+    }
     #[cfg(feature = "twmap-peer")]
     {
         contender!("twmap: datafile parse + inflate every block", || {
