@@ -231,6 +231,7 @@ pub fn index_input_then(
     }
     crate::limits::shrink_buffer(data_buf);
     crate::limits::shrink_buffer(read_buf);
+    inflater.shrink_block_buffer();
     stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
     rec
 }
@@ -269,10 +270,8 @@ pub fn index_bytes(
     if opts.verify.inflates() {
         let mut h = crc32fast::Hasher::new();
         let mut sha = (opts.verify == Verify::Full).then(Sha256::new);
-        // `buf` as a buffer that only grows over the file's blocks (the
-        // summary below uses it as usual).
         for i in 0..df.num_data() {
-            let block = match df.decompress_scratch(i, inflater, buf) {
+            let block = match df.decompress_block(i, inflater) {
                 Ok(block) => block,
                 Err(e) => {
                     rec.error = Some(ErrorRecord::datafile(&e));

@@ -43,6 +43,10 @@ pub struct Inflater {
     /// offset). A budget error names it: the block that used the budget,
     /// not whichever small block came last.
     largest: Option<(u64, Section, usize)>,
+    /// The output of [`Inflater::inflate_block`]: its length only grows
+    /// (to the largest block inflated so far), so it is zero-filled once
+    /// per size, not again for each block larger than the one before.
+    block: Vec<u8>,
 }
 
 impl Default for Inflater {
@@ -67,6 +71,7 @@ impl Inflater {
             limits,
             used: 0,
             largest: None,
+            block: Vec::new(),
         }
     }
 
@@ -226,29 +231,33 @@ impl Inflater {
         }
     }
 
-    /// As [`Inflater::inflate_exact`], into a buffer that only grows: the
-    /// block's bytes are `scratch[..expected]` and the bytes after them are
-    /// left as they were, so the buffer is zero-filled once up to the
-    /// largest block, not again for every block larger than the one before
-    /// (for passes that read each block once, as `maps index --verify`).
-    pub fn inflate_scratch<'s>(
+    /// As [`Inflater::inflate_exact`], into the inflater's own buffer,
+    /// which only grows: for passes that read each block once and let it go
+    /// (`maps index --verify`). The bytes stay valid until the next call.
+    pub fn inflate_block(
         &mut self,
         raw: &[u8],
         expected: usize,
-        scratch: &'s mut Vec<u8>,
         section: Section,
         offset: usize,
-    ) -> Result<&'s [u8], Error> {
+    ) -> Result<&[u8], Error> {
         self.check_and_charge(raw, expected, section, offset)?;
-        if scratch.len() < expected {
-            scratch.resize(expected, 0);
+        if self.block.len() < expected {
+            self.block.resize(expected, 0);
         }
-        let out = &mut scratch[..expected];
+        let out = &mut self.block[..expected];
         match self.decompressor.zlib_decompress(raw, out) {
             Ok(n) if n == expected => Ok(out),
             Ok(_) => Err(Error::new(ErrorKind::DataSizeMismatch, section, offset)),
             Err(e) => Err(Self::inflate_error(e, section, offset)),
         }
+    }
+
+    /// Gives back the memory of [`Inflater::inflate_block`]'s buffer if it
+    /// grew beyond [`crate::limits::Limits::KEEP_WORKER_BUFFER_BYTES`] (as
+    /// the workers' other buffers after each file).
+    pub fn shrink_block_buffer(&mut self) {
+        crate::limits::shrink_buffer(&mut self.block);
     }
 
     /// The size checks before a whole-block inflate, then the charge.

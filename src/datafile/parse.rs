@@ -526,13 +526,13 @@ impl<'a> Datafile<'a> {
 
     /// Decompresses data block `index` and returns its bytes, checked and
     /// charged as by [`Datafile::decompress`]: a v3 block in place, a v4
-    /// block inflated into `scratch`, which only grows (see
-    /// [`Inflater::inflate_scratch`]). For passes over every block.
-    pub fn decompress_scratch<'s>(
+    /// block inflated into the inflater's own buffer (see
+    /// [`Inflater::inflate_block`]), valid until its next use. For passes
+    /// over every block.
+    pub fn decompress_block<'s>(
         &'s self,
         index: usize,
-        inflater: &mut Inflater,
-        scratch: &'s mut Vec<u8>,
+        inflater: &'s mut Inflater,
     ) -> Result<&'s [u8], Error> {
         let (raw, section, at) = self.stored_block(index)?;
         match self.version {
@@ -542,7 +542,7 @@ impl<'a> Datafile<'a> {
             }
             Version::V4 | Version::V4Crude => {
                 let expected = self.data_size(index).unwrap_or(0);
-                inflater.inflate_scratch(raw, expected, scratch, section, at)
+                inflater.inflate_block(raw, expected, section, at)
             }
         }
     }
