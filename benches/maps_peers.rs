@@ -1,8 +1,8 @@
 //! `maps index` against its floor (libdeflater inflating every data block),
 //! against twmap (with `--features twmap-peer`) and against `sha256sum`, on
 //! the same maps in one run, and where the time of `maps index --verify`
-//! goes: inflate, CRC-32, SHA-256, the rest of the index work; `--verify=crc`
-//! (no SHA-256) beside it.
+//! goes: inflate, CRC-32, SHA-256, the rest of the index work;
+//! `--verify=crc` (no SHA-256) and `--verify=inflate` (no hash) beside it.
 //!
 //! `cargo bench --bench maps_peers --features twmap-peer [-- --seconds S
 //! --rounds R --maps DIR --synth N]`. Inputs: every `*.map` under DIR
@@ -118,6 +118,10 @@ fn main() {
     };
     let verify_crc = IndexOptions {
         verify: Verify::Crc,
+        ..plain
+    };
+    let verify_inflate = IndexOptions {
+        verify: Verify::Inflate,
         ..plain
     };
     let mut inflater = Inflater::default();
@@ -250,6 +254,7 @@ fn main() {
     let (work, all_files) = (&work, &files);
     for (name, opts) in [
         ("`maps index` work (no --verify)", plain),
+        ("`maps index --verify=inflate` work", verify_inflate),
         ("`maps index --verify=crc` work", verify_crc),
         ("`maps index --verify` work", verify),
     ] {
@@ -293,7 +298,7 @@ fn main() {
         );
     }
     if let Some(i) = names.iter().position(|n| n.starts_with("twmap: datafile")) {
-        for flag in ["--verify=crc", "--verify"] {
+        for flag in ["--verify=inflate", "--verify=crc", "--verify"] {
             let verify_t = t[names
                 .iter()
                 .position(|n| n.starts_with(&format!("`maps index {flag}`")))
@@ -352,6 +357,11 @@ fn main() {
             },
             &mut || {
                 run(Command::new(exe)
+                    .args(["maps", "index", "-j", "1", "-q", "--verify=inflate"])
+                    .arg(&dir))
+            },
+            &mut || {
+                run(Command::new(exe)
                     .args(["maps", "index", "-j", "1", "-q", "--verify=crc"])
                     .arg(&dir))
             },
@@ -370,6 +380,7 @@ fn main() {
     );
     for (name, s) in [
         "`teebatch maps index -j 1`",
+        "`teebatch maps index -j 1 --verify=inflate`",
         "`teebatch maps index -j 1 --verify=crc`",
         "`teebatch maps index -j 1 --verify`",
         "`sha256sum` (coreutils) over the same files",

@@ -50,8 +50,8 @@ fn maps_index_verify_matches_golden_through_the_cli() {
 }
 
 /// `--verify=crc` is `--verify` without `data_sha256`: the same records
-/// (golden `data_crc32` included) less that one field; `--verify=off` is no
-/// flag; `--verify PATH` (no `=`) leaves PATH a path.
+/// (golden `data_crc32` included) less that one field; `--verify=inflate`
+/// the same less both hashes; `--verify=off` is no flag; `--verify PATH` (no `=`) leaves PATH a path.
 #[test]
 fn verify_crc_is_verify_without_the_content_hash() {
     let Some(ds) = common::datasets() else { return };
@@ -68,6 +68,14 @@ fn verify_crc_is_verify_without_the_content_hash() {
         let mut f = f.clone();
         f.as_object_mut().unwrap().remove("data_sha256");
         assert_eq!(c, &f, "{path}");
+    }
+    let inflate = run_records(&["maps", "index", "-q", "--verify=inflate", m], 0);
+    assert_eq!(inflate.len(), full.len());
+    for (i, f) in inflate.iter().zip(&full) {
+        let mut f = f.clone();
+        f.as_object_mut().unwrap().remove("data_sha256");
+        f.as_object_mut().unwrap().remove("data_crc32");
+        assert_eq!(i, &f);
     }
     let embedded_off = run_records(&["maps", "index", "-q", "--verify=off"], 0);
     let embedded_plain = run_records(&["maps", "index", "-q"], 0);

@@ -209,6 +209,63 @@ fn worker_buffers_shrink_after_a_huge_map() {
     assert!(rec.data_crc32.is_some());
     assert!(worker.data_buf.capacity() <= Limits::KEEP_WORKER_BUFFER_BYTES);
     assert!(worker.read_buf.capacity() <= Limits::KEEP_WORKER_BUFFER_BYTES);
+    assert!(worker.inflater.held_bytes() <= Limits::KEEP_WORKER_BUFFER_BYTES);
+}
+
+/// Every strength of `--verify` inflates every block: a corrupted block
+/// that the map summary never reads is the same error with each (and none
+/// without); only the hashes reported differ.
+#[test]
+fn every_verify_strength_finds_a_corrupted_block_the_summary_skips() {
+    use teebatch::batch::maps::{index_bytes, MapRecord, Verify};
+    let mut w = DatafileWriter::new();
+    w.add_item(map::ITEM_VERSION, 0, &[1]);
+    let noise: Vec<u8> = (0..50_000u32).map(|i| (i * i % 251) as u8).collect();
+    w.add_data(&noise);
+    let good = w.write();
+    let range = Datafile::parse(&good).unwrap().data_range(0).unwrap();
+    let mut bad = good.clone();
+    bad[range.start + range.len() / 2] ^= 0x5a;
+    let index = |bytes: &[u8], verify| {
+        let mut rec = MapRecord::default();
+        let opts = IndexOptions {
+            verify,
+            ..IndexOptions::default()
+        };
+        index_bytes(
+            &mut rec,
+            bytes,
+            &opts,
+            &mut Inflater::default(),
+            &mut Vec::new(),
+        );
+        rec
+    };
+    let crc = format!("{:08x}", crc32fast::hash(&noise));
+    for (verify, want_crc, want_sha) in [
+        (Verify::Off, false, false),
+        (Verify::Inflate, false, false),
+        (Verify::Crc, true, false),
+        (Verify::Full, true, true),
+    ] {
+        let rec = index(&good, verify);
+        assert!(rec.error.is_none(), "{verify:?}: {:?}", rec.error);
+        assert_eq!(rec.data_crc32, want_crc.then(|| crc.clone()), "{verify:?}");
+        assert_eq!(rec.data_sha256.is_some(), want_sha, "{verify:?}");
+        let rec = index(&bad, verify);
+        assert_eq!(rec.data_crc32, None, "{verify:?}");
+        match verify {
+            Verify::Off => assert!(rec.error.is_none(), "{:?}", rec.error),
+            _ => {
+                let e = rec.error.expect("a corrupted block is an error");
+                assert_eq!(
+                    (e.stage.name(), e.kind, e.section.as_str(), e.offset),
+                    ("datafile", "inflate", "data 0", range.start as u64),
+                    "{verify:?}"
+                );
+            }
+        }
+    }
 }
 
 /// A 2100 × 2100 game layer (17.6 MB of tiles, past

@@ -358,6 +358,7 @@ fn bench_maps(a: BenchArgs) -> io::Result<ExitCode> {
     let with = |verify| IndexOptions { verify, ..opts };
     for (name, o) in [
         ("index (1 thread)", opts),
+        ("index --verify=inflate (1 thread)", with(Verify::Inflate)),
         ("index --verify=crc (1 thread)", with(Verify::Crc)),
         ("index --verify (1 thread)", with(Verify::Full)),
     ] {

@@ -40,11 +40,12 @@ pub struct IndexArgs {
     /// Record format.
     #[arg(long, value_enum, default_value_t = Format::Json)]
     pub format: Format,
-    /// Inflate every data block (sizes checked) and add hashes of the
-    /// decompressed data: `--verify` (= `--verify=full`) adds `data_crc32`
-    /// and `data_sha256` (the content hash; SHA-256 costs several times the
-    /// inflate), `--verify=crc` only `data_crc32` (the integrity check, at
-    /// about the cost of the inflate).
+    /// Inflate every data block (sizes and zlib checksums checked) and add
+    /// hashes of the decompressed data: `--verify` (= `--verify=full`) adds
+    /// `data_crc32` and `data_sha256` (the content hash; SHA-256 costs
+    /// several times the inflate), `--verify=crc` only `data_crc32`,
+    /// `--verify=inflate` no hash (the integrity check alone, at about the
+    /// cost of the inflate).
     #[arg(long, value_enum, num_args = 0..=1, require_equals = true,
           default_missing_value = "full", default_value = "off", value_name = "HASHES")]
     pub verify: Verify,

@@ -90,6 +90,12 @@ impl Inflater {
         self.used
     }
 
+    /// Bytes of buffer the inflater keeps between files (the capacity of
+    /// [`Inflater::inflate_block`]'s buffer).
+    pub fn held_bytes(&self) -> usize {
+        self.block.capacity()
+    }
+
     /// Charges `n` bytes of block `section` to the file's budget. Over the
     /// limit, the error names the block that was charged the most so far
     /// (this one or an earlier one of the same file).
