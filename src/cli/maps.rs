@@ -47,7 +47,7 @@ pub struct IndexArgs {
     /// `--verify=inflate` no hash (the integrity check alone, at about the
     /// cost of the inflate).
     #[arg(long, value_enum, num_args = 0..=1, require_equals = true,
-          default_missing_value = "full", default_value = "off", value_name = "HASHES")]
+          default_missing_value = "full", default_value = "off", value_name = "LEVEL")]
     pub verify: Verify,
     /// Also write the collection summary (a versioned JSON document that
     /// `teebatch merge` combines; see the README) to this file.
