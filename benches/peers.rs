@@ -10,7 +10,9 @@
 //!   the whole `teebatch demos index --jobs 1` process (start-up, listing,
 //!   reading, SHA-256 and CRC-32 of every file, decode, analysis, JSON
 //!   records), the same work in memory (`batch::demos::index_bytes`),
-//!   teebatch's own decode-only time and the start-up of a process.
+//!   teebatch's own decode-only time and the start-up of a process;
+//! - on both: the analysis' share of the decode time (`demos index`'s
+//!   in-memory work less its SHA-256 and the decode, over the decode).
 //!
 //! `cargo bench --bench peers [-- --seconds S --rounds R --synth N
 //! --synth-dir DIR --levels sse2,avx2,avx512]`. With `TEEBATCH_X86_LEVEL=avx2`
@@ -30,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
+use sha2::{Digest, Sha256};
 use teebatch::backend::Backend;
 use teebatch::codec::huffman;
 use teebatch::demo::stream::{huffman_room, Decoder};
@@ -174,7 +177,9 @@ fn real_demos(min: Duration, rounds: u32) {
     );
     let (tw_huff, one, batch) = (t[0], t[1], t[2]);
 
-    // Full decode, one thread.
+    // Full decode, one thread; and `demos index`'s in-memory work and its
+    // SHA-256 on the same bytes, for the analysis' share.
+    let mut dec2 = Decoder::new(Backend::Simd);
     let t = race(
         min,
         rounds,
@@ -189,9 +194,19 @@ fn real_demos(min: Duration, rounds: u32) {
                     black_box(teebatch_decode(&mut dec, &i.bytes));
                 }
             },
+            &mut || {
+                for i in &inputs {
+                    black_box(index_work(&mut dec2, &i.bytes));
+                }
+            },
+            &mut || {
+                for i in &inputs {
+                    black_box(Sha256::digest(&i.bytes));
+                }
+            },
         ],
     );
-    let (tw_full, ours) = (t[0], t[1]);
+    let (tw_full, ours, work, sha) = (t[0], t[1], t[2], t[3]);
 
     let tier = huffman::Tier::chosen().name();
     println!(
@@ -227,6 +242,33 @@ fn real_demos(min: Duration, rounds: u32) {
             ours / theirs
         );
     }
+    analysis_share(work, sha, ours);
+}
+
+/// `batch::demos::index_bytes` on one demo: what `demos index` does in
+/// memory (SHA-256, header, decode, analysis, the record).
+fn index_work(dec: &mut Decoder, bytes: &[u8]) -> teebatch::batch::demos::DemoRecord {
+    let mut rec = teebatch::batch::demos::DemoRecord::default();
+    black_box(teebatch::batch::demos::index_bytes(
+        &mut rec,
+        bytes,
+        dec,
+        teebatch::limits::Limits::DEFAULT_MAX_WARNINGS,
+    ));
+    rec
+}
+
+/// Prints the analysis' share of the decode time: `demos index`'s in-memory
+/// work less its SHA-256 and the decode (so the header, framing warnings
+/// and the record count as analysis), over the decode.
+fn analysis_share(work: f64, sha: f64, decode: f64) {
+    println!(
+        "
+analysis share: in-memory `demos index` work {work:.4} s less SHA-256 {sha:.4} s \
+         and decode {decode:.4} s = {:.4} s, {:.1} % of the decode",
+        work - sha - decode,
+        (work - sha - decode) / decode * 100.0
+    );
 }
 
 /// libtw2's decode against the whole `teebatch demos index --jobs 1`
@@ -283,14 +325,7 @@ fn generated_demos(dir: &Path, min: Duration, rounds: u32) {
             },
             &mut || {
                 for f in &files {
-                    let mut rec = teebatch::batch::demos::DemoRecord::default();
-                    black_box(teebatch::batch::demos::index_bytes(
-                        &mut rec,
-                        f,
-                        &mut dec2,
-                        teebatch::limits::Limits::DEFAULT_MAX_WARNINGS,
-                    ));
-                    black_box(rec);
+                    black_box(index_work(&mut dec2, f));
                 }
             },
             &mut || {
@@ -301,9 +336,14 @@ fn generated_demos(dir: &Path, min: Duration, rounds: u32) {
                     .unwrap();
                 assert!(status.success());
             },
+            &mut || {
+                for f in &files {
+                    black_box(Sha256::digest(f));
+                }
+            },
         ],
     );
-    let (tw_full, process, ours, work, start) = (t[0], t[1], t[2], t[3], t[4]);
+    let (tw_full, process, ours, work, start, sha) = (t[0], t[1], t[2], t[3], t[4], t[5]);
     println!(
         "\ngenerated demos ({}): {} demos, {:.2} MB of files, {:.2} MB of chunk data",
         dir.display(),
@@ -334,4 +374,5 @@ fn generated_demos(dir: &Path, min: Duration, rounds: u32) {
          process less that and the in-memory work (listing, reading, JSON records): {:.4} s",
         process - start - work
     );
+    analysis_share(work, sha, ours);
 }
