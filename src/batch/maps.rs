@@ -235,7 +235,7 @@ pub fn index_input_then(
     }
     crate::limits::shrink_buffer(data_buf);
     crate::limits::shrink_buffer(read_buf);
-    inflater.shrink_block_buffer();
+    inflater.shrink_block_buffer(Limits::KEEP_WORKER_BUFFER_BYTES);
     stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
     rec
 }

@@ -259,11 +259,14 @@ impl Inflater {
         }
     }
 
-    /// Gives back the memory of [`Inflater::inflate_block`]'s buffer if it
-    /// grew beyond [`crate::limits::Limits::KEEP_WORKER_BUFFER_BYTES`] (as
-    /// the workers' other buffers after each file).
-    pub fn shrink_block_buffer(&mut self) {
-        crate::limits::shrink_buffer(&mut self.block);
+    /// Gives back the memory of [`Inflater::inflate_block`]'s buffer beyond
+    /// `keep` bytes if it grew past them (the batch layer keeps as much as
+    /// it keeps of its other buffers after each file).
+    pub fn shrink_block_buffer(&mut self, keep: usize) {
+        if self.block.capacity() > keep {
+            self.block.clear();
+            self.block.shrink_to(keep);
+        }
     }
 
     /// The size checks before a whole-block inflate, then the charge.
