@@ -22,7 +22,7 @@ pub enum Verify {
     /// cost of the inflate.
     Inflate,
     /// As `inflate`, and report `data_crc32` (a second pass over the
-    /// inflated bytes: about a fifth of the inflate's time).
+    /// inflated bytes: about a quarter of the inflate's time).
     Crc,
     /// As `crc`, and also report `data_sha256`, the content hash that finds
     /// maps with equal content however they were compressed. SHA-256 costs
