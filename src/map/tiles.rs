@@ -449,9 +449,9 @@ impl TileHistogram {
 /// (trailing bytes short of a whole tile are ignored).
 ///
 /// Most tiles of a layer are empty (id and padding zero), so the tiles go
-/// in blocks of [`EMPTY_BLOCK_TILES`], each first checked for that with
-/// whole masked words and then counted at once; a block with a non-empty
-/// tile is counted tile by tile.
+/// in blocks of 16, each first checked for that with whole masked words
+/// and then counted at once; a block with a non-empty tile is counted tile
+/// by tile.
 pub fn histogram(data: &[u8], fmt: TileFormat) -> TileHistogram {
     let ts = fmt.size;
     // u64 counters: a caller may raise the limits past 2^32 tiles.
