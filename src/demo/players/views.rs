@@ -130,43 +130,40 @@ fn view_of(view_at: &[u32], id: u16) -> Option<usize> {
     }
 }
 
-/// Whether `key` is an item the views read in `protocol`.
+/// The character item type of `protocol`.
 #[inline]
-fn is_player_item(protocol: Protocol, key: u32) -> bool {
-    matches!(
-        (protocol, item_type(key)),
-        (
-            Protocol::V06,
-            v06::CHARACTER | v06::PLAYER_INFO | v06::CLIENT_INFO
-        ) | (
-            Protocol::V07,
-            v07::CHARACTER | v07::PLAYER_INFO | v07::DE_CLIENT_INFO
-        )
-    )
+fn character_type(protocol: Protocol) -> u16 {
+    match protocol {
+        Protocol::V06 => v06::CHARACTER,
+        Protocol::V07 => v07::CHARACTER,
+    }
 }
 
 /// Whether `key` is a character item in `protocol`.
 #[inline]
 fn is_character(protocol: Protocol, key: u32) -> bool {
-    matches!(
-        (protocol, item_type(key)),
-        (Protocol::V06, v06::CHARACTER) | (Protocol::V07, v07::CHARACTER)
-    )
+    item_type(key) == character_type(protocol)
 }
 
-/// The player item types of `protocol` (with or without the character)
-/// as bits of a mask: bit `t` for type `t`.
+/// The item types the views read in `protocol`, with or without the
+/// character, as bits of a mask: bit `t` for type `t` (they are below 64).
 #[inline]
 fn player_types(protocol: Protocol, characters: bool) -> u64 {
-    let (character, others) = match protocol {
-        Protocol::V06 => (v06::CHARACTER, [v06::PLAYER_INFO, v06::CLIENT_INFO]),
-        Protocol::V07 => (v07::CHARACTER, [v07::PLAYER_INFO, v07::DE_CLIENT_INFO]),
+    let infos = match protocol {
+        Protocol::V06 => [v06::PLAYER_INFO, v06::CLIENT_INFO],
+        Protocol::V07 => [v07::PLAYER_INFO, v07::DE_CLIENT_INFO],
     };
-    let mut mask = others.iter().fold(0u64, |m, &t| m | 1 << t);
+    let mut mask = infos.iter().fold(0u64, |m, &t| m | 1 << t);
     if characters {
-        mask |= 1 << character;
+        mask |= 1 << character_type(protocol);
     }
     mask
+}
+
+/// Whether the type of `key` is one of the bits of `types`.
+#[inline]
+fn has_type(types: u64, key: u32) -> bool {
+    types.checked_shr(u32::from(item_type(key))).unwrap_or(0) & 1 != 0
 }
 
 /// The position in a character item's data (ints 1 and 2, in both
@@ -275,7 +272,8 @@ impl PlayerChanges {
         let keys = snap.keys();
         let added = keys.get(changes.added_from()..).unwrap_or_default();
         let noted = self.updated.len() + self.removed.len() + self.added.len();
-        let other = |k: u32| is_player_item(protocol, k) && !is_character(protocol, k);
+        let infos = player_types(protocol, false);
+        let other = |k: u32| has_type(infos, k);
         let mut touched = false;
         let mut structural = false;
         for &(k, _) in changes.removed() {
@@ -300,19 +298,14 @@ impl PlayerChanges {
                     .iter()
                     .any(|&i| keys.get(i as usize).is_some_and(|&k| also(k)));
         }
-        // The item types noted when updated, as bits (they are below 64).
+        // The item types noted when updated.
         let noted_types = player_types(protocol, !self.no_positions);
         for &i in changes.updated() {
             let Some(&k) = keys.get(i as usize) else {
                 continue;
             };
             touched |= also(k);
-            if noted_types
-                .checked_shr(u32::from(item_type(k)))
-                .unwrap_or(0)
-                & 1
-                != 0
-            {
+            if has_type(noted_types, k) {
                 self.updated.push((k, i));
             }
         }
