@@ -165,9 +165,10 @@ pub struct AnalysisVisitor<S = Discard> {
     /// Ordinal ids below [`KIND_TABLE`] are counted in `kind_table`
     /// instead, without hashing.
     kinds: HashMap<KindKey, (Option<&'static str>, u64)>,
-    /// Messages with an ordinal id below [`KIND_TABLE`], at `system as
-    /// usize * KIND_TABLE + id`: (name, count).
-    kind_table: Box<[(Option<&'static str>, u64); 2 * KIND_TABLE]>,
+    /// Counts of the messages with an ordinal id below [`KIND_TABLE`], at
+    /// `system as usize * KIND_TABLE + id` (named at the end, from the
+    /// protocol's tables).
+    kind_table: Box<[u64; 2 * KIND_TABLE]>,
     warn: S,
     /// Operation counts of `kinds`.
     kind_ops: u64,
@@ -237,7 +238,7 @@ impl<S: Warn<AnalysisWarning>> AnalysisVisitor<S> {
             },
             messages: MessageCounts::default(),
             kinds: HashMap::new(),
-            kind_table: Box::new([(None, 0); 2 * KIND_TABLE]),
+            kind_table: Box::new([0; 2 * KIND_TABLE]),
             warn,
             kind_ops: 0,
         }
@@ -268,11 +269,13 @@ impl<S: Warn<AnalysisWarning>> AnalysisVisitor<S> {
 
     pub fn finish(mut self) -> Analysis {
         let mut messages = self.messages;
-        let table = self.kind_table.iter().enumerate().filter(|(_, c)| c.1 > 0);
-        let table = table.map(|(at, &c)| {
-            let space = message::space_name(at >= KIND_TABLE);
+        let protocol = self.protocol;
+        let table = self.kind_table.iter().enumerate().filter(|&(_, &c)| c > 0);
+        let table = table.map(|(at, &count)| {
+            let system = at >= KIND_TABLE;
             let id = message::MessageId::Ordinal((at % KIND_TABLE) as u32);
-            ((space, id), c)
+            let name = message::message_name(protocol, system, id);
+            ((message::space_name(system), id), (name, count))
         });
         for ((space, id), (name, count)) in self.kinds.into_iter().chain(table) {
             let name = match (name, id) {
@@ -351,9 +354,7 @@ impl<S: Warn<AnalysisWarning>> Visitor for AnalysisVisitor<S> {
                         match msg.id {
                             message::MessageId::Ordinal(id) if (id as usize) < KIND_TABLE => {
                                 let at = usize::from(msg.system) * KIND_TABLE + id as usize;
-                                let c = &mut self.kind_table[at];
-                                c.0 = msg.name;
-                                c.1 += 1;
+                                self.kind_table[at] += 1;
                             }
                             _ => {
                                 self.kinds
