@@ -476,9 +476,7 @@ impl StatsVisitor {
         }
         stats
     }
-}
 
-impl StatsVisitor {
     /// [`Visitor::visit`] of a snapshot event for a caller that already
     /// looked at the keys the event's changes touched: `declarations` is
     /// `e.changes.touches(e.snapshot, is_declaration)`.
