@@ -111,18 +111,9 @@ fn main() {
     let all: Vec<Vec<u8>> = paths.iter().map(|p| std::fs::read(p).unwrap()).collect();
     let all_bytes: u64 = all.iter().map(|b| b.len() as u64).sum();
 
-    let plain = IndexOptions::default();
     let verify = IndexOptions {
         verify: Verify::Full,
-        ..plain
-    };
-    let verify_crc = IndexOptions {
-        verify: Verify::Crc,
-        ..plain
-    };
-    let verify_inflate = IndexOptions {
-        verify: Verify::Inflate,
-        ..plain
+        ..IndexOptions::default()
     };
     let mut inflater = Inflater::default();
     let mut buf = Vec::new();
@@ -188,11 +179,11 @@ fn main() {
         }
     };
     let work = std::cell::RefCell::new((Inflater::default(), Vec::new()));
-    let mut names: Vec<&str> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     let mut contenders: Vec<Box<dyn FnMut() + '_>> = Vec::new();
     macro_rules! contender {
         ($name:expr, $f:expr) => {
-            names.push($name);
+            names.push($name.to_string());
             contenders.push(Box::new($f));
         };
     }
@@ -252,13 +243,12 @@ fn main() {
         }
     );
     let (work, all_files) = (&work, &files);
-    for (name, opts) in [
-        ("`maps index` work (no --verify)", plain),
-        ("`maps index --verify=inflate` work", verify_inflate),
-        ("`maps index --verify=crc` work", verify_crc),
-        ("`maps index --verify` work", verify),
-    ] {
-        contender!(name, move || {
+    for (flag, verify) in LEVELS {
+        let opts = IndexOptions {
+            verify,
+            ..IndexOptions::default()
+        };
+        contender!(work_name(flag), move || {
             let (inf, buf) = &mut *work.borrow_mut();
             for b in all_files {
                 black_box(index(b, &opts, inf, buf));
@@ -298,10 +288,10 @@ fn main() {
         );
     }
     if let Some(i) = names.iter().position(|n| n.starts_with("twmap: datafile")) {
-        for flag in ["--verify=inflate", "--verify=crc", "--verify"] {
+        for flag in LEVELS.iter().filter_map(|&(flag, _)| flag) {
             let verify_t = t[names
                 .iter()
-                .position(|n| n.starts_with(&format!("`maps index {flag}`")))
+                .position(|n| *n == work_name(Some(flag)))
                 .unwrap()];
             println!(
                 "\n`maps index {flag}` against twmap's inflate alone: {:.2}× (twmap {:.3} s, teebatch {:.3} s)",
@@ -346,48 +336,52 @@ fn main() {
         // maps index exits 1 where some map has an error; it still ran.
         assert!(status.code().is_some_and(|c| c <= 1), "{cmd:?}: {status}");
     };
-    let t = race(
-        min,
-        rounds,
-        &mut [
-            &mut || {
+    let mut processes: Vec<Box<dyn FnMut() + '_>> = LEVELS
+        .iter()
+        .map(|&(flag, _)| {
+            let dir = &dir;
+            Box::new(move || {
                 run(Command::new(exe)
                     .args(["maps", "index", "-j", "1", "-q"])
-                    .arg(&dir))
-            },
-            &mut || {
-                run(Command::new(exe)
-                    .args(["maps", "index", "-j", "1", "-q", "--verify=inflate"])
-                    .arg(&dir))
-            },
-            &mut || {
-                run(Command::new(exe)
-                    .args(["maps", "index", "-j", "1", "-q", "--verify=crc"])
-                    .arg(&dir))
-            },
-            &mut || {
-                run(Command::new(exe)
-                    .args(["maps", "index", "-j", "1", "-q", "--verify"])
-                    .arg(&dir))
-            },
-            &mut || run(Command::new("sha256sum").args(&paths)),
-        ],
-    );
+                    .args(flag)
+                    .arg(dir))
+            }) as Box<dyn FnMut()>
+        })
+        .collect();
+    processes.push(Box::new(|| run(Command::new("sha256sum").args(&paths))));
+    let mut refs: Vec<&mut dyn FnMut()> = processes
+        .iter_mut()
+        .map(|f| &mut **f as &mut dyn FnMut())
+        .collect();
+    let t = race(min, rounds, &mut refs);
     println!(
         "\n| whole process, {} files, {:.1} MB | s (CPU, or wall with --wall) | MB/s of files |\n|---|---:|---:|",
         paths.len(),
         all_bytes as f64 / 1e6
     );
-    for (name, s) in [
-        "`teebatch maps index -j 1`",
-        "`teebatch maps index -j 1 --verify=inflate`",
-        "`teebatch maps index -j 1 --verify=crc`",
-        "`teebatch maps index -j 1 --verify`",
-        "`sha256sum` (coreutils) over the same files",
-    ]
-    .iter()
-    .zip(&t)
-    {
+    let process_names = LEVELS.iter().map(|&(flag, _)| match flag {
+        None => "`teebatch maps index -j 1`".to_string(),
+        Some(flag) => format!("`teebatch maps index -j 1 {flag}`"),
+    });
+    let sha256sum = "`sha256sum` (coreutils) over the same files".to_string();
+    for (name, s) in process_names.chain([sha256sum]).zip(&t) {
         println!("| {name} | {s:.3} | {:.0} |", mb(all_bytes, *s));
+    }
+}
+
+/// The `--verify` levels measured: the flag (none for no `--verify`) and
+/// the level.
+const LEVELS: [(Option<&str>, Verify); 4] = [
+    (None, Verify::Off),
+    (Some("--verify=inflate"), Verify::Inflate),
+    (Some("--verify=crc"), Verify::Crc),
+    (Some("--verify"), Verify::Full),
+];
+
+/// The name of the in-memory `maps index` work with `flag`.
+fn work_name(flag: Option<&str>) -> String {
+    match flag {
+        None => "`maps index` work (no --verify)".to_string(),
+        Some(flag) => format!("`maps index {flag}` work"),
     }
 }
