@@ -263,8 +263,7 @@ fn index_work(dec: &mut Decoder, bytes: &[u8]) -> teebatch::batch::demos::DemoRe
 /// and the record count as analysis), over the decode.
 fn analysis_share(work: f64, sha: f64, decode: f64) {
     println!(
-        "
-analysis share: in-memory `demos index` work {work:.4} s less SHA-256 {sha:.4} s \
+        "\nanalysis share: in-memory `demos index` work {work:.4} s less SHA-256 {sha:.4} s \
          and decode {decode:.4} s = {:.4} s, {:.1} % of the decode",
         work - sha - decode,
         (work - sha - decode) / decode * 100.0
