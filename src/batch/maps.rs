@@ -272,7 +272,8 @@ pub fn index_bytes(
         .extend(df_warnings.iter().map(WarningRecord::datafile));
     inflater.start_file();
     if opts.verify.inflates() {
-        let mut crc = (opts.verify != Verify::Inflate).then(crc32fast::Hasher::new);
+        let mut crc =
+            matches!(opts.verify, Verify::Crc | Verify::Full).then(crc32fast::Hasher::new);
         let mut sha = (opts.verify == Verify::Full).then(Sha256::new);
         for i in 0..df.num_data() {
             let block = match df.decompress_block(i, inflater) {
