@@ -997,6 +997,66 @@ fn header_counts_out_of_range() {
     assert_eq!(Demo::parse(&d).unwrap_err().section, demo::Section::Map);
 }
 
+/// `demos index` keeps the chunk framing warnings as its stream reads the
+/// chunks (one pass over the headers), then walks on from where the stream
+/// stopped. Its demo-stage warnings must be the header warnings and those
+/// of a walk over every chunk, in file order: also where a payload that
+/// does not decode stops the stream more than a read-ahead queue (512
+/// chunks) before the framing oddities after it, and under every cap.
+#[test]
+fn framing_warnings_in_one_pass_equal_a_walk_over_every_chunk() {
+    let mut d = writer_demo(keyframe_100);
+    let mut empty_message = Vec::new();
+    huffman::compress(&[0], &mut empty_message);
+    // Framing oddities: a size escape for a small size, a type-0 chunk.
+    let overlong = |d: &mut Vec<u8>| {
+        d.extend_from_slice(&[(DATA_MESSAGE << 5) | 30, empty_message.len() as u8]);
+        d.extend_from_slice(&empty_message);
+    };
+    overlong(&mut d);
+    // A payload with no EOF: the stream stops here with an error.
+    let bad = raw_chunk(&mut d, DATA_MESSAGE, &[0xff; 40]);
+    for tick in 0..600 {
+        raw_tick(&mut d, 101 + tick, false);
+    }
+    let late = d.len();
+    overlong(&mut d);
+    raw_chunk(&mut d, 0, &empty_message);
+    overlong(&mut d);
+    let walk = |max: usize| {
+        let mut w = Warnings::new(max);
+        let demo = Demo::parse_with_warnings(&d, &mut w).unwrap();
+        let mut chunks = demo.chunks();
+        while let Some(Ok(_)) = chunks.next_with_warnings(&mut w) {}
+        w.iter()
+            .map(|w| (w.kind.kind(), w.section.to_string(), w.offset as u64))
+            .collect::<Vec<_>>()
+    };
+    let all = walk(100);
+    assert_eq!(all.len(), 4, "{all:?}");
+    assert_eq!(
+        all[1],
+        ("overlong_chunk_size", "chunk 604".to_string(), late as u64)
+    );
+    let mut dec = Decoder::new(Backend::Simd);
+    for max in [0, 1, 2, 3, 4, 5, 100] {
+        let mut rec = batch::demos::DemoRecord::default();
+        batch::demos::index_bytes(&mut rec, &d, &mut dec, max);
+        let error = rec
+            .error
+            .as_ref()
+            .expect("the bad payload stops the stream");
+        assert_eq!(error.offset, bad as u64);
+        let got: Vec<_> = rec
+            .warnings
+            .iter()
+            .filter(|w| w.stage == batch::record::Stage::Demo)
+            .map(|w| (w.kind, w.section.clone(), w.offset))
+            .collect();
+        assert_eq!(got, walk(max), "max {max}");
+    }
+}
+
 /// Every crafted demo through `demos index`: one record each, with the
 /// error the library reports.
 /// Container warnings (chunk framing) reach the index record: a message

@@ -6,8 +6,8 @@ use crate::backend::Backend;
 use crate::codec::snapshot::Protocol;
 use crate::datafile::Datafile;
 use crate::demo::analysis::{AnalysisVisitor, MessageCounts, StageWarnings, TrackerConfig};
-use crate::demo::stream::{visit_with, Decoder, DemoStats};
-use crate::demo::Demo;
+use crate::demo::stream::{Decoder, DemoStats};
+use crate::demo::{Demo, DemoWarning};
 use crate::limits::Limits;
 use crate::warn::Warnings;
 use serde::Serialize;
@@ -292,29 +292,23 @@ pub fn index_bytes(
 ) -> Option<DemoStats> {
     rec.size = bytes.len() as u64;
     rec.sha256 = Some(hex::encode(Sha256::digest(bytes)));
-    // Header and chunk framing warnings.
+    // Header warnings; the chunk framing warnings (tick padding, overlong
+    // size escapes, unknown chunk types) join them as the stream reads the
+    // chunks.
     let mut container = Warnings::new(max_warnings);
     let parsed = Demo::parse_with_warnings(bytes, &mut container);
-    if let Ok(demo) = &parsed {
-        // Chunk framing warnings (tick padding, overlong size escapes,
-        // unknown chunk types): the stream reads the chunks without them.
-        let mut chunks = demo.chunks();
-        while !container.overflowed() {
-            match chunks.next_with_warnings(&mut container) {
-                Some(Ok(_)) => {}
-                _ => break,
-            }
-        }
-    }
-    rec.warnings.extend(container.iter().map(|w| WarningRecord {
-        stage: Stage::Demo,
-        kind: w.kind.kind(),
-        section: w.section.to_string(),
-        offset: w.offset as u64,
-    }));
+    let container_records = |rec: &mut DemoRecord, container: &Warnings<DemoWarning>| {
+        rec.warnings.extend(container.iter().map(|w| WarningRecord {
+            stage: Stage::Demo,
+            kind: w.kind.kind(),
+            section: w.section.to_string(),
+            offset: w.offset as u64,
+        }));
+    };
     let demo = match parsed {
         Ok(d) => d,
         Err(e) => {
+            container_records(rec, &container);
             rec.error = Some(ErrorRecord::demo(&e));
             // A map cut off by the end of the file: the header is still good.
             if let Ok(partial) = Demo::parse_truncated_map(bytes) {
@@ -335,8 +329,20 @@ pub fn index_bytes(
     };
     let mut stream_warnings = Warnings::new(max_warnings);
     let mut analysis_warnings = StageWarnings::new(max_warnings);
-    let visitor = AnalysisVisitor::with_config(protocol, tracker, &mut analysis_warnings);
-    let (mut visitor, error) = visit_with(&demo, decoder, visitor, &mut stream_warnings);
+    let mut visitor = AnalysisVisitor::with_config(protocol, tracker, &mut analysis_warnings);
+    let mut stream = decoder
+        .stream(&demo, &mut stream_warnings)
+        .with_framing(container);
+    let error = stream.run(&mut visitor);
+    let (mut container, mut chunks) = stream.into_framing();
+    // The framing of the chunks after where the stream stopped, if early.
+    while !container.overflowed() {
+        match chunks.next_with_warnings(&mut container) {
+            Some(Ok(_)) => {}
+            _ => break,
+        }
+    }
+    container_records(rec, &container);
     if error.is_some() {
         visitor.stream_failed();
     }

@@ -74,7 +74,7 @@ pub use event::{
 pub use read_ahead::huffman_room;
 use read_ahead::{Queued, BATCH_BUDGET, QUEUE_CHUNKS};
 
-use super::ChunkKind;
+use super::{Chunk, ChunkKind, DemoError, DemoWarning};
 use super::{Chunks, Demo};
 use crate::backend::Backend;
 use crate::codec::huffman::{HuffmanError, HuffmanErrorKind};
@@ -82,7 +82,7 @@ use crate::codec::snapshot::{
     self, apply_delta_by_copy_with, apply_delta_in_place_tracked_with, Changes, Protocol, Snapshot,
 };
 use crate::codec::varint::{self, VarintErrorKind, VarintWarning};
-use crate::warn::{wrap, Warn, Warnings};
+use crate::warn::{wrap, Discard, Warn, Warnings};
 
 /// Largest Huffman-decompressed payload (DDNet's 64 KiB chunk buffers).
 pub const MAX_PAYLOAD: usize = 64 * 1024;
@@ -196,6 +196,7 @@ impl Decoder {
             done: false,
             queue: Vec::with_capacity(QUEUE_CHUNKS + 1),
             head: 0,
+            framing: Discard,
             dec: self,
             warn,
         }
@@ -250,7 +251,7 @@ enum Step<'a> {
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub struct Stream<'d, 'a, W> {
+pub struct Stream<'d, 'a, W, F = Discard> {
     dec: &'d mut Decoder,
     /// The caller's sink.
     warn: W,
@@ -276,9 +277,12 @@ pub struct Stream<'d, 'a, W> {
     /// batch) and the next one to hand out.
     queue: Vec<Queued<'a>>,
     head: usize,
+    /// Where the chunk framing warnings go ([`Stream::with_framing`];
+    /// dropped by default).
+    framing: F,
 }
 
-impl<'d, 'a, W: Warn<StreamWarning>> Stream<'d, 'a, W> {
+impl<'d, 'a, W: Warn<StreamWarning>, F: Warn<DemoWarning>> Stream<'d, 'a, W, F> {
     /// The protocol deltas are decoded with.
     pub fn protocol(&self) -> Protocol {
         self.protocol
@@ -287,6 +291,51 @@ impl<'d, 'a, W: Warn<StreamWarning>> Stream<'d, 'a, W> {
     /// The sink the warnings go to.
     pub fn sink(&mut self) -> &mut W {
         &mut self.warn
+    }
+
+    /// This stream with the framing warnings of the chunks it reads (tick
+    /// padding, overlong size escapes, unknown chunk types: what
+    /// [`Chunks::next_with_warnings`] reports) going to `framing`;
+    /// [`Stream::into_framing`] gives the sink back with the chunks not
+    /// read. One pass over the chunk headers then does for both: a second
+    /// walk from the first chunk waits on every header again (the next
+    /// header's offset is in the one before).
+    pub fn with_framing<G: Warn<DemoWarning>>(self, framing: G) -> Stream<'d, 'a, W, G> {
+        Stream {
+            dec: self.dec,
+            warn: self.warn,
+            chunks: self.chunks,
+            bytes: self.bytes,
+            inline_flag: self.inline_flag,
+            protocol: self.protocol,
+            end: self.end,
+            touched: self.touched,
+            last_tick: self.last_tick,
+            ticks: self.ticks,
+            max_ticks: self.max_ticks,
+            data_index: self.data_index,
+            pending: self.pending,
+            refused: self.refused,
+            have_snapshot: self.have_snapshot,
+            checksum: self.checksum,
+            done: self.done,
+            queue: self.queue,
+            head: self.head,
+            framing,
+        }
+    }
+
+    /// The framing warnings' sink ([`Stream::with_framing`]) and the
+    /// chunks after those this stream read (ahead of the events it handed
+    /// out, where it stopped early).
+    pub fn into_framing(self) -> (F, Chunks<'a>) {
+        (self.framing, self.chunks)
+    }
+
+    /// The next chunk, its framing warnings to the framing sink.
+    #[inline(always)]
+    fn next_chunk(&mut self) -> Option<Result<Chunk<'a>, DemoError>> {
+        self.chunks.next_with_warnings(&mut self.framing)
     }
 
     /// The next event; after `None` or an error, always `None`.
@@ -482,7 +531,7 @@ impl<'d, 'a, W: Warn<StreamWarning>> Stream<'d, 'a, W> {
     /// segment reports the same error again, but [`visit_parallel`] stops
     /// at the first one.
     fn end_segment(&mut self) -> Result<Option<Step<'a>>, StreamError> {
-        match self.chunks.next() {
+        match self.next_chunk() {
             Some(Err(e)) => return Err(StreamError::container(e)),
             Some(Ok(c)) => {
                 if let ChunkKind::Tick { tick, .. } = c.kind {

@@ -54,7 +54,11 @@ pub(super) enum Queued<'a> {
     SegmentEnd,
 }
 
-impl<W: crate::warn::Warn<super::StreamWarning>> Stream<'_, '_, W> {
+impl<
+        W: crate::warn::Warn<super::StreamWarning>,
+        F: crate::warn::Warn<crate::demo::DemoWarning>,
+    > Stream<'_, '_, W, F>
+{
     /// Reads the next chunks (up to [`QUEUE_CHUNKS`], [`BATCH_CHUNKS`] data
     /// chunks or [`BATCH_BUDGET`] bytes of Huffman output room) and
     /// Huffman-decodes their payloads as one batch, so that the decoder can
@@ -83,7 +87,7 @@ impl<W: crate::warn::Warn<super::StreamWarning>> Stream<'_, '_, W> {
                 self.queue.push(Queued::SegmentEnd);
                 break;
             }
-            let chunk = match self.chunks.next() {
+            let chunk = match self.next_chunk() {
                 None => {
                     self.queue.push(Queued::End);
                     break;
