@@ -53,7 +53,11 @@ use super::{oracle, HuffmanError};
 /// index (`unsafe` stores) keeps all four in registers, but measured no
 /// faster (full decode of the real demos at the AVX2 cap, Zen 4 EPYC: 0.3 %
 /// fewer instructions, times within the noise of interleaved runs), and 5
-/// or 6 lanes with it were 6–8 % slower.
+/// or 6 lanes with it were 6–8 % slower. Dropping the count registers
+/// instead (a sentinel bit above the valid bits, the count found with
+/// `lzcnt` at each refill) kept every lane's bit buffer in a register but
+/// made the full decode 3 % slower: the `lzcnt` sits on the refill's
+/// dependency chain, where the count it replaces was ready early.
 pub const WIDTH: usize = 4;
 
 /// Decodes `inputs[i]` into `arena[start_i..start_i + caps[i]]`, where
