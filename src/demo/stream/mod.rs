@@ -293,9 +293,10 @@ impl<'d, 'a, W: Warn<StreamWarning>, F: Warn<DemoWarning>> Stream<'d, 'a, W, F> 
         &mut self.warn
     }
 
-    /// This stream with the framing warnings of the chunks it reads (tick
-    /// padding, overlong size escapes, unknown chunk types: what
-    /// [`Chunks::next_with_warnings`] reports) going to `framing`;
+    /// This stream with the framing warnings of the chunks it reads from
+    /// now on (tick padding, overlong size escapes, unknown chunk types:
+    /// what [`Chunks::next_with_warnings`] reports) going to `framing`
+    /// (called before the first event, that is every chunk it reads);
     /// [`Stream::into_framing`] gives the sink back with the chunks not
     /// read. One pass over the chunk headers then does for both: a second
     /// walk from the first chunk waits on every header again (the next

@@ -3,10 +3,11 @@
 //! works on several independent streams at once; the file bytes ahead are
 //! touched first so that their cache misses overlap.
 
-use super::{Stream, MAX_PAYLOAD};
+use super::{Stream, StreamWarning, MAX_PAYLOAD};
 use crate::backend::Backend;
 use crate::codec::huffman::{self, HuffmanError};
-use crate::demo::{Chunk, DemoError};
+use crate::demo::{Chunk, DemoError, DemoWarning};
+use crate::warn::Warn;
 
 /// How far ahead of the chunk reader [`Stream::touch_ahead`] loads the
 /// file (about one read-ahead batch of real chunks; 8 KiB to 128 KiB
@@ -54,11 +55,7 @@ pub(super) enum Queued<'a> {
     SegmentEnd,
 }
 
-impl<
-        W: crate::warn::Warn<super::StreamWarning>,
-        F: crate::warn::Warn<crate::demo::DemoWarning>,
-    > Stream<'_, '_, W, F>
-{
+impl<W: Warn<StreamWarning>, F: Warn<DemoWarning>> Stream<'_, '_, W, F> {
     /// Reads the next chunks (up to [`QUEUE_CHUNKS`], [`BATCH_CHUNKS`] data
     /// chunks or [`BATCH_BUDGET`] bytes of Huffman output room) and
     /// Huffman-decodes their payloads as one batch, so that the decoder can
