@@ -138,7 +138,10 @@ fn interleaved<const W: usize>(
     const { assert!(W >= 1 && W <= 8) };
     check_shapes(inputs, caps, arena, results);
     let (lut, sub) = fast::lut_and_sub();
-    let mut queue = Queue::new(inputs, caps, arena);
+    let mut queue = Queue {
+        streams: inputs.iter().zip(caps).enumerate(),
+        rest: arena,
+    };
     let mut lanes: [Lane; W] = std::array::from_fn(|_| Lane::start(0, &[], &mut []));
     let mut active = 0;
     while active < W {
@@ -196,85 +199,21 @@ fn check_shapes(
     );
 }
 
-/// The streams not yet started, each with its slice of the arena: the
-/// longest input first, then the others in batch order.
-///
-/// The lanes run until the queue is empty and then finish their streams
-/// with fewer lanes. A stream much longer than the others (a keyframe's
-/// whole snapshot among deltas) handed out last would run alone for most of
-/// its length; handed out first, the others' lanes overlap it. In a
-/// `perf record` profile of the full decode of the real demos (AVX2 cap),
-/// the loops with fewer than four lanes went from 2.4 % to 1.4 % of the
-/// samples; finding the longest input is one pass over the lengths.
+/// The streams not yet started, each with its slice of the arena.
 struct Queue<'a, 'b> {
-    first: Option<(usize, &'a [u8], &'a mut [u8])>,
-    /// The streams before and after the longest one, in order.
-    parts: [Part<'a, 'b>; 2],
-}
-
-/// A run of consecutive streams of the batch and their arena slices.
-struct Part<'a, 'b> {
-    /// Index in the batch of the next stream.
-    slot: usize,
-    inputs: std::slice::Iter<'b, &'a [u8]>,
-    caps: std::slice::Iter<'b, usize>,
+    streams: std::iter::Enumerate<
+        std::iter::Zip<std::slice::Iter<'b, &'a [u8]>, std::slice::Iter<'b, usize>>,
+    >,
     rest: &'a mut [u8],
 }
 
-impl<'a> Part<'a, '_> {
-    fn next(&mut self) -> Option<(usize, &'a [u8], &'a mut [u8])> {
-        let (&input, &cap) = self.inputs.next().zip(self.caps.next())?;
-        let (out, rest) = std::mem::take(&mut self.rest).split_at_mut(cap);
-        self.rest = rest;
-        self.slot += 1;
-        Some((self.slot - 1, input, out))
-    }
-}
-
-impl<'a, 'b> Queue<'a, 'b> {
-    /// The queue of `inputs` (with the output room `caps`, laid out in
-    /// order in `arena`, which `check_shapes` checked).
-    fn new(inputs: &'b [&'a [u8]], caps: &'b [usize], arena: &'a mut [u8]) -> Queue<'a, 'b> {
-        // The first of the longest inputs (none where the batch is empty).
-        let longest = inputs
-            .iter()
-            .enumerate()
-            .fold(
-                None,
-                |best: Option<(usize, usize)>, (i, input)| match best {
-                    Some((_, len)) if len >= input.len() => best,
-                    _ => Some((i, input.len())),
-                },
-            )
-            .map_or(0, |(i, _)| i);
-        let before: usize = caps.iter().take(longest).sum();
-        let (head, arena) = arena.split_at_mut(before);
-        let mut after = Part {
-            slot: longest,
-            inputs: inputs.get(longest..).unwrap_or_default().iter(),
-            caps: caps.get(longest..).unwrap_or_default().iter(),
-            rest: arena,
-        };
-        let first = after.next();
-        let head = Part {
-            slot: 0,
-            inputs: inputs.get(..longest).unwrap_or_default().iter(),
-            caps: caps.get(..longest).unwrap_or_default().iter(),
-            rest: head,
-        };
-        Queue {
-            first,
-            parts: [head, after],
-        }
-    }
-
+impl<'a> Queue<'a, '_> {
     /// The next stream: its index in the batch, input and output slice.
     fn next(&mut self) -> Option<(usize, &'a [u8], &'a mut [u8])> {
-        if let Some(first) = self.first.take() {
-            return Some(first);
-        }
-        let [head, after] = &mut self.parts;
-        head.next().or_else(|| after.next())
+        let (slot, (&input, &cap)) = self.streams.next()?;
+        let (out, rest) = std::mem::take(&mut self.rest).split_at_mut(cap);
+        self.rest = rest;
+        Some((slot, input, out))
     }
 }
 
