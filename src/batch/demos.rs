@@ -330,9 +330,7 @@ pub fn index_bytes(
     let mut stream_warnings = Warnings::new(max_warnings);
     let mut analysis_warnings = StageWarnings::new(max_warnings);
     let mut visitor = AnalysisVisitor::with_config(protocol, tracker, &mut analysis_warnings);
-    let mut stream = decoder
-        .stream(&demo, &mut stream_warnings)
-        .with_framing(container);
+    let mut stream = decoder.stream_with_framing(&demo, &mut stream_warnings, container);
     let error = stream.run(&mut visitor);
     let (mut container, mut chunks) = stream.into_framing();
     // The framing of the chunks after where the stream stopped, if early.

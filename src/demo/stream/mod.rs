@@ -160,13 +160,39 @@ impl Decoder {
         self.stream_segment(demo, &Segment::whole(demo), warn)
     }
 
+    /// [`Decoder::stream`] that also sends the framing warnings of the
+    /// chunks it reads (tick padding, overlong size escapes, unknown chunk
+    /// types: what [`Chunks::next_with_warnings`] reports) to `framing`;
+    /// [`Stream::into_framing`] gives the sink back with the chunks not
+    /// read. One pass over the chunk headers then does for both: a second
+    /// walk from the first chunk waits on every header again (the next
+    /// header's offset is in the one before).
+    pub fn stream_with_framing<'d, 'a, W: Warn<StreamWarning>, F: Warn<DemoWarning>>(
+        &'d mut self,
+        demo: &Demo<'a>,
+        warn: W,
+        framing: F,
+    ) -> Stream<'d, 'a, W, F> {
+        self.start(demo, &Segment::whole(demo), warn, framing)
+    }
+
     /// Starts decoding one [`Segment`] of `demo` (see [`parallel`]).
     pub fn stream_segment<'d, 'a, W: Warn<StreamWarning>>(
         &'d mut self,
         demo: &Demo<'a>,
         seg: &Segment,
-        mut warn: W,
+        warn: W,
     ) -> Stream<'d, 'a, W> {
+        self.start(demo, seg, warn, Discard)
+    }
+
+    fn start<'d, 'a, W: Warn<StreamWarning>, F>(
+        &'d mut self,
+        demo: &Demo<'a>,
+        seg: &Segment,
+        mut warn: W,
+        framing: F,
+    ) -> Stream<'d, 'a, W, F> {
         self.current.clear();
         if demo.protocol().is_none() && seg.index == 0 {
             let w = StreamWarning {
@@ -196,7 +222,7 @@ impl Decoder {
             done: false,
             queue: Vec::with_capacity(QUEUE_CHUNKS + 1),
             head: 0,
-            framing: Discard,
+            framing,
             dec: self,
             warn,
         }
@@ -277,8 +303,8 @@ pub struct Stream<'d, 'a, W, F = Discard> {
     /// batch) and the next one to hand out.
     queue: Vec<Queued<'a>>,
     head: usize,
-    /// Where the chunk framing warnings go ([`Stream::with_framing`];
-    /// dropped by default).
+    /// Where the chunk framing warnings go
+    /// ([`Decoder::stream_with_framing`]; dropped otherwise).
     framing: F,
 }
 
@@ -293,41 +319,8 @@ impl<'d, 'a, W: Warn<StreamWarning>, F: Warn<DemoWarning>> Stream<'d, 'a, W, F> 
         &mut self.warn
     }
 
-    /// This stream with the framing warnings of the chunks it reads from
-    /// now on (tick padding, overlong size escapes, unknown chunk types:
-    /// what [`Chunks::next_with_warnings`] reports) going to `framing`
-    /// (called before the first event, that is every chunk it reads);
-    /// [`Stream::into_framing`] gives the sink back with the chunks not
-    /// read. One pass over the chunk headers then does for both: a second
-    /// walk from the first chunk waits on every header again (the next
-    /// header's offset is in the one before).
-    pub fn with_framing<G: Warn<DemoWarning>>(self, framing: G) -> Stream<'d, 'a, W, G> {
-        Stream {
-            dec: self.dec,
-            warn: self.warn,
-            chunks: self.chunks,
-            bytes: self.bytes,
-            inline_flag: self.inline_flag,
-            protocol: self.protocol,
-            end: self.end,
-            touched: self.touched,
-            last_tick: self.last_tick,
-            ticks: self.ticks,
-            max_ticks: self.max_ticks,
-            data_index: self.data_index,
-            pending: self.pending,
-            refused: self.refused,
-            have_snapshot: self.have_snapshot,
-            checksum: self.checksum,
-            done: self.done,
-            queue: self.queue,
-            head: self.head,
-            framing,
-        }
-    }
-
-    /// The framing warnings' sink ([`Stream::with_framing`]) and the
-    /// chunks after those this stream read (ahead of the events it handed
+    /// The framing warnings' sink ([`Decoder::stream_with_framing`]) and
+    /// the chunks after those this stream read (ahead of the events it handed
     /// out, where it stopped early).
     pub fn into_framing(self) -> (F, Chunks<'a>) {
         (self.framing, self.chunks)
