@@ -35,6 +35,16 @@ impl Verify {
     pub fn inflates(self) -> bool {
         self != Verify::Off
     }
+
+    /// Whether the record reports `data_crc32`.
+    pub fn reports_crc32(self) -> bool {
+        matches!(self, Verify::Crc | Verify::Full)
+    }
+
+    /// Whether the record reports `data_sha256`.
+    pub fn reports_sha256(self) -> bool {
+        self == Verify::Full
+    }
 }
 
 /// Options of one `maps index` run.
@@ -272,9 +282,8 @@ pub fn index_bytes(
         .extend(df_warnings.iter().map(WarningRecord::datafile));
     inflater.start_file();
     if opts.verify.inflates() {
-        let mut crc =
-            matches!(opts.verify, Verify::Crc | Verify::Full).then(crc32fast::Hasher::new);
-        let mut sha = (opts.verify == Verify::Full).then(Sha256::new);
+        let mut crc = opts.verify.reports_crc32().then(crc32fast::Hasher::new);
+        let mut sha = opts.verify.reports_sha256().then(Sha256::new);
         for i in 0..df.num_data() {
             let block = match df.decompress_block(i, inflater) {
                 Ok(block) => block,
