@@ -461,9 +461,11 @@ pub fn histogram(data: &[u8], fmt: TileFormat) -> TileHistogram {
     if let Some(mask) = empty_mask(fmt) {
         let mut blocks = data.chunks_exact(EMPTY_BLOCK_TILES * ts);
         for b in &mut blocks {
-            let any = b.chunks_exact(8).zip(&mask).fold(0, |acc, (w, m)| {
-                acc | u64::from_le_bytes(w.try_into().unwrap()) & m
-            });
+            let (words, _) = b.as_chunks::<8>();
+            let any = words
+                .iter()
+                .zip(&mask)
+                .fold(0, |acc, (&w, m)| acc | u64::from_le_bytes(w) & m);
             if any == 0 {
                 sub[0][0] += EMPTY_BLOCK_TILES as u64;
             } else {
