@@ -51,7 +51,8 @@ fn maps_index_verify_matches_golden_through_the_cli() {
 
 /// `--verify=crc` is `--verify` without `data_sha256`: the same records
 /// (golden `data_crc32` included) less that one field; `--verify=inflate`
-/// the same less both hashes; `--verify=off` is no flag; `--verify PATH` (no `=`) leaves PATH a path.
+/// the same less both hashes; `--verify=off` is no flag; `--verify PATH`
+/// (no `=`) leaves PATH a path.
 #[test]
 fn verify_crc_is_verify_without_the_content_hash() {
     let Some(ds) = common::datasets() else { return };
