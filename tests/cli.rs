@@ -195,6 +195,27 @@ fn bad_files_are_reported_and_the_batch_goes_on() {
             "{name}: {e}"
         );
     }
+    // The truncated map's header was read: its fields are kept, and the
+    // error names the data block the cut falls in.
+    let t = by_name("truncated.map");
+    for field in [
+        "datafile_version",
+        "num_item_types",
+        "num_items",
+        "num_data",
+        "compressed_bytes",
+        "decompressed_bytes",
+    ] {
+        assert!(t[field].is_string() || t[field].is_u64(), "{field}: {t}");
+        assert_eq!(t[field], tut[field], "{field}");
+    }
+    let df = teebatch::datafile::Datafile::parse(&good).unwrap();
+    let cut = good.len() / 3;
+    let block = (0..df.num_data())
+        .rfind(|&i| df.data_range(i).unwrap().start <= cut)
+        .unwrap();
+    assert_eq!(t["error"]["section"], format!("data {block}"), "{t}");
+    assert_eq!(t["error"]["offset"], cut as u64, "{t}");
     // The flipped map's tables are intact: its header fields are kept, and
     // the error names the data block and its offset.
     let f = by_name("flipped.map");

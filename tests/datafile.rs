@@ -143,9 +143,51 @@ fn round_trip(df: &Datafile<'_>, inflater: &mut Inflater, path: &str) {
     }
 }
 
-/// Every real map cut at 64 evenly spaced points: never a panic; each cut is
-/// an error naming a section and an offset inside the file, or (for cuts
-/// in trailing padding) a valid file.
+/// The section a file cut to `cut` bytes must be reported truncated in,
+/// from the whole file's parse: the item or data block whose slot holds
+/// byte `cut` (the last of those starting there: an empty block holds no
+/// byte), `None` for a cut in the header or the tables before the items.
+fn section_holding(df: &Datafile<'_>, cut: usize) -> Option<Section> {
+    let data_start = df.data_range(0).map_or(usize::MAX, |r| r.start);
+    if cut >= data_start {
+        let i = (0..df.num_data()).rfind(|&i| df.data_range(i).unwrap().start <= cut)?;
+        return Some(Section::Data(i as u32));
+    }
+    let i = (0..df.num_items()).rfind(|&i| df.item(i).unwrap().offset <= cut)?;
+    Some(Section::Item(i as u32))
+}
+
+/// Checks the error of `bytes` cut to `cut` bytes (`full` is the parse of
+/// all of them): `truncated` at `cut`, in the item or data block that holds
+/// that byte, and the layout read from the cut file is the whole file's.
+fn check_cut(full: &Datafile<'_>, bytes: &[u8], cut: usize, what: &str) {
+    let part = &bytes[..cut];
+    let e = Datafile::parse(part).expect_err(what);
+    assert_eq!(
+        (e.kind, e.offset),
+        (ErrorKind::Truncated, cut as u64),
+        "{what} cut {cut}: {e}"
+    );
+    match section_holding(full, cut) {
+        Some(section) => assert_eq!(e.section, section, "{what} cut {cut}"),
+        None => assert!(
+            !matches!(e.section, Section::Item(_) | Section::Data(_)),
+            "{what} cut {cut}: {e}"
+        ),
+    }
+    if cut >= 36 {
+        assert_eq!(
+            Datafile::layout(part).unwrap(),
+            Datafile::layout(bytes).unwrap(),
+            "{what} cut {cut}"
+        );
+    }
+}
+
+/// Every real map cut at 64 evenly spaced points and inside every item and
+/// data block: never a panic; each cut is `truncated` at the cut, naming the
+/// item or data block that holds it, with the header's layout still
+/// readable (or, for cuts in trailing padding, a valid file).
 #[test]
 fn truncated_real_maps_fail_cleanly() {
     let Some((dir, rows)) = golden() else { return };
@@ -153,22 +195,70 @@ fn truncated_real_maps_fail_cleanly() {
     let mut errors = 0;
     for g in &rows {
         let bytes = std::fs::read(dir.join(&g.path)).unwrap();
-        for k in 0..64 {
-            let cut = bytes.len() * k / 64;
-            let part = &bytes[..cut];
-            match Datafile::parse(part) {
-                Err(e) => {
-                    assert!(e.offset as usize <= cut, "{} cut {cut}: {e}", g.path);
-                    errors += 1;
-                }
-                Ok(df) => {
-                    inflater.start_file();
-                    let _ = data_crc32(&df, &mut inflater);
-                }
+        let full = Datafile::parse(&bytes).unwrap();
+        let layout = Datafile::layout(&bytes).unwrap();
+        assert_eq!(
+            (layout.version.name(), layout.num_items, layout.num_data),
+            (g.version.as_str(), g.num_items, g.num_data),
+            "{}",
+            g.path
+        );
+        assert_eq!(
+            layout.data_size_total(&bytes),
+            Some(full.data_size_total()),
+            "{}",
+            g.path
+        );
+        let end = full
+            .data_range(full.num_data().saturating_sub(1))
+            .map_or(0, |r| r.end);
+        let inside = (0..full.num_items())
+            .map(|i| full.item(i).unwrap().offset + 4)
+            .chain((0..full.num_data()).map(|i| {
+                let r = full.data_range(i).unwrap();
+                r.start + r.len() / 2
+            }));
+        for cut in (0..64).map(|k| bytes.len() * k / 64).chain(inside) {
+            if cut < end {
+                check_cut(&full, &bytes, cut, &g.path);
+                errors += 1;
+            } else if let Ok(df) = Datafile::parse(&bytes[..cut]) {
+                inflater.start_file();
+                let _ = data_crc32(&df, &mut inflater);
             }
         }
     }
     assert!(errors > 0);
+}
+
+/// A written file with items and data blocks of several sizes (one of
+/// them an empty item and the zlib stream of no bytes), cut at every
+/// length: each cut past the header is `truncated` at the cut in the item
+/// or block that holds it.
+#[test]
+fn every_cut_names_the_item_or_block_it_falls_in() {
+    let mut w = DatafileWriter::new();
+    w.add_item(0, 0, &[1]);
+    w.add_item(1, 0, &[]);
+    w.add_item(1, 1, &[1, 2, 3, 4, 5]);
+    w.add_data(b"a block of text, compressed");
+    w.add_data(b"");
+    w.add_data(&[7u8; 3000]);
+    w.add_data(b"last");
+    let bytes = w.write();
+    let full = Datafile::parse(&bytes).unwrap();
+    assert_eq!((full.num_items(), full.num_data()), (3, 4));
+    let mut sections = std::collections::BTreeSet::new();
+    for cut in 36..bytes.len() {
+        check_cut(&full, &bytes, cut, "written file");
+        sections.insert(Datafile::parse(&bytes[..cut]).unwrap_err().section.name());
+    }
+    // Every item and every block was named.
+    for s in [
+        "item 0", "item 1", "item 2", "data 0", "data 1", "data 2", "data 3",
+    ] {
+        assert!(sections.contains(s), "{s} in {sections:?}");
+    }
 }
 
 fn header(version: i32, counts: [i32; 5]) -> Vec<u8> {

@@ -285,12 +285,14 @@ fn datafile_counts_out_of_range() {
         r.counts = Some(c);
         r.encode()
     };
-    // 2^31 - 1 of anything: the tables cannot fit in the file.
+    // 2^31 - 1 of anything: the tables cannot fit in the file. A huge item
+    // section ends in the last item's slot (item 1 of 2); a huge data
+    // section in the only block's.
     let huge = [
         Section::ItemTypes,
         Section::ItemOffsets,
         Section::DataOffsets,
-        Section::Item(0),
+        Section::Item(1),
         Section::Data(0),
     ];
     for (i, section) in huge.into_iter().enumerate() {

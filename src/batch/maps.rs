@@ -268,6 +268,16 @@ pub fn index_bytes(
     let df = match Datafile::parse_with(bytes, &mut df_warnings) {
         Ok(df) => df,
         Err(e) => {
+            // What the header says is kept where it was read (a truncated
+            // file).
+            if let Ok(l) = Datafile::layout(bytes) {
+                rec.datafile_version = Some(l.version.name());
+                rec.num_item_types = Some(l.num_item_types);
+                rec.num_items = Some(l.num_items);
+                rec.num_data = Some(l.num_data);
+                rec.compressed_bytes = Some(l.data_size as u64);
+                rec.decompressed_bytes = l.data_size_total(bytes);
+            }
             rec.error = Some(ErrorRecord::datafile(&e));
             return;
         }

@@ -38,7 +38,7 @@ mod write;
 
 pub use error::{Error, ErrorKind, Section, Warning, WarningKind};
 pub use inflate::{InflateLimits, Inflater, DEFAULT_MAX_DECOMPRESSED_BYTES};
-pub use parse::{Datafile, Item, ItemType, ItemTypeId, Version, MAX_WARNINGS};
+pub use parse::{Datafile, Item, ItemType, ItemTypeId, Layout, Version, MAX_WARNINGS};
 pub use write::DatafileWriter;
 
 /// Item type id of DDNet's UUID index items (the "ex" type).

@@ -132,20 +132,36 @@ fn count(v: i32, section: Section, offset: usize) -> Result<usize, Error> {
     usize::try_from(v).map_err(|_| Error::new(ErrorKind::NegativeCount, section, offset))
 }
 
-impl<'a> Datafile<'a> {
-    /// [`Datafile::parse_with`] for callers that only want the value: the
-    /// warnings are dropped.
-    pub fn parse(bytes: &'a [u8]) -> Result<Datafile<'a>, Error> {
-        Datafile::parse_with(bytes, &mut Discard)
-    }
+/// What a datafile's header says, before its tables are read: the
+/// version, the counts, the section sizes and where each table would be.
+/// [`Datafile::layout`] reads it also from a file too short to hold the
+/// tables, so that a report on a truncated file keeps these fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// As [`Datafile::version`] would say (`size`/`swaplen` decide
+    /// between [`Version::V4`] and [`Version::V4Crude`]).
+    pub version: Version,
+    pub magic_reversed: bool,
+    pub num_item_types: usize,
+    pub num_items: usize,
+    pub num_data: usize,
+    /// Bytes of the item section.
+    pub item_size: usize,
+    /// Bytes of the data section, as [`Datafile::data_section_len`].
+    pub data_size: usize,
+    size: i32,
+    swaplen: i32,
+    item_offsets_start: usize,
+    data_offsets_start: usize,
+    data_sizes_start: usize,
+    items_start: usize,
+    data_start: usize,
+    file_end: usize,
+}
 
-    /// Parses and validates the header and all tables; data blocks are only
-    /// located, not decompressed (see [`Datafile::decompress`]). Warnings
-    /// go to `warn` as they are found (also those found before an error).
-    pub fn parse_with(
-        bytes: &'a [u8],
-        warn: &mut impl Warn<Warning>,
-    ) -> Result<Datafile<'a>, Error> {
+impl Layout {
+    /// Reads the version header and the header (the first 36 bytes).
+    fn read(bytes: &[u8]) -> Result<Layout, Error> {
         let truncated = |section, offset| Error::new(ErrorKind::Truncated, section, offset);
         if bytes.len() < 8 {
             return Err(truncated(Section::VersionHeader, bytes.len()));
@@ -175,41 +191,19 @@ impl<'a> Datafile<'a> {
         let item_size = field(h.item_size(), Header::ITEM_SIZE)?;
         let data_size = field(h.data_size(), Header::DATA_SIZE)?;
 
-        // Table layout, with checked arithmetic: counts are up to 2^31 each.
+        // Table layout: counts are up to 2^31 each, and usize is 64-bit on
+        // every supported target, so none of these overflow (each term is
+        // below 12 × 2^31).
         let v4 = version_number == 4;
-        let types_start = HEADER_LEN;
-        let item_offsets_start = types_start + 12 * num_item_types;
+        let item_offsets_start = HEADER_LEN + 12 * num_item_types;
         let data_offsets_start = item_offsets_start + 4 * num_items;
         let data_sizes_start = data_offsets_start + 4 * num_data;
         let items_start = data_sizes_start + if v4 { 4 * num_data } else { 0 };
         let data_start = items_start + item_size;
         let file_end = data_start + data_size;
-        // (usize is 64-bit on every supported target, so none of these overflow:
-        // each term is below 12 × 2^31.)
-        for (end, section) in [
-            (item_offsets_start, Section::ItemTypes),
-            (data_offsets_start, Section::ItemOffsets),
-            (data_sizes_start, Section::DataOffsets),
-            (items_start, Section::DataSizes),
-            (data_start, Section::Item(0)),
-            (file_end, Section::Data(0)),
-        ] {
-            if end > bytes.len() {
-                return Err(truncated(section, bytes.len()));
-            }
-        }
 
-        // A crafted file of tiny items with gaps gets one warning per item:
-        // the caller's sink caps them.
-        let mut warn = |kind, section, offset: usize| {
-            warn.warn(Warning {
-                kind,
-                section,
-                offset: offset as u64,
-            })
-        };
-
-        // `size` and `swaplen`: correct, crude (v3-style on a v4 file) or neither.
+        // `size` and `swaplen`: correct, crude (v3-style on a v4 file) or
+        // neither.
         let good_size = (file_end - 16) as i64;
         let good_swaplen = (data_start - 16) as i64;
         let crude_delta = if v4 { 4 * num_data as i64 } else { 0 };
@@ -223,6 +217,135 @@ impl<'a> Datafile<'a> {
         } else {
             Version::V4
         };
+        Ok(Layout {
+            version,
+            magic_reversed,
+            num_item_types,
+            num_items,
+            num_data,
+            item_size,
+            data_size,
+            size,
+            swaplen,
+            item_offsets_start,
+            data_offsets_start,
+            data_sizes_start,
+            items_start,
+            data_start,
+            file_end,
+        })
+    }
+
+    /// The section holding the first byte past the end of `bytes`, where
+    /// `bytes` ends before the layout does. In the item or data section
+    /// that is the item or block whose slot holds it, found from the offset
+    /// table (complete there, as it comes before).
+    fn cut_section(&self, bytes: &[u8]) -> Option<Section> {
+        let len = bytes.len();
+        let tables = [
+            (self.item_offsets_start, Section::ItemTypes),
+            (self.data_offsets_start, Section::ItemOffsets),
+            (self.data_sizes_start, Section::DataOffsets),
+            (self.items_start, Section::DataSizes),
+        ];
+        if let Some(&(_, section)) = tables.iter().find(|&&(end, _)| len < end) {
+            return Some(section);
+        }
+        if len < self.data_start {
+            let table = &bytes[self.item_offsets_start..self.data_offsets_start];
+            return Some(Section::Item(slot_holding(table, len - self.items_start)));
+        }
+        if len < self.file_end {
+            let table = &bytes[self.data_offsets_start..self.data_sizes_start];
+            return Some(Section::Data(slot_holding(table, len - self.data_start)));
+        }
+        None
+    }
+
+    /// Total uncompressed bytes of all data blocks, as the tables claim
+    /// ([`Datafile::data_size_total`]): the data section for version 3
+    /// (stored raw), the size table for version 4 where `bytes` holds it
+    /// and no size in it is negative.
+    pub fn data_size_total(&self, bytes: &[u8]) -> Option<u64> {
+        if self.version == Version::V3 {
+            return Some(self.data_size as u64);
+        }
+        let table = bytes.get(self.data_sizes_start..self.items_start)?;
+        LeI32s::new(table)
+            .iter()
+            .try_fold(0u64, |sum, s| Some(sum + u64::try_from(s).ok()?))
+    }
+}
+
+/// The index of the slot of an offset table (`table`, little-endian ints)
+/// that holds relative byte `at`: of the entries at or before `at`, the
+/// last with the greatest offset (an empty slot holds no byte); 0 where
+/// none is (a corrupt table).
+fn slot_holding(table: &[u8], at: usize) -> u32 {
+    let mut best: Option<(usize, u32)> = None;
+    for (i, o) in LeI32s::new(table).iter().enumerate() {
+        let Ok(o) = usize::try_from(o) else { continue };
+        if o <= at && best.is_none_or(|(b, _)| o >= b) {
+            best = Some((o, i as u32));
+        }
+    }
+    best.map_or(0, |(_, i)| i)
+}
+
+impl<'a> Datafile<'a> {
+    /// [`Datafile::parse_with`] for callers that only want the value: the
+    /// warnings are dropped.
+    pub fn parse(bytes: &'a [u8]) -> Result<Datafile<'a>, Error> {
+        Datafile::parse_with(bytes, &mut Discard)
+    }
+
+    /// The header's version, counts and section sizes, also where the file
+    /// is too short for the tables it declares (where [`Datafile::parse`]
+    /// reports `truncated`). Errors are those of the first 36 bytes.
+    pub fn layout(bytes: &[u8]) -> Result<Layout, Error> {
+        Layout::read(bytes)
+    }
+
+    /// Parses and validates the header and all tables; data blocks are only
+    /// located, not decompressed (see [`Datafile::decompress`]). Warnings
+    /// go to `warn` as they are found (also those found before an error).
+    pub fn parse_with(
+        bytes: &'a [u8],
+        warn: &mut impl Warn<Warning>,
+    ) -> Result<Datafile<'a>, Error> {
+        let l = Layout::read(bytes)?;
+        let Layout {
+            version,
+            magic_reversed,
+            num_item_types,
+            num_items,
+            num_data,
+            item_size,
+            data_size,
+            ..
+        } = l;
+        let (size, swaplen, v4) = (l.size, l.swaplen, version != Version::V3);
+        let (types_start, item_offsets_start, data_offsets_start) =
+            (HEADER_LEN, l.item_offsets_start, l.data_offsets_start);
+        let (data_sizes_start, items_start) = (l.data_sizes_start, l.items_start);
+        let (data_start, file_end) = (l.data_start, l.file_end);
+        if let Some(section) = l.cut_section(bytes) {
+            return Err(Error::new(ErrorKind::Truncated, section, bytes.len()));
+        }
+
+        // A crafted file of tiny items with gaps gets one warning per item:
+        // the caller's sink caps them.
+        let mut warn = |kind, section, offset: usize| {
+            warn.warn(Warning {
+                kind,
+                section,
+                offset: offset as u64,
+            })
+        };
+
+        let (good_size, good_swaplen) = ((file_end - 16) as i64, (data_start - 16) as i64);
+        // The header's fields, for the warnings' offsets.
+        let h = Header::new(LeI32s::new(&bytes[8..HEADER_LEN]), 8);
         if version != Version::V4Crude {
             if size as i64 != good_size {
                 warn(
