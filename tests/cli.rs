@@ -139,7 +139,14 @@ fn bad_files_are_reported_and_the_batch_goes_on() {
     std::fs::write(sub.join("flipped.map"), &flipped).unwrap();
     std::fs::write(sub.join("readme.txt"), b"not indexed").unwrap();
     #[cfg(unix)]
-    std::os::unix::fs::symlink(dir.path(), sub.join("loop")).unwrap();
+    {
+        std::os::unix::fs::symlink(dir.path(), sub.join("loop")).unwrap();
+        // Links to nothing: one that may be an input (a map, a folder) is
+        // reported, one named as no input is left out like a `.txt` file.
+        std::os::unix::fs::symlink(sub.join("gone.map"), sub.join("dangling.map")).unwrap();
+        std::os::unix::fs::symlink(sub.join("gone"), sub.join("dangling folder")).unwrap();
+        std::os::unix::fs::symlink(sub.join("gone.txt"), sub.join("notes.txt")).unwrap();
+    }
 
     let recs = run_records(
         &[
@@ -230,6 +237,15 @@ fn bad_files_are_reported_and_the_batch_goes_on() {
             .any(|r| r["error"]["stage"] == "io" && r["path"].as_str().unwrap().contains("loop")),
         "symlink loop reported: {recs:#?}"
     );
+    #[cfg(unix)]
+    for name in ["dangling.map", "dangling folder"] {
+        let e = &by_name(name)["error"];
+        assert_eq!(
+            (e["stage"].as_str(), e["message"].as_str()),
+            (Some("io"), Some("symbolic link to a missing target")),
+            "{name}: {e}"
+        );
+    }
     assert!(!recs
         .iter()
         .any(|r| r["path"].as_str().unwrap().ends_with(".txt")));

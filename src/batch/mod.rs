@@ -363,13 +363,39 @@ fn walk_dir(
                 }
             }
             Ok(_) => {}
-            Err(err) => out.push(Input::Unlistable {
-                path: walk_error_path(&err).unwrap_or(root).to_path_buf(),
-                message: walk_error_message(&err),
-            }),
+            Err(err) => {
+                let path = walk_error_path(&err).unwrap_or(root);
+                if is_dangling_link(path) {
+                    // A link to nothing named as no input (`notes.txt`) is
+                    // left out like a file of that name; one that may be
+                    // an input (`x.map`, an archive, a folder: no
+                    // extension) is reported.
+                    if path.extension().is_some()
+                        && !has_ext(path, ext)
+                        && archive::Kind::of_path(path).is_none()
+                    {
+                        continue;
+                    }
+                    out.push(Input::Unlistable {
+                        path: path.to_path_buf(),
+                        message: "symbolic link to a missing target".to_string(),
+                    });
+                    continue;
+                }
+                out.push(Input::Unlistable {
+                    path: path.to_path_buf(),
+                    message: walk_error_message(&err),
+                });
+            }
         }
     }
     Ok(())
+}
+
+/// Whether `path` is a symbolic link whose target does not exist.
+fn is_dangling_link(path: &Path) -> bool {
+    path.symlink_metadata().is_ok_and(|m| m.is_symlink())
+        && std::fs::metadata(path).is_err_and(|e| e.kind() == std::io::ErrorKind::NotFound)
 }
 
 fn has_ext(p: &Path, ext: &str) -> bool {

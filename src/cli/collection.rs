@@ -63,7 +63,8 @@ pub struct WalkArgs {
     #[arg(long, value_name = "N")]
     pub max_depth: Option<usize>,
     /// Do not follow symbolic links found in directories (by default they
-    /// are followed, and a link loop is reported as an error record).
+    /// are followed, and a link loop, or a link to a missing target that
+    /// may be an input, is reported as an error record).
     #[arg(long)]
     pub no_follow: bool,
     /// Also walk hidden files and directories (names starting with `.`),
