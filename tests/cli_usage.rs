@@ -430,6 +430,37 @@ fn completions_and_man_page() {
             "man page lacks {word}"
         );
     }
+    // A command's own page has its options in full.
+    let o = teebatch(&["man", "maps", "index"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = stdout(&o);
+    assert!(page.contains(".TH teebatch-maps-index 1"), "{page}");
+    for option in [
+        "\\-\\-verify",
+        "\\-\\-shard",
+        "\\-\\-thumbnails",
+        "\\-\\-files\\-from",
+    ] {
+        assert!(page.contains(option), "maps index page lacks {option}");
+    }
+    let o = teebatch(&["man", "maps", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no command `nope`"), "{}", stderr(&o));
+    // `--out DIR`: one page per command, each as `man COMMAND...` prints it.
+    let dir = tempfile::tempdir().unwrap();
+    let o = teebatch(&["man", "--out", dir.path().to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for (file, command) in [
+        ("teebatch.1", &[][..]),
+        ("teebatch-maps-index.1", &["maps", "index"][..]),
+        ("teebatch-demos-export.1", &["demos", "export"][..]),
+        ("teebatch-merge.1", &["merge"][..]),
+    ] {
+        let written = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        let printed = stdout(&teebatch(&[&["man"][..], command].concat()));
+        assert_eq!(written, printed, "{file}");
+    }
+    assert!(std::fs::read_dir(dir.path()).unwrap().count() >= 19);
 }
 
 /// With no PATH the summary says the embedded dataset was used, and record

@@ -67,8 +67,22 @@ pub enum Command {
     ///
     /// For example `teebatch completions bash > ~/.local/share/bash-completion/completions/teebatch`.
     Completions(CompletionsArgs),
-    /// Print the teebatch man page (roff) to stdout, e.g. `teebatch man > teebatch.1`.
-    Man,
+    /// Print a man page (roff) to stdout, e.g. `teebatch man > teebatch.1`
+    /// or `teebatch man maps index > teebatch-maps-index.1`; `--out DIR`
+    /// writes every page.
+    Man(ManArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ManArgs {
+    /// The command whose page to print, e.g. `maps index` (its options in
+    /// full); none: the top-level page.
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
+    /// Write every page into DIR instead (teebatch.1, teebatch-maps.1,
+    /// teebatch-maps-index.1, ...), one per command.
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub out: Option<std::path::PathBuf>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -177,7 +191,7 @@ pub fn main() -> ExitCode {
         Command::Synth(c) => maps::run_synth(c),
         Command::Merge(a) => collection::merge(a),
         Command::Completions(a) => completions(a.shell),
-        Command::Man => man_page(),
+        Command::Man(a) => man_page(&a),
     };
     match result {
         Ok(code) => code,
@@ -200,11 +214,39 @@ fn completions(shell: clap_complete::Shell) -> io::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `teebatch man`: the man page (roff) on stdout.
-fn man_page() -> io::Result<ExitCode> {
-    let cmd = Cli::command().long_version(long_version());
+/// `teebatch man`: the page of `a.command` (roff) on stdout, or every
+/// page into `a.out`. Pages are named as `clap_mangen` names them
+/// (`teebatch-maps-index`), and the top-level page's SUBCOMMANDS section
+/// refers to them.
+fn man_page(a: &ManArgs) -> io::Result<ExitCode> {
+    let mut cmd = Cli::command()
+        .long_version(long_version())
+        .disable_help_subcommand(true);
+    cmd.build();
+    if let Some(dir) = &a.out {
+        std::fs::create_dir_all(dir)?;
+        clap_mangen::generate_to(cmd, dir)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut page = &cmd;
+    for name in &a.command {
+        match page.find_subcommand(name) {
+            Some(sub) => page = sub,
+            None => {
+                let known: Vec<&str> = page.get_subcommands().map(|c| c.get_name()).collect();
+                writeln!(
+                    io::stderr(),
+                    "teebatch: man: no command `{}` (commands of `{}`: {})",
+                    name,
+                    page.get_display_name().unwrap_or(page.get_name()),
+                    known.join(", ")
+                )?;
+                return Ok(ExitCode::from(2));
+            }
+        }
+    }
     let mut out = Vec::new();
-    clap_mangen::Man::new(cmd).render(&mut out)?;
+    clap_mangen::Man::new(page.clone()).render(&mut out)?;
     let mut stdout = io::stdout().lock();
     stdout.write_all(&out)?;
     stdout.flush()?;
