@@ -248,7 +248,9 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     // Capped again at the units of work (demos, or segments of split ones).
     let jobs = args.batch.jobs(usize::MAX);
     let total: u64 = inputs.iter().map(crate::batch::Input::listed_size).sum();
-    let mut bar = args.batch.progress(total, inputs.len());
+    let mut bar = args
+        .batch
+        .progress(total, inputs.len(), args.output.is_none());
     let start = std::time::Instant::now();
     let totals = run_export(&inputs, jobs, &opts, &mut *writer, |d| {
         bar.file_done(d.size, || d.path.clone());
@@ -315,6 +317,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         part: sel.part,
         embedded: sel.embedded,
         nothing_found: sel.nothing_found,
+        records_to_stdout: args.output.is_none(),
     };
     let (code, _) = batch.run(
         &sel.inputs,

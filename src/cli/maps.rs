@@ -193,6 +193,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         part: sel.part,
         embedded: sel.embedded,
         nothing_found: sel.nothing_found,
+        records_to_stdout: args.output.is_none(),
     };
     let (code, _) = batch.run(
         &sel.inputs,

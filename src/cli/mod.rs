@@ -152,9 +152,20 @@ impl BatchArgs {
     }
 
     /// The progress bar of a batch over `files` inputs of `total_bytes`
-    /// (see [`progress::Progress`]).
-    pub fn progress(&self, total_bytes: u64, files: usize) -> progress::Progress {
-        progress::Progress::new(self.quiet, self.progress, total_bytes, files)
+    /// whose records go to stdout or not (see [`progress::Progress`]).
+    pub fn progress(
+        &self,
+        total_bytes: u64,
+        files: usize,
+        records_to_stdout: bool,
+    ) -> progress::Progress {
+        progress::Progress::new(
+            self.quiet,
+            self.progress,
+            total_bytes,
+            files,
+            records_to_stdout,
+        )
     }
 }
 
@@ -425,6 +436,8 @@ pub struct BatchRun<'a> {
     pub embedded: bool,
     /// No input was found at all: exit code 1 (see [`collection::Selection`]).
     pub nothing_found: bool,
+    /// The records go to stdout (no `-o`).
+    pub records_to_stdout: bool,
 }
 
 impl BatchRun<'_> {
@@ -451,7 +464,9 @@ impl BatchRun<'_> {
             .map(|p| prepare_output_path(p))
             .transpose()?;
         let total: u64 = inputs.iter().map(Input::listed_size).sum();
-        let mut bar = self.args.progress(total, inputs.len());
+        let mut bar = self
+            .args
+            .progress(total, inputs.len(), self.records_to_stdout);
         let mut write_err = None;
         let started_at = std::time::SystemTime::now();
         let start = Instant::now();

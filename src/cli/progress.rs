@@ -28,15 +28,23 @@ pub struct Progress {
 impl Progress {
     /// A bar over `total_bytes` and `files` inputs: on the terminal
     /// (`stderr_is_terminal`), as plain lines (`forced` on a
-    /// non-terminal), or hidden (`quiet`, or neither).
-    pub fn new(quiet: bool, forced: bool, total_bytes: u64, files: usize) -> Self {
+    /// non-terminal), or hidden (`quiet`, or neither). Where the records
+    /// go to stdout and stdout is a terminal too, the bar is hidden unless
+    /// `forced`: records printed there would land on the bar's line, and
+    /// the records scrolling by show the progress.
+    pub fn new(
+        quiet: bool,
+        forced: bool,
+        total_bytes: u64,
+        files: usize,
+        records_to_stdout: bool,
+    ) -> Self {
         let terminal = io::stderr().is_terminal();
-        let target = if quiet || !(terminal || forced) {
-            ProgressDrawTarget::hidden()
-        } else if terminal {
-            ProgressDrawTarget::stderr_with_hz(10)
-        } else {
-            ProgressDrawTarget::term_like_with_hz(Box::new(LineTerm::default()), 1)
+        let records_on_terminal = records_to_stdout && io::stdout().is_terminal();
+        let target = match Shown::of(quiet, forced, terminal, records_on_terminal) {
+            Shown::Hidden => ProgressDrawTarget::hidden(),
+            Shown::Terminal => ProgressDrawTarget::stderr_with_hz(10),
+            Shown::Lines => ProgressDrawTarget::term_like_with_hz(Box::new(LineTerm::default()), 1),
         };
         let bar = ProgressBar::with_draw_target(Some(total_bytes), ProgressDrawTarget::hidden());
         bar.set_style(
@@ -88,6 +96,31 @@ impl Progress {
     /// records, on a clean line.
     pub fn finish(&self) {
         self.bar.finish_and_clear();
+    }
+}
+
+/// How the bar is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Shown {
+    Hidden,
+    /// Redrawn in place on the terminal stderr is.
+    Terminal,
+    /// As plain lines ([`LineTerm`]).
+    Lines,
+}
+
+impl Shown {
+    /// `--quiet` hides the bar; a terminal stderr shows it, unless the
+    /// records are printed on that terminal too (`records_on_terminal`);
+    /// `--progress` (`forced`) shows it in any case but `--quiet`.
+    fn of(quiet: bool, forced: bool, stderr_terminal: bool, records_on_terminal: bool) -> Shown {
+        if quiet || !(forced || stderr_terminal && !records_on_terminal) {
+            Shown::Hidden
+        } else if stderr_terminal {
+            Shown::Terminal
+        } else {
+            Shown::Lines
+        }
     }
 }
 
@@ -143,5 +176,35 @@ impl TermLike for LineTerm {
             let _ = writeln!(io::stderr(), "{text}");
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Shown;
+
+    #[test]
+    fn when_the_bar_is_shown() {
+        // (quiet, forced, stderr terminal, records on a terminal)
+        let cases = [
+            ((false, false, true, false), Shown::Terminal),
+            // Records printed on the terminal: the bar would share its line.
+            ((false, false, true, true), Shown::Hidden),
+            ((false, true, true, true), Shown::Terminal),
+            ((false, false, false, false), Shown::Hidden),
+            ((false, false, false, true), Shown::Hidden),
+            ((false, true, false, false), Shown::Lines),
+            ((false, true, false, true), Shown::Lines),
+            ((true, true, true, false), Shown::Hidden),
+            ((true, false, true, false), Shown::Hidden),
+            ((true, true, false, true), Shown::Hidden),
+        ];
+        for ((quiet, forced, terminal, records), want) in cases {
+            assert_eq!(
+                Shown::of(quiet, forced, terminal, records),
+                want,
+                "quiet {quiet} forced {forced} terminal {terminal} records {records}"
+            );
+        }
     }
 }

@@ -261,7 +261,7 @@ pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
     let names = picture_names(&sel.inputs);
     let jobs = args.batch.jobs(sel.inputs.len());
     let total: u64 = sel.inputs.iter().map(Input::listed_size).sum();
-    let mut bar = args.batch.progress(total, sel.inputs.len());
+    let mut bar = args.batch.progress(total, sel.inputs.len(), true);
     let mut out = super::open_output(None)?;
     let mut write_err = None;
     let start = Instant::now();
