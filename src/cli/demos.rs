@@ -38,7 +38,7 @@ pub enum DemosCommand {
     /// tick in the range (exit 1, naming the demo's first and last tick).
     Slice(SliceArgs),
     /// Write one table (positions, players, chat, ...) of every demo as
-    /// typed rows: CSV or JSON lines, by demo path, then tick, then id.
+    /// typed rows: CSV, JSON lines or Parquet, by demo path, then tick, then id.
     ///
     /// PATHs are files or directory trees (searched recursively for *.demo).
     /// With no PATH the embedded default dataset is exported. A demo that
