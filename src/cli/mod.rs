@@ -129,7 +129,8 @@ pub struct BatchArgs {
     pub quiet: bool,
     /// Show the progress bar even when stderr is not a terminal (then as a
     /// plain line about once a second). Without it the bar shows only on a
-    /// terminal; --quiet wins.
+    /// terminal, and not where the records are printed on it too;
+    /// --quiet wins.
     #[arg(long)]
     pub progress: bool,
     /// Print the input files that would be processed, one per line as the
