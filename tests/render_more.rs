@@ -513,3 +513,66 @@ fn full_style_image_warnings_are_capped() {
     assert_eq!(render[0].section, "image 0 (missing_0)");
     assert_eq!(render[DEFAULT_MAX_WARNINGS].kind, "too_many_warnings");
 }
+
+/// A map with a broken physics layer is refused by both styles with the
+/// error `maps index` gives for it (the full style draws no physics layer,
+/// but sizes the picture by the game layer): on a real map with all six
+/// physics layers, width 0 is `bad_layer_size` and a width one larger than
+/// the layer's tile data holds is `tile_data_size`, in that layer.
+#[test]
+fn both_styles_refuse_a_broken_physics_layer() {
+    use teebatch::datafile::Datafile;
+    use teebatch::map::tiles::PhysicsKind;
+    use teebatch::map::{LayerKind, Map};
+    let Some(ds) = crate::common::datasets() else {
+        return;
+    };
+    let bytes = std::fs::read(ds.join("maps/ddnet/coverage.map")).unwrap();
+    let df = Datafile::parse(&bytes).unwrap();
+    let mut inf = Inflater::new(Limits::default());
+    let map = Map::parse(&df, &mut inf, &mut Vec::new(), &mut teebatch::warn::Discard)
+        .unwrap()
+        .unwrap();
+    let textures = Textures::palette();
+    let mut checked = 0;
+    for kind in PhysicsKind::PHYSICS {
+        let Some(i) = map.physics_layer(kind) else {
+            continue;
+        };
+        let LayerKind::Tilemap(tm) = &map.layers[i].kind else {
+            unreachable!("a physics layer is a tilemap");
+        };
+        // Width and height follow each other in the layer item, after it.
+        let pair: Vec<u8> = [tm.width, tm.height]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let from = map.layers[i].item_offset;
+        let at = from
+            + bytes[from..from + 64]
+                .windows(8)
+                .position(|w| w == pair)
+                .expect("width and height in the layer item");
+        for (width, want) in [(0, "bad_layer_size"), (tm.width + 1, "tile_data_size")] {
+            let mut b = bytes.clone();
+            b[at..at + 4].copy_from_slice(&width.to_le_bytes());
+            for style in [Style::Entities, Style::Full] {
+                let opts = RenderOptions {
+                    style,
+                    size: Size::Scale(2),
+                };
+                let e = render_map(&b, &opts, &textures, &mut inf, &mut Vec::new())
+                    .err()
+                    .unwrap_or_else(|| panic!("{kind:?} width {width} {style:?}: drawn"));
+                assert_eq!(
+                    (e.stage.name(), e.kind, e.section.as_str()),
+                    ("map", want, format!("layer {i}").as_str()),
+                    "{kind:?} width {width} {style:?}: {}",
+                    e.message
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 6, "coverage.map has all six physics layers");
+}

@@ -403,6 +403,16 @@ pub fn render_datafile(
             "the map has no game layer".into(),
         ));
     };
+    // The physics layers are checked as the entities style loads them (the
+    // full style draws none of them, but sizes the picture by the game
+    // layer): a map with a broken one is refused in either style, as
+    // `maps index` refuses it.
+    for kind in PhysicsKind::PHYSICS {
+        if let Some(i) = map.physics_layer(kind) {
+            map.check_tiles(df, i, inflater)
+                .map_err(|e| ErrorRecord::map(&e))?;
+        }
+    }
     let (tw, th) = (game.width.max(0) as u32, game.height.max(0) as u32);
     let geometry = Geometry::new(tw, th, opts.size).map_err(|m| render_error("too_large", m))?;
     // The datafile's, the map's and the drawing's (one per unusable image)

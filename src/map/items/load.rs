@@ -46,6 +46,19 @@ impl Map {
         Ok(Some((l, tm, src)))
     }
 
+    /// Checks layer `layer`'s tile data against the datafile and the limits
+    /// as [`Map::load_tiles`] does before it inflates (size, data index,
+    /// stored size), without inflating anything; `Ok` for a layer that is
+    /// not a tilemap.
+    pub fn check_tiles(
+        &self,
+        df: &Datafile<'_>,
+        layer: usize,
+        inflater: &Inflater,
+    ) -> Result<(), MapError> {
+        self.located_tiles(df, layer, inflater).map(drop)
+    }
+
     /// Layer `layer` if it is a tilemap, with its checked tile source.
     fn located_tiles(
         &self,
