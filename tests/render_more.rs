@@ -576,3 +576,105 @@ fn both_styles_refuse_a_broken_physics_layer() {
     }
     assert_eq!(checked, 6, "coverage.map has all six physics layers");
 }
+
+/// `demos heatmap` on a demo written without its map, and on one whose
+/// embedded map has a corrupt game layer (the tables parse, the tiles do
+/// not inflate): the first demo's record says there is no map to draw on;
+/// the second map's picture record has the error at its offset in the demo
+/// file and names the demo; both fail the run (exit 1), and a good demo
+/// beside them is drawn.
+#[test]
+fn heatmap_errors_of_embedded_maps_name_the_demo() {
+    use teebatch::codec::snapshot::Protocol;
+    use teebatch::datafile::Datafile;
+    use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
+    use teebatch::demo::Demo;
+    use teebatch::map::Map;
+    let Some(ds) = crate::common::datasets() else {
+        return;
+    };
+    let map = std::fs::read(ds.join("maps/ddnet/coverage.map")).unwrap();
+    let df = Datafile::parse(&map).unwrap();
+    let mut inf = Inflater::new(Limits::default());
+    let parsed = Map::parse(&df, &mut inf, &mut Vec::new(), &mut teebatch::warn::Discard)
+        .unwrap()
+        .unwrap();
+    let block = parsed.game_layer().unwrap().data as usize;
+    let range = df.data_range(block).unwrap();
+    let mut corrupt = map.clone();
+    corrupt[range.start + range.len() / 2] ^= 0x55;
+
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, map: &[u8], embed: bool| {
+        let mut header = DemoHeader::new(DemoVersion::V6, Protocol::V06, "coverage", map);
+        header.embed_map = embed;
+        let bytes = DemoWriter::new_vec(&header).unwrap().finish_vec().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        (path, Demo::parse(&bytes).unwrap().map_offset() as u64)
+    };
+    let (_, no_map_at) = write("a-no-map.demo", &map, false);
+    let (corrupt_path, corrupt_at) = write("b-corrupt.demo", &corrupt, true);
+    std::fs::copy(
+        ds.join("demos/big_chungus.demo"),
+        dir.path().join("c-good.demo"),
+    )
+    .unwrap();
+
+    let out = dir.path().join("pictures");
+    let recs = run_records(
+        &[
+            "demos",
+            "heatmap",
+            dir.path().to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--max-side",
+            "64",
+            "-q",
+        ],
+        1,
+    );
+    let by = |key: &str, suffix: &str| {
+        recs.iter()
+            .find(|r| r[key].as_str().is_some_and(|p| p.ends_with(suffix)))
+            .unwrap_or_else(|| panic!("no {key} ending {suffix}: {recs:#?}"))
+            .clone()
+    };
+    let e = &by("path", "a-no-map.demo")["error"];
+    assert_eq!(
+        (
+            e["stage"].as_str(),
+            e["kind"].as_str(),
+            e["offset"].as_u64()
+        ),
+        (Some("render"), Some("no_embedded_map"), Some(no_map_at)),
+        "{e}"
+    );
+    assert!(by("path", "b-corrupt.demo").get("error").is_none());
+    let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(&corrupt));
+    let pic = recs
+        .iter()
+        .find(|r| r["map_sha256"] == sha.as_str() && r.get("picture").is_some())
+        .unwrap_or_else(|| panic!("no picture record of the corrupt map: {recs:#?}"));
+    let e = &pic["error"];
+    assert_eq!(
+        (e["stage"].as_str(), e["section"].as_str()),
+        (Some("map"), Some(format!("data {block}").as_str())),
+        "{pic}"
+    );
+    // The flipped byte stops zlib or changes the inflated size.
+    assert!(
+        ["inflate", "data_size_mismatch"].contains(&e["kind"].as_str().unwrap()),
+        "{pic}"
+    );
+    assert_eq!(e["offset"], corrupt_at + range.start as u64, "{pic}");
+    assert_eq!(pic["map_from"], corrupt_path.to_str().unwrap(), "{pic}");
+    assert!(!out.join(format!("coverage-{}.png", &sha[..8])).exists());
+    // The good demo's picture is drawn.
+    let good_pic = recs
+        .iter()
+        .find(|r| r.get("picture").is_some() && r.get("error").is_none())
+        .unwrap_or_else(|| panic!("no good picture: {recs:#?}"));
+    assert!(std::path::Path::new(good_pic["picture"].as_str().unwrap()).exists());
+}

@@ -386,6 +386,12 @@ pub struct HeatPictureRecord {
     /// With `--trails`: the colour of each player's path.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub legend: Vec<TrailLegend>,
+    /// Why the picture was not drawn: the error of the embedded map of
+    /// demo `map_from`, at its offset in that demo's file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map_from: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -403,6 +409,9 @@ struct MapHeat {
     /// The lowest input index of its demos (whose map name is kept).
     first: usize,
     bytes: Vec<u8>,
+    /// The demo `bytes` are the embedded map of (input index) and where
+    /// the map starts in it: errors of the map are reported there.
+    bytes_from: (usize, usize),
     grid: crate::render::heatmap::HeatGrid,
     /// Half a picture pixel in world units (trail decimation).
     min_step: i64,
@@ -443,6 +452,7 @@ fn merge_heat(shared: &SharedHeat, sha: [u8; 32], h: MapHeat) {
             m.trails.extend(h.trails);
             if m.bytes.is_empty() {
                 m.bytes = h.bytes;
+                m.bytes_from = h.bytes_from;
             }
             if h.first < m.first {
                 m.first = h.first;
@@ -452,7 +462,8 @@ fn merge_heat(shared: &SharedHeat, sha: [u8; 32], h: MapHeat) {
     }
 }
 
-/// The game layer size of a map, or why it has none.
+/// The game layer size of a demo's embedded map `bytes`, or why it has
+/// none (offsets counted in the map).
 fn game_size(
     bytes: &[u8],
     inflater: &mut crate::datafile::Inflater,
@@ -519,6 +530,19 @@ fn heat_demo(
     let name = String::from_utf8_lossy(demo.map_name()).into_owned();
     rec.map = Some(name.clone());
     rec.map_sha256 = Some(hex::encode(sha));
+    if map.is_empty() {
+        // A demo may be written without its map (`map_size` 0): there is
+        // nothing to draw on.
+        rec.error = Some(ErrorRecord {
+            stage: Stage::Render,
+            kind: "no_embedded_map",
+            section: "map".into(),
+            offset: demo.map_offset() as u64,
+            message: "the demo has no embedded map to draw on".into(),
+        });
+        w.failed += 1;
+        return rec;
+    }
     let known = lock_heat(shared)
         .get(&sha)
         .map(|m| (m.grid.width, m.grid.height, m.min_step));
@@ -531,7 +555,10 @@ fn heat_demo(
                 crate::render::Geometry::new(gw, gh, args.size.size())
                     .map_or(1, |g| crate::render::heatmap::half_pixel(&g)),
             ),
-            Err(e) => {
+            Err(mut e) => {
+                // As `demos index` reports its embedded map: the offset
+                // in the demo file.
+                e.offset += demo.map_offset() as u64;
                 rec.error = Some(e);
                 w.failed += 1;
                 return rec;
@@ -546,6 +573,7 @@ fn heat_demo(
         } else {
             map.to_vec()
         },
+        bytes_from: (index, demo.map_offset()),
         grid: crate::render::heatmap::HeatGrid::new(gw, gh),
         min_step,
         demos: 1,
@@ -705,15 +733,45 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
             &mut scratch,
         ) {
             Ok(p) => p,
-            Err(e) => {
+            Err(mut e) => {
+                let (demo, map_offset) = m.bytes_from;
+                let demo = sel.inputs[demo].display_path();
+                e.offset += map_offset as u64;
+                e.message = format!(
+                    "{} (of the embedded map, which starts at byte {map_offset} of {demo})",
+                    e.message
+                );
                 super::note!(
-                    "teebatch: {}: map {} ({}): {}",
+                    "teebatch: {}: map {} ({}) embedded in {}: {} ({} in {} at byte {})",
                     path.display(),
                     m.name,
                     &hex::encode(sha)[..8],
-                    e.message
+                    demo,
+                    e.kind,
+                    e.stage,
+                    e.section,
+                    e.offset
                 );
                 failed += 1;
+                let rec = HeatPictureRecord {
+                    picture: crate::batch::encode_path(&path),
+                    map: m.name.clone(),
+                    map_sha256: hex::encode(sha),
+                    demos: m.demos,
+                    positions: if args.trails {
+                        m.trails.values().map(|t| t.seen).sum()
+                    } else {
+                        m.grid.total()
+                    },
+                    outside: m.grid.outside,
+                    width: 0,
+                    height: 0,
+                    hottest: None,
+                    legend: Vec::new(),
+                    error: Some(e),
+                    map_from: Some(demo),
+                };
+                super::write_json_line(&mut out, &rec)?;
                 continue;
             }
         };
@@ -770,6 +828,8 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
                 .hottest()
                 .map(|(x, y, c)| [u64::from(x), u64::from(y), c]),
             legend,
+            error: None,
+            map_from: None,
         };
         super::write_json_line(&mut out, &rec)?;
     }
