@@ -570,6 +570,15 @@ fn both_styles_refuse_a_broken_physics_layer() {
                     "{kind:?} width {width} {style:?}: {}",
                     e.message
                 );
+                if width == 0 {
+                    assert_eq!(
+                        e.message,
+                        format!(
+                            "tile layer width or height not positive in layer {i} at byte {}",
+                            e.offset
+                        )
+                    );
+                }
             }
         }
         checked += 1;

@@ -99,7 +99,8 @@ crate::kind::kind_names!(ErrorKind {
 });
 
 impl ErrorKind {
-    fn describe(self) -> &'static str {
+    /// What went wrong, in words (the start of the error's message).
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             ErrorKind::Truncated => "file ends before the part the header announces",
             ErrorKind::BadMagic => "not a datafile (magic is neither DATA nor ATAD)",

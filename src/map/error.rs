@@ -118,6 +118,25 @@ impl MapErrorKind {
     }
 }
 
+impl MapErrorKind {
+    /// What went wrong, in words (the start of the error's message).
+    pub fn describe(self) -> &'static str {
+        match self {
+            MapErrorKind::Datafile(k) => k.describe(),
+            MapErrorKind::UnsupportedVersion => "the map's version item is not version 1",
+            MapErrorKind::ItemTooShort => "item too short for the fields its type always has",
+            MapErrorKind::BadDataRef => "data index negative or past the last data block",
+            MapErrorKind::BadLayerSize => "tile layer width or height not positive",
+            MapErrorKind::TileDataSize => "tile data is not width × height tiles",
+            MapErrorKind::TileSkipOverrun => "a tile skip run goes past width × height tiles",
+            MapErrorKind::TileSkipShort => "tile skip runs end before width × height tiles",
+            MapErrorKind::LimitExceeded => {
+                "the expanded tiles would exceed the decompressed size limit"
+            }
+        }
+    }
+}
+
 impl fmt::Display for MapErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.kind())
@@ -133,7 +152,7 @@ impl Serialize for MapErrorKind {
 /// A fatal problem of the map view: the kind, the section and the byte
 /// offset in the file (of the item, or of the data block's stored bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, thiserror::Error)]
-#[error("{kind} in {section} at byte {offset}")]
+#[error("{} in {section} at byte {offset}", kind.describe())]
 pub struct MapError {
     pub kind: MapErrorKind,
     pub section: MapSection,
@@ -295,5 +314,36 @@ impl fmt::Display for MapWarning {
             "{} in {} at byte {}",
             self.kind, self.section, self.offset
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every error kind has words of its own (not its snake_case code),
+    /// and the message is those words, the section and the offset.
+    #[test]
+    fn messages_describe_the_kind() {
+        let all = MapErrorKind::all();
+        let words: std::collections::HashSet<_> = all.iter().map(|k| k.describe()).collect();
+        assert_eq!(words.len(), all.len(), "two kinds share their words");
+        for k in all {
+            assert_ne!(k.describe(), k.kind(), "{k:?}");
+        }
+        let e = MapError::new(MapErrorKind::TileDataSize, MapSection::Layer(8), 5198);
+        assert_eq!(
+            e.to_string(),
+            "tile data is not width × height tiles in layer 8 at byte 5198"
+        );
+        let e = MapError::from(datafile::Error::new(
+            datafile::ErrorKind::Inflate,
+            datafile::Section::Data(4),
+            1008,
+        ));
+        assert_eq!(
+            e.to_string(),
+            "zlib stream is corrupt in data 4 at byte 1008"
+        );
     }
 }
