@@ -314,16 +314,9 @@ impl<'a> Datafile<'a> {
         warn: &mut impl Warn<Warning>,
     ) -> Result<Datafile<'a>, Error> {
         let l = Layout::read(bytes)?;
-        let Layout {
-            version,
-            magic_reversed,
-            num_item_types,
-            num_items,
-            num_data,
-            item_size,
-            data_size,
-            ..
-        } = l;
+        let (version, magic_reversed) = (l.version, l.magic_reversed);
+        let (num_item_types, num_items, num_data) = (l.num_item_types, l.num_items, l.num_data);
+        let (item_size, data_size) = (l.item_size, l.data_size);
         let (size, swaplen, v4) = (l.size, l.swaplen, version != Version::V3);
         let (types_start, item_offsets_start, data_offsets_start) =
             (HEADER_LEN, l.item_offsets_start, l.data_offsets_start);
