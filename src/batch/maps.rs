@@ -2,7 +2,7 @@
 
 use super::record::{BatchStats, ErrorRecord, WarningRecord};
 use super::{load, Input, MmapMode};
-use crate::datafile::{Datafile, Inflater};
+use crate::datafile::{Datafile, Inflater, Layout};
 use crate::limits::Limits;
 use crate::map::item_view::{self, ImageItem};
 use crate::map::{AbsentReason, MapStats};
@@ -250,6 +250,19 @@ pub fn index_input_then(
     rec
 }
 
+impl MapRecord {
+    /// The fields the datafile header gives, and the total decompressed
+    /// size the tables claim.
+    fn set_header(&mut self, l: &Layout, decompressed_bytes: Option<u64>) {
+        self.datafile_version = Some(l.version.name());
+        self.num_item_types = Some(l.num_item_types);
+        self.num_items = Some(l.num_items);
+        self.num_data = Some(l.num_data);
+        self.compressed_bytes = Some(l.data_size as u64);
+        self.decompressed_bytes = decompressed_bytes;
+    }
+}
+
 /// Fills `rec` from the bytes of one map.
 pub fn index_bytes(
     rec: &mut MapRecord,
@@ -271,23 +284,13 @@ pub fn index_bytes(
             // What the header says is kept where it was read (a truncated
             // file).
             if let Ok(l) = Datafile::layout(bytes) {
-                rec.datafile_version = Some(l.version.name());
-                rec.num_item_types = Some(l.num_item_types);
-                rec.num_items = Some(l.num_items);
-                rec.num_data = Some(l.num_data);
-                rec.compressed_bytes = Some(l.data_size as u64);
-                rec.decompressed_bytes = l.data_size_total(bytes);
+                rec.set_header(&l, l.data_size_total(bytes));
             }
             rec.error = Some(ErrorRecord::datafile(&e));
             return;
         }
     };
-    rec.datafile_version = Some(df.version().name());
-    rec.num_item_types = Some(df.item_types().len());
-    rec.num_items = Some(df.num_items());
-    rec.num_data = Some(df.num_data());
-    rec.compressed_bytes = Some(df.data_section_len() as u64);
-    rec.decompressed_bytes = Some(df.data_size_total());
+    rec.set_header(df.header(), Some(df.data_size_total()));
     rec.warnings
         .extend(df_warnings.iter().map(WarningRecord::datafile));
     inflater.start_file();

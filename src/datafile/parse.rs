@@ -77,16 +77,13 @@ impl Item<'_> {
 #[derive(Clone, Debug)]
 pub struct Datafile<'a> {
     bytes: &'a [u8],
-    version: Version,
-    magic_reversed: bool,
+    /// Version, counts and where each section starts.
+    layout: Layout,
     item_types: Vec<ItemType>,
     /// Per item: (type_id, id, data start in file, data len in bytes).
     items: Vec<ItemSlot>,
     data_offsets: LeI32s<'a>,
     data_sizes: Option<LeI32s<'a>>,
-    /// File offset of the data section.
-    data_start: usize,
-    data_len: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -149,8 +146,10 @@ pub struct Layout {
     pub item_size: usize,
     /// Bytes of the data section, as [`Datafile::data_section_len`].
     pub data_size: usize,
-    size: i32,
-    swaplen: i32,
+    /// `size` / `swaplen` differ from what the layout gives (a
+    /// [`Version::V4Crude`] file's match its crude rule instead).
+    size_mismatch: bool,
+    swaplen_mismatch: bool,
     item_offsets_start: usize,
     data_offsets_start: usize,
     data_sizes_start: usize,
@@ -217,6 +216,7 @@ impl Layout {
         } else {
             Version::V4
         };
+        let crude = version == Version::V4Crude;
         Ok(Layout {
             version,
             magic_reversed,
@@ -225,8 +225,8 @@ impl Layout {
             num_data,
             item_size,
             data_size,
-            size,
-            swaplen,
+            size_mismatch: !crude && size as i64 != good_size,
+            swaplen_mismatch: !crude && swaplen as i64 != good_swaplen,
             item_offsets_start,
             data_offsets_start,
             data_sizes_start,
@@ -314,14 +314,11 @@ impl<'a> Datafile<'a> {
         warn: &mut impl Warn<Warning>,
     ) -> Result<Datafile<'a>, Error> {
         let l = Layout::read(bytes)?;
-        let (version, magic_reversed) = (l.version, l.magic_reversed);
         let (num_item_types, num_items, num_data) = (l.num_item_types, l.num_items, l.num_data);
-        let (item_size, data_size) = (l.item_size, l.data_size);
-        let (size, swaplen, v4) = (l.size, l.swaplen, version != Version::V3);
+        let (item_size, data_size, v4) = (l.item_size, l.data_size, l.version != Version::V3);
         let (types_start, item_offsets_start, data_offsets_start) =
             (HEADER_LEN, l.item_offsets_start, l.data_offsets_start);
         let (data_sizes_start, items_start) = (l.data_sizes_start, l.items_start);
-        let (data_start, file_end) = (l.data_start, l.file_end);
         if let Some(section) = l.cut_section(bytes) {
             return Err(Error::new(ErrorKind::Truncated, section, bytes.len()));
         }
@@ -336,30 +333,27 @@ impl<'a> Datafile<'a> {
             })
         };
 
-        let (good_size, good_swaplen) = ((file_end - 16) as i64, (data_start - 16) as i64);
         // The header's fields, for the warnings' offsets.
         let h = Header::new(LeI32s::new(&bytes[8..HEADER_LEN]), 8);
-        if version != Version::V4Crude {
-            if size as i64 != good_size {
-                warn(
-                    WarningKind::HeaderSizeMismatch,
-                    Section::Header,
-                    h.offset_of(Header::SIZE),
-                );
-            }
-            if swaplen as i64 != good_swaplen {
-                warn(
-                    WarningKind::SwaplenMismatch,
-                    Section::Header,
-                    h.offset_of(Header::SWAPLEN),
-                );
-            }
+        if l.size_mismatch {
+            warn(
+                WarningKind::HeaderSizeMismatch,
+                Section::Header,
+                h.offset_of(Header::SIZE),
+            );
         }
-        if file_end < bytes.len() {
+        if l.swaplen_mismatch {
+            warn(
+                WarningKind::SwaplenMismatch,
+                Section::Header,
+                h.offset_of(Header::SWAPLEN),
+            );
+        }
+        if l.file_end < bytes.len() {
             warn(
                 WarningKind::TrailingBytes,
                 Section::Data(num_data as u32),
-                file_end,
+                l.file_end,
             );
         }
 
@@ -504,14 +498,11 @@ impl<'a> Datafile<'a> {
 
         Ok(Datafile {
             bytes,
-            version,
-            magic_reversed,
+            layout: l,
             item_types,
             items,
             data_offsets,
             data_sizes,
-            data_start,
-            data_len: data_size,
         })
     }
 
@@ -519,12 +510,16 @@ impl<'a> Datafile<'a> {
     pub fn bytes(&self) -> &'a [u8] {
         self.bytes
     }
+    /// What the header declares (as [`Datafile::layout`] reads it).
+    pub fn header(&self) -> &Layout {
+        &self.layout
+    }
     pub fn version(&self) -> Version {
-        self.version
+        self.layout.version
     }
     /// Whether the magic was the byte-reversed `ATAD`.
     pub fn magic_reversed(&self) -> bool {
-        self.magic_reversed
+        self.layout.magic_reversed
     }
     pub fn item_types(&self) -> &[ItemType] {
         &self.item_types
@@ -537,7 +532,7 @@ impl<'a> Datafile<'a> {
     }
     /// Total compressed (as stored) bytes of the data section.
     pub fn data_section_len(&self) -> usize {
-        self.data_len
+        self.layout.data_size
     }
 
     /// The item with index `index`.
@@ -581,9 +576,10 @@ impl<'a> Datafile<'a> {
         let start = self.data_offsets.get(index)? as usize;
         let end = match self.data_offsets.get(index + 1) {
             Some(e) => e as usize,
-            None => self.data_len,
+            None => self.layout.data_size,
         };
-        Some(self.data_start + start..self.data_start + end)
+        let data_start = self.layout.data_start;
+        Some(data_start + start..data_start + end)
     }
 
     /// The stored bytes of data block `index` (zlib for v4, raw for v3).
@@ -613,7 +609,7 @@ impl<'a> Datafile<'a> {
         let section = Section::Data(index as u32);
         let range = self
             .data_range(index)
-            .ok_or_else(|| Error::new(ErrorKind::NoSuchData, section, self.data_start))?;
+            .ok_or_else(|| Error::new(ErrorKind::NoSuchData, section, self.layout.data_start))?;
         let at = range.start;
         Ok((&self.bytes[range], section, at))
     }
@@ -630,7 +626,7 @@ impl<'a> Datafile<'a> {
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         let (raw, section, at) = self.stored_block(index)?;
-        match self.version {
+        match self.layout.version {
             Version::V3 => inflater.copy_raw(raw, out, section, at)?,
             Version::V4 | Version::V4Crude => {
                 let expected = self.data_size(index).unwrap_or(0);
@@ -651,7 +647,7 @@ impl<'a> Datafile<'a> {
         inflater: &'s mut Inflater,
     ) -> Result<&'s [u8], Error> {
         let (raw, section, at) = self.stored_block(index)?;
-        match self.version {
+        match self.layout.version {
             Version::V3 => {
                 inflater.charge_stored(raw.len(), section, at)?;
                 Ok(raw)
@@ -674,7 +670,7 @@ impl<'a> Datafile<'a> {
         out: &mut Vec<u8>,
     ) -> Result<(), Error> {
         let (raw, section, at) = self.stored_block(index)?;
-        match self.version {
+        match self.layout.version {
             Version::V3 => {
                 let raw = &raw[..raw.len().min(max)];
                 inflater.copy_raw(raw, out, section, at)
@@ -698,7 +694,7 @@ impl<'a> Datafile<'a> {
         mut f: impl FnMut(&[u8]),
     ) -> Result<(), Error> {
         let (raw, section, at) = self.stored_block(index)?;
-        match self.version {
+        match self.layout.version {
             Version::V3 => {
                 inflater.charge_stored(raw.len(), section, at)?;
                 for p in raw.chunks(piece.max(1)) {
