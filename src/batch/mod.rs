@@ -365,7 +365,7 @@ fn walk_dir(
             Ok(_) => {}
             Err(err) => {
                 let path = walk_error_path(&err).unwrap_or(root);
-                if is_dangling_link(path) {
+                let message = if is_dangling_link(path) {
                     // A link to nothing named as no input (`notes.txt`) is
                     // left out like a file of that name; one that may be
                     // an input (`x.map`, an archive, a folder: no
@@ -376,15 +376,13 @@ fn walk_dir(
                     {
                         continue;
                     }
-                    out.push(Input::Unlistable {
-                        path: path.to_path_buf(),
-                        message: "symbolic link to a missing target".to_string(),
-                    });
-                    continue;
-                }
+                    "symbolic link to a missing target".to_string()
+                } else {
+                    walk_error_message(&err)
+                };
                 out.push(Input::Unlistable {
                     path: path.to_path_buf(),
-                    message: walk_error_message(&err),
+                    message,
                 });
             }
         }
