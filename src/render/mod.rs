@@ -332,6 +332,7 @@ pub const KINDS: &[&str] = &[
     "legend_skipped",
     "legend_truncated",
     "missing_external_image",
+    "no_embedded_map",
     "no_game_layer",
     "no_map",
     "too_large",
