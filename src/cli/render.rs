@@ -5,7 +5,6 @@ use crate::batch::embedded;
 use crate::batch::maps::Worker;
 use crate::batch::record::{BatchStats, ErrorRecord, WarningRecord};
 use crate::batch::{load, run_ordered, Input};
-use crate::kind::Stage;
 use crate::render::{RenderOptions, Size, Style, Textures};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -483,13 +482,10 @@ fn game_size(
         .map_err(|e| ErrorRecord::map(&e))?;
     match map.as_ref().and_then(|m| m.game_layer()) {
         Some(g) => Ok((g.width.max(0) as u32, g.height.max(0) as u32)),
-        None => Err(ErrorRecord {
-            stage: Stage::Render,
-            kind: "no_game_layer",
-            section: "map".into(),
-            offset: 0,
-            message: "the embedded map has no game layer".into(),
-        }),
+        None => Err(crate::render::render_error(
+            "no_game_layer",
+            "the embedded map has no game layer".into(),
+        )),
     }
 }
 
@@ -534,11 +530,11 @@ fn heat_demo(
         // A demo may be written without its map (`map_size` 0): there is
         // nothing to draw on.
         rec.error = Some(ErrorRecord {
-            stage: Stage::Render,
-            kind: "no_embedded_map",
-            section: "map".into(),
             offset: demo.map_offset() as u64,
-            message: "the demo has no embedded map to draw on".into(),
+            ..crate::render::render_error(
+                "no_embedded_map",
+                "the demo has no embedded map to draw on".into(),
+            )
         });
         w.failed += 1;
         return rec;
@@ -724,8 +720,28 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
             (None, Some(p)) => p.clone(),
             (None, None) => unreachable!("clap requires -o or --out"),
         };
+        // The picture's record; its size, hottest tile and legend once
+        // drawn, or why it was not.
+        let mut rec = HeatPictureRecord {
+            picture: crate::batch::encode_path(&path),
+            map: m.name.clone(),
+            map_sha256: hex::encode(sha),
+            demos: m.demos,
+            positions: if args.trails {
+                m.trails.values().map(|t| t.seen).sum()
+            } else {
+                m.grid.total()
+            },
+            outside: m.grid.outside,
+            width: 0,
+            height: 0,
+            hottest: None,
+            legend: Vec::new(),
+            error: None,
+            map_from: None,
+        };
         inflater.start_file();
-        let pic = match crate::render::render_map(
+        let mut pic = match crate::render::render_map(
             &m.bytes,
             &opts,
             &textures,
@@ -753,29 +769,12 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
                     e.offset
                 );
                 failed += 1;
-                let rec = HeatPictureRecord {
-                    picture: crate::batch::encode_path(&path),
-                    map: m.name.clone(),
-                    map_sha256: hex::encode(sha),
-                    demos: m.demos,
-                    positions: if args.trails {
-                        m.trails.values().map(|t| t.seen).sum()
-                    } else {
-                        m.grid.total()
-                    },
-                    outside: m.grid.outside,
-                    width: 0,
-                    height: 0,
-                    hottest: None,
-                    legend: Vec::new(),
-                    error: Some(e),
-                    map_from: Some(demo),
-                };
+                rec.error = Some(e);
+                rec.map_from = Some(demo);
                 super::write_json_line(&mut out, &rec)?;
                 continue;
             }
         };
-        let mut pic = pic;
         let trails: Vec<crate::render::heatmap::Trail> = m.trails.values().cloned().collect();
         let mut legend = Vec::new();
         let mut drawn_legend = Vec::new();
@@ -809,28 +808,13 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
         }
         let canvas = pic.canvas;
         std::fs::write(&path, canvas.encode_png()?).map_err(|e| super::with_path(&path, e))?;
-        let positions = if args.trails {
-            trails.iter().map(|t| t.seen).sum()
-        } else {
-            m.grid.total()
-        };
-        let rec = HeatPictureRecord {
-            picture: crate::batch::encode_path(&path),
-            map: m.name.clone(),
-            map_sha256: hex::encode(sha),
-            demos: m.demos,
-            positions,
-            outside: m.grid.outside,
-            width: canvas.width,
-            height: canvas.height,
-            hottest: m
-                .grid
-                .hottest()
-                .map(|(x, y, c)| [u64::from(x), u64::from(y), c]),
-            legend,
-            error: None,
-            map_from: None,
-        };
+        rec.width = canvas.width;
+        rec.height = canvas.height;
+        rec.hottest = m
+            .grid
+            .hottest()
+            .map(|(x, y, c)| [u64::from(x), u64::from(y), c]);
+        rec.legend = legend;
         super::write_json_line(&mut out, &rec)?;
     }
     out.flush()?;

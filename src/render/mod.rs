@@ -340,7 +340,7 @@ pub const KINDS: &[&str] = &[
 ];
 
 /// A failure of the `render` stage (not of the datafile or map parser).
-fn render_error(kind: &'static str, message: String) -> ErrorRecord {
+pub(crate) fn render_error(kind: &'static str, message: String) -> ErrorRecord {
     ErrorRecord {
         stage: Stage::Render,
         kind,
