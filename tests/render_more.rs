@@ -514,6 +514,20 @@ fn full_style_image_warnings_are_capped() {
     assert_eq!(render[DEFAULT_MAX_WARNINGS].kind, "too_many_warnings");
 }
 
+/// The real map `maps/ddnet/coverage.map` (all six physics layers) and its
+/// map view; `None` without the datasets.
+fn coverage_map() -> Option<(Vec<u8>, teebatch::map::Map)> {
+    let ds = crate::common::datasets()?;
+    let bytes = std::fs::read(ds.join("maps/ddnet/coverage.map")).unwrap();
+    let df = teebatch::datafile::Datafile::parse(&bytes).unwrap();
+    let mut inf = Inflater::new(Limits::default());
+    let map =
+        teebatch::map::Map::parse(&df, &mut inf, &mut Vec::new(), &mut teebatch::warn::Discard)
+            .unwrap()
+            .unwrap();
+    Some((bytes, map))
+}
+
 /// A map with a broken physics layer is refused by both styles with the
 /// error `maps index` gives for it (the full style draws no physics layer,
 /// but sizes the picture by the game layer): on a real map with all six
@@ -521,18 +535,12 @@ fn full_style_image_warnings_are_capped() {
 /// the layer's tile data holds is `tile_data_size`, in that layer.
 #[test]
 fn both_styles_refuse_a_broken_physics_layer() {
-    use teebatch::datafile::Datafile;
     use teebatch::map::tiles::PhysicsKind;
-    use teebatch::map::{LayerKind, Map};
-    let Some(ds) = crate::common::datasets() else {
+    use teebatch::map::LayerKind;
+    let Some((bytes, map)) = coverage_map() else {
         return;
     };
-    let bytes = std::fs::read(ds.join("maps/ddnet/coverage.map")).unwrap();
-    let df = Datafile::parse(&bytes).unwrap();
     let mut inf = Inflater::new(Limits::default());
-    let map = Map::parse(&df, &mut inf, &mut Vec::new(), &mut teebatch::warn::Discard)
-        .unwrap()
-        .unwrap();
     let textures = Textures::palette();
     let mut checked = 0;
     for kind in PhysicsKind::PHYSICS {
@@ -598,16 +606,10 @@ fn heatmap_errors_of_embedded_maps_name_the_demo() {
     use teebatch::datafile::Datafile;
     use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
     use teebatch::demo::Demo;
-    use teebatch::map::Map;
-    let Some(ds) = crate::common::datasets() else {
+    let (Some(ds), Some((map, parsed))) = (crate::common::datasets(), coverage_map()) else {
         return;
     };
-    let map = std::fs::read(ds.join("maps/ddnet/coverage.map")).unwrap();
     let df = Datafile::parse(&map).unwrap();
-    let mut inf = Inflater::new(Limits::default());
-    let parsed = Map::parse(&df, &mut inf, &mut Vec::new(), &mut teebatch::warn::Discard)
-        .unwrap()
-        .unwrap();
     let block = parsed.game_layer().unwrap().data as usize;
     let range = df.data_range(block).unwrap();
     let mut corrupt = map.clone();
