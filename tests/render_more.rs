@@ -689,3 +689,78 @@ fn heatmap_errors_of_embedded_maps_name_the_demo() {
         .unwrap_or_else(|| panic!("no good picture: {recs:#?}"));
     assert!(std::path::Path::new(good_pic["picture"].as_str().unwrap()).exists());
 }
+
+/// Every command warns alike about the part of a map it reads: `maps
+/// index` reads all that either picture style reads, so a map whose
+/// embedded image's name has no NUL and whose quads layer claims quads its
+/// data does not hold gets both warnings at the same offsets from `maps
+/// index` and from `maps render --style full` (which reads names and draws
+/// quads), and the quads one from the entities style (which reads no
+/// names: the quads' size is checked wherever the map is loaded).
+#[test]
+fn every_command_warns_alike_about_what_it_reads() {
+    use teebatch::datafile::{Datafile, DatafileWriter};
+    use teebatch::map;
+    let mut w = DatafileWriter::new();
+    w.add_item(map::ITEM_VERSION, 0, &[1]);
+    let name = w.add_data(b"no terminator") as i32;
+    let pixels = w.add_data(&[255; 4]) as i32;
+    // Version 1: width, height, external, name, data.
+    w.add_item(map::ITEM_IMAGE, 0, &[1, 1, 1, 0, name, pixels]);
+    let game = w.add_data(&[0; 16]) as i32;
+    let quads = w.add_data(&[0; map::QUAD_SIZE]) as i32;
+    let layer_name = [-2139062144, -2139062144, -2139062272];
+    let mut game_layer = vec![0, map::LAYER_TILEMAP, 0, 3, 2, 2, 1, 255, 255, 255, 255];
+    game_layer.extend([-1, 0, -1, game]);
+    game_layer.extend(layer_name);
+    w.add_item(map::ITEM_LAYER, 0, &game_layer);
+    // Three quads claimed, the data of one; drawn with image 0.
+    let mut quads_layer = vec![0, map::LAYER_QUADS, 0, 2, 3, quads, 0];
+    quads_layer.extend(layer_name);
+    w.add_item(map::ITEM_LAYER, 1, &quads_layer);
+    w.add_item(
+        map::ITEM_GROUP,
+        0,
+        &[3, 0, 0, 100, 100, 0, 2, 0, 0, 0, 0, 0],
+    );
+    let bytes = w.write();
+    let df = Datafile::parse(&bytes).unwrap();
+    let name_at = df.data_range(name as usize).unwrap().start as u64;
+    let quads_at = df.find_item(map::ITEM_LAYER, 1).unwrap().offset as u64;
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("warned.map");
+    std::fs::write(&path, &bytes).unwrap();
+    let (path, out) = (path.to_str().unwrap(), dir.path().to_str().unwrap());
+    let map_warnings = |args: &[&str]| -> Vec<(String, String, u64)> {
+        let recs = run_records(args, 0);
+        assert_eq!(recs.len(), 1, "{args:?}");
+        recs[0]["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["stage"] == "map")
+            .map(|w| {
+                let s = |k: &str| w[k].as_str().unwrap().to_owned();
+                (s("kind"), s("section"), w["offset"].as_u64().unwrap())
+            })
+            .collect()
+    };
+    let both = vec![
+        (
+            "string_unterminated".to_owned(),
+            "image 0".to_owned(),
+            name_at,
+        ),
+        ("quads_data_size".to_owned(), "layer 1".to_owned(), quads_at),
+    ];
+    assert_eq!(map_warnings(&["maps", "index", path]), both);
+    assert_eq!(
+        map_warnings(&["maps", "render", "--style", "full", "--out", out, path]),
+        both
+    );
+    assert_eq!(
+        map_warnings(&["maps", "render", "--out", out, path]),
+        both[1..]
+    );
+}

@@ -4,8 +4,7 @@ use super::record::{BatchStats, ErrorRecord, WarningRecord};
 use super::{load, Input, MmapMode};
 use crate::datafile::{Datafile, Inflater, Layout};
 use crate::limits::Limits;
-use crate::map::item_view::{self, ImageItem};
-use crate::map::{AbsentReason, MapStats};
+use crate::map::MapStats;
 use crate::warn::Warnings;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -338,11 +337,7 @@ fn add_map_summary(
             summary.warnings = warnings.into_vec();
             rec.warnings
                 .extend(summary.warnings.iter().map(WarningRecord::map));
-            // Without a version item the item type ids are not those of a
-            // map (2007 prototypes), so type 2 items are not images.
-            if summary.absent_reason != Some(AbsentReason::NoVersionItem.name()) {
-                rec.external_images = external_image_names(df, inflater, buf);
-            }
+            rec.external_images = std::mem::take(&mut summary.external_images);
             rec.map = Some(summary);
         }
         Err(e) => {
@@ -351,31 +346,4 @@ fn add_map_summary(
             }
         }
     }
-}
-
-/// The names of a map's external images, in item order: `<missing>` for an
-/// image without a name, `<unreadable>` for a name whose data block does
-/// not inflate (only for the collection summary; the map part has already
-/// been checked and warned about).
-fn external_image_names(
-    df: &Datafile<'_>,
-    inflater: &mut Inflater,
-    buf: &mut Vec<u8>,
-) -> Vec<String> {
-    let mut names = Vec::new();
-    for it in df.items_of_type(crate::map::ITEM_IMAGE) {
-        let image = item_view::of(&it, ImageItem::new);
-        if image.external() == 0 {
-            continue;
-        }
-        let name = match usize::try_from(image.name()) {
-            Err(_) => "<missing>".to_owned(),
-            Ok(i) if df.decompress(i, inflater, buf).is_ok() => {
-                crate::map::strings::c_string(buf).0
-            }
-            Ok(_) => "<unreadable>".to_owned(),
-        };
-        names.push(name);
-    }
-    names
 }

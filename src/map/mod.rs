@@ -49,8 +49,6 @@ pub mod tiles;
 pub mod uuids;
 
 pub use error::{MapError, MapErrorKind, MapSection, MapWarning, MapWarningKind};
-/// Typed views of the map items' ints, for the batch's raw item reads.
-pub(crate) use items::view as item_view;
 
 /// Most warnings kept per map view (as for datafiles, see
 /// [`crate::datafile::MAX_WARNINGS`]); the next is kept as

@@ -8,7 +8,7 @@
 //! counts and special tile names come from the histograms. Tile skip data is
 //! counted run by run without expanding it.
 
-use super::error::{MapError, MapSection, MapWarning, MapWarningKind};
+use super::error::{MapError, MapWarning};
 use super::items::{
     absent_reason, AbsentReason, Info, LayerKind, LoadOptions, Map, UuidType, QUAD_SIZE,
 };
@@ -258,29 +258,19 @@ impl MapCounts {
 
 /// The quads of all quads layers that their data blocks hold (checked
 /// against the size table, nothing inflated): a layer claiming more quads
-/// than its data holds, or data of another size, gets a
-/// [`MapWarningKind::QuadsDataSize`] warning and counts what is there.
-fn held_quads(map: &Map, df: &Datafile<'_>, warnings: &mut impl Warn<MapWarning>) -> u64 {
+/// than its data holds counts what is there (loading the map warned
+/// [`QuadsDataSize`](super::error::MapWarningKind::QuadsDataSize) about it).
+fn held_quads(map: &Map, df: &Datafile<'_>) -> u64 {
     let mut total = 0;
-    for (i, l) in map.layers.iter().enumerate() {
+    for l in &map.layers {
         let LayerKind::Quads(q) = &l.kind else {
             continue;
         };
         let claimed = q.num_quads.max(0) as u64;
-        if claimed == 0 {
-            continue;
-        }
         let stored = usize::try_from(q.data)
             .ok()
             .and_then(|d| df.data_size(d))
             .map_or(0, |b| b as u64);
-        if stored != claimed * QUAD_SIZE as u64 {
-            warnings.warn(MapWarning::new(
-                MapWarningKind::QuadsDataSize,
-                MapSection::Layer(i as u32),
-                l.item_offset,
-            ));
-        }
         total += claimed.min(stored / QUAD_SIZE as u64);
     }
     total
@@ -302,6 +292,11 @@ pub struct MapSummary {
     /// [`summarize_with`], which hands them to its sink instead.
     #[serde(skip_serializing_if = "<[MapWarning]>::is_empty")]
     pub warnings: Vec<MapWarning>,
+    /// The names of the external images (mapres), in item order, `<missing>`
+    /// for one without a name: for the collection summary, not part of the
+    /// record.
+    #[serde(skip)]
+    pub external_images: Vec<String>,
 }
 
 /// Reads the summary of a map: the map view without image, sound or quad
@@ -339,6 +334,7 @@ pub fn summarize_with(
         uuid_types: Vec::new(),
         stats: None,
         warnings: Vec::new(),
+        external_images: Vec::new(),
     };
     if let Some(reason) = absent_reason(df) {
         return Ok(absent(reason));
@@ -348,7 +344,7 @@ pub fn summarize_with(
     };
     let stats = map_stats(&map, df, inflater, scratch, warn)?;
     let mut counts = MapCounts::of(&map);
-    counts.quads = held_quads(&map, df, warn);
+    counts.quads = held_quads(&map, df);
     Ok(MapSummary {
         version_kind: map.kind.name(),
         absent_reason: None,
@@ -357,5 +353,11 @@ pub fn summarize_with(
         uuid_types: std::mem::take(&mut map.uuid_types),
         stats: Some(stats),
         warnings: Vec::new(),
+        external_images: map
+            .images
+            .iter()
+            .filter(|i| i.external)
+            .map(|i| i.name.clone().unwrap_or_else(|| "<missing>".to_owned()))
+            .collect(),
     })
 }

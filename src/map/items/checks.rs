@@ -25,33 +25,48 @@ pub(super) fn warn_uncovered_items(r: &mut Reader<'_, '_>) {
     }
 }
 
-/// Inflates quads layer `li`'s data to check its size and its quads'
-/// envelope references (the first bad one warns).
-pub(super) fn check_quads(
+/// Whether quads layer `li`'s data block holds exactly the quads the layer
+/// claims (checked against the size table, nothing inflated). A layer
+/// claiming quads that its data does not hold (a missing or out-of-range
+/// block, or one of another size) warns [`W::QuadsDataSize`]; a layer of
+/// no quads (or a negative count) holds nothing and is not checked.
+pub(super) fn quads_data_size(
     r: &mut Reader<'_, '_>,
     li: usize,
     l: &Layer,
     q: &QuadsLayer,
+) -> bool {
+    let claimed = q.num_quads.max(0) as u64;
+    if claimed == 0 {
+        return false;
+    }
+    let stored = usize::try_from(q.data)
+        .ok()
+        .and_then(|d| r.df.data_size(d))
+        .map_or(0, |b| b as u64);
+    if stored != claimed * QUAD_SIZE as u64 {
+        r.warn(
+            W::QuadsDataSize,
+            MapSection::Layer(li as u32),
+            l.item_offset,
+        );
+        return false;
+    }
+    true
+}
+
+/// Inflates the data of quads layer `li`, whose size [`quads_data_size`]
+/// found right, to check its quads' envelope references (the first bad
+/// one warns).
+pub(super) fn check_quads(
+    r: &mut Reader<'_, '_>,
+    li: usize,
+    q: &QuadsLayer,
     num_envelopes: usize,
 ) -> Result<(), MapError> {
-    let s = MapSection::Layer(li as u32);
-    let Ok(n) = usize::try_from(q.num_quads) else {
+    let (Ok(n), Ok(data)) = (usize::try_from(q.num_quads), usize::try_from(q.data)) else {
         return Ok(());
     };
-    if n == 0 {
-        return Ok(());
-    }
-    let Some(data) = usize::try_from(q.data)
-        .ok()
-        .filter(|&d| d < r.df.num_data())
-    else {
-        return Ok(()); // already warned
-    };
-    let want = n as u64 * QUAD_SIZE as u64;
-    if r.df.data_size(data).map(|x| x as u64) != Some(want) {
-        r.warn(W::QuadsDataSize, s, l.item_offset);
-        return Ok(());
-    }
     r.inflate(data)?;
     let off = r.data_offset(data);
     let bad_ref = |v: i32| v != -1 && usize::try_from(v).map_or(true, |e| e >= num_envelopes);
@@ -60,7 +75,7 @@ pub(super) fn check_quads(
         bad_ref(quad.pos_env()) || bad_ref(quad.color_env())
     });
     if bad {
-        r.warn(W::RefOutOfRange, s, off);
+        r.warn(W::RefOutOfRange, MapSection::Layer(li as u32), off);
     }
     Ok(())
 }

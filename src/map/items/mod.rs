@@ -134,7 +134,8 @@ pub struct LoadOptions {
     pub names: bool,
     /// The envelope points item's curve types (no inflating needed).
     pub check_env_points: bool,
-    /// Inflate quads data to check its size and envelope references.
+    /// Inflate quads data to check its envelope references (its size is
+    /// always checked, against the size table).
     pub check_quads: bool,
 }
 
@@ -146,10 +147,12 @@ impl LoadOptions {
         check_env_points: true,
         check_quads: true,
     };
-    /// What the index summary needs: info strings only.
+    /// What the index summary needs: info strings and names (the external
+    /// images' for the collection summary; all of them so that the index
+    /// warns about every string the full picture reads).
     pub const SUMMARY: LoadOptions = LoadOptions {
         info: true,
-        names: false,
+        names: true,
         check_env_points: false,
         check_quads: false,
     };
@@ -254,10 +257,13 @@ impl Map {
             layers.push(layer::read_layer(&mut r, i, &it, &counts)?);
         }
 
-        if opts.check_quads {
-            for (li, l) in layers.iter().enumerate() {
-                if let LayerKind::Quads(q) = &l.kind {
-                    checks::check_quads(&mut r, li, l, q, counts.envelopes)?;
+        // Every reader of the map gets the same size warnings, whether it
+        // reads the quads (the index counts them, the full picture draws
+        // them) or not.
+        for (li, l) in layers.iter().enumerate() {
+            if let LayerKind::Quads(q) = &l.kind {
+                if checks::quads_data_size(&mut r, li, l, q) && opts.check_quads {
+                    checks::check_quads(&mut r, li, q, counts.envelopes)?;
                 }
             }
         }
