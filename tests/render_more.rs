@@ -764,3 +764,69 @@ fn every_command_warns_alike_about_what_it_reads() {
         both[1..]
     );
 }
+
+/// `demos heatmap` allocates its grid of counts by the embedded map's game
+/// layer size only after checking that size as the picture does: a demo
+/// whose embedded game layer claims 100,000 × 100,000 tiles (an 80 GB grid)
+/// is the demo's `map` error in that layer, at its offset in the demo file,
+/// and the run goes on (exit 1), where it used to abort on the allocation
+/// (found by fuzzing).
+#[test]
+fn heatmap_checks_the_game_layer_before_its_grid() {
+    use teebatch::codec::snapshot::Protocol;
+    use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
+    use teebatch::demo::Demo;
+    use teebatch::map::tiles::PhysicsKind;
+    use teebatch::map::LayerKind;
+    let Some((mut map, parsed)) = coverage_map() else {
+        return;
+    };
+    let i = parsed.physics_layer(PhysicsKind::Game).unwrap();
+    let LayerKind::Tilemap(tm) = &parsed.layers[i].kind else {
+        unreachable!("the game layer is a tilemap");
+    };
+    let pair: Vec<u8> = [tm.width, tm.height]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let from = parsed.layers[i].item_offset;
+    let at = from
+        + map[from..from + 64]
+            .windows(8)
+            .position(|w| w == pair)
+            .expect("width and height in the layer item");
+    map[at..at + 4].copy_from_slice(&100_000i32.to_le_bytes());
+    map[at + 4..at + 8].copy_from_slice(&100_000i32.to_le_bytes());
+
+    let dir = tempfile::tempdir().unwrap();
+    let header = DemoHeader::new(DemoVersion::V6, Protocol::V06, "coverage", &map);
+    let bytes = DemoWriter::new_vec(&header).unwrap().finish_vec().unwrap();
+    let map_at = Demo::parse(&bytes).unwrap().map_offset();
+    let path = dir.path().join("huge-game-layer.demo");
+    std::fs::write(&path, &bytes).unwrap();
+    let out = dir.path().join("pictures");
+    let recs = run_records(
+        &[
+            "demos",
+            "heatmap",
+            path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ],
+        1,
+    );
+    let e = &recs[0]["error"];
+    assert_eq!(
+        (e["stage"].as_str(), e["section"].as_str()),
+        (Some("map"), Some(format!("layer {i}").as_str())),
+        "{e}"
+    );
+    assert!(e["offset"].as_u64().unwrap() >= map_at as u64, "{e}");
+    assert!(
+        e["message"].as_str().unwrap().ends_with(&format!(
+            "(of the embedded map, which starts at byte {map_at})"
+        )),
+        "{e}"
+    );
+}

@@ -470,9 +470,7 @@ fn embedded_map(demo: &Demo<'_>) -> EmbeddedMapRecord {
             r.num_data = Some(df.num_data());
         }
         Err(e) => {
-            let mut er = ErrorRecord::datafile(&e);
-            er.offset += demo.map_offset() as u64;
-            r.error = Some(er);
+            r.error = Some(ErrorRecord::datafile(&e).in_embedded_map(demo.map_offset(), None));
         }
     }
     r

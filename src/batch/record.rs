@@ -24,6 +24,25 @@ pub struct ErrorRecord {
 }
 
 impl ErrorRecord {
+    /// This error of a demo's embedded map, which starts at byte
+    /// `map_offset` of the demo file `demo` (`None`: of the record's own
+    /// file), moved to the demo file: `offset` counts in the demo, and the
+    /// message (whose offset counts in the map) says where the map starts.
+    pub fn in_embedded_map(mut self, map_offset: usize, demo: Option<&str>) -> Self {
+        self.offset += map_offset as u64;
+        self.message = match demo {
+            Some(demo) => format!(
+                "{} (of the embedded map, which starts at byte {map_offset} of {demo})",
+                self.message
+            ),
+            None => format!(
+                "{} (of the embedded map, which starts at byte {map_offset})",
+                self.message
+            ),
+        };
+        self
+    }
+
     /// A file over the size limit (not read).
     pub fn too_large(limit: u64) -> Self {
         ErrorRecord {

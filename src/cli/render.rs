@@ -462,7 +462,10 @@ fn merge_heat(shared: &SharedHeat, sha: [u8; 32], h: MapHeat) {
 }
 
 /// The game layer size of a demo's embedded map `bytes`, or why it has
-/// none (offsets counted in the map).
+/// none (offsets counted in the map). The layer is checked as the picture
+/// of the map checks it (its size against its data, within the inflate
+/// limit), so that the grid of counts allocated for that size is bounded:
+/// a corrupt width or height is the map's error, not a huge allocation.
 fn game_size(
     bytes: &[u8],
     inflater: &mut crate::datafile::Inflater,
@@ -480,8 +483,16 @@ fn game_size(
     // Only the size is wanted: the map's warnings are not reported here.
     let map = Map::parse_with(&df, inflater, scratch, opts, &mut crate::warn::Discard)
         .map_err(|e| ErrorRecord::map(&e))?;
-    match map.as_ref().and_then(|m| m.game_layer()) {
-        Some(g) => Ok((g.width.max(0) as u32, g.height.max(0) as u32)),
+    let game = map.as_ref().and_then(|m| {
+        let i = m.physics_layer(crate::map::tiles::PhysicsKind::Game)?;
+        Some((m, i, m.game_layer()?))
+    });
+    match game {
+        Some((m, i, g)) => {
+            m.check_tiles(&df, i, inflater)
+                .map_err(|e| ErrorRecord::map(&e))?;
+            Ok((g.width.max(0) as u32, g.height.max(0) as u32))
+        }
         None => Err(crate::render::render_error(
             "no_game_layer",
             "the embedded map has no game layer".into(),
@@ -551,11 +562,10 @@ fn heat_demo(
                 crate::render::Geometry::new(gw, gh, args.size.size())
                     .map_or(1, |g| crate::render::heatmap::half_pixel(&g)),
             ),
-            Err(mut e) => {
+            Err(e) => {
                 // As `demos index` reports its embedded map: the offset
                 // in the demo file.
-                e.offset += demo.map_offset() as u64;
-                rec.error = Some(e);
+                rec.error = Some(e.in_embedded_map(demo.map_offset(), None));
                 w.failed += 1;
                 return rec;
             }
@@ -749,14 +759,10 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
             &mut scratch,
         ) {
             Ok(p) => p,
-            Err(mut e) => {
+            Err(e) => {
                 let (demo, map_offset) = m.bytes_from;
                 let demo = sel.inputs[demo].display_path();
-                e.offset += map_offset as u64;
-                e.message = format!(
-                    "{} (of the embedded map, which starts at byte {map_offset} of {demo})",
-                    e.message
-                );
+                let e = e.in_embedded_map(map_offset, Some(&demo));
                 super::note!(
                     "teebatch: {}: map {} ({}) embedded in {}: {} ({} in {} at byte {})",
                     path.display(),
