@@ -571,7 +571,8 @@ fn both_styles_refuse_a_broken_physics_layer() {
                 };
                 let e = render_map(&b, &opts, &textures, &mut inf, &mut Vec::new())
                     .err()
-                    .unwrap_or_else(|| panic!("{kind:?} width {width} {style:?}: drawn"));
+                    .unwrap_or_else(|| panic!("{kind:?} width {width} {style:?}: drawn"))
+                    .error;
                 assert_eq!(
                     (e.stage.name(), e.kind, e.section.as_str()),
                     ("map", want, format!("layer {i}").as_str()),
@@ -690,15 +691,10 @@ fn heatmap_errors_of_embedded_maps_name_the_demo() {
     assert!(std::path::Path::new(good_pic["picture"].as_str().unwrap()).exists());
 }
 
-/// Every command warns alike about the part of a map it reads: `maps
-/// index` reads all that either picture style reads, so a map whose
-/// embedded image's name has no NUL and whose quads layer claims quads its
-/// data does not hold gets both warnings at the same offsets from `maps
-/// index` and from `maps render --style full` (which reads names and draws
-/// quads), and the quads one from the entities style (which reads no
-/// names: the quads' size is checked wherever the map is loaded).
-#[test]
-fn every_command_warns_alike_about_what_it_reads() {
+/// A map with two warnings: its embedded image's name has no NUL (at byte
+/// `.1`), and its quads layer 1 claims quads its data does not hold (its
+/// item at byte `.2`); the game layer is `side` × `side` tiles.
+fn warned_map(side: i32) -> (Vec<u8>, u64, u64) {
     use teebatch::datafile::{Datafile, DatafileWriter};
     use teebatch::map;
     let mut w = DatafileWriter::new();
@@ -707,10 +703,22 @@ fn every_command_warns_alike_about_what_it_reads() {
     let pixels = w.add_data(&[255; 4]) as i32;
     // Version 1: width, height, external, name, data.
     w.add_item(map::ITEM_IMAGE, 0, &[1, 1, 1, 0, name, pixels]);
-    let game = w.add_data(&[0; 16]) as i32;
+    let game = w.add_data(&vec![0; 4 * (side * side) as usize]) as i32;
     let quads = w.add_data(&[0; map::QUAD_SIZE]) as i32;
     let layer_name = [-2139062144, -2139062144, -2139062272];
-    let mut game_layer = vec![0, map::LAYER_TILEMAP, 0, 3, 2, 2, 1, 255, 255, 255, 255];
+    let mut game_layer = vec![
+        0,
+        map::LAYER_TILEMAP,
+        0,
+        3,
+        side,
+        side,
+        1,
+        255,
+        255,
+        255,
+        255,
+    ];
     game_layer.extend([-1, 0, -1, game]);
     game_layer.extend(layer_name);
     w.add_item(map::ITEM_LAYER, 0, &game_layer);
@@ -727,25 +735,40 @@ fn every_command_warns_alike_about_what_it_reads() {
     let df = Datafile::parse(&bytes).unwrap();
     let name_at = df.data_range(name as usize).unwrap().start as u64;
     let quads_at = df.find_item(map::ITEM_LAYER, 1).unwrap().offset as u64;
+    (bytes, name_at, quads_at)
+}
 
+/// The map-stage warnings (kind, section, offset) of the one record that
+/// `teebatch args` prints, exiting with `code`.
+fn map_warnings(args: &[&str], code: i32) -> Vec<(String, String, u64)> {
+    let recs = run_records(args, code);
+    assert_eq!(recs.len(), 1, "{args:?}");
+    recs[0]["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["stage"] == "map")
+        .map(|w| {
+            let s = |k: &str| w[k].as_str().unwrap().to_owned();
+            (s("kind"), s("section"), w["offset"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+/// Every command warns alike about the part of a map it reads: `maps
+/// index` reads all that either picture style reads, so a map whose
+/// embedded image's name has no NUL and whose quads layer claims quads its
+/// data does not hold gets both warnings at the same offsets from `maps
+/// index` and from `maps render --style full` (which reads names and draws
+/// quads), and the quads one from the entities style (which reads no
+/// names: the quads' size is checked wherever the map is loaded).
+#[test]
+fn every_command_warns_alike_about_what_it_reads() {
+    let (bytes, name_at, quads_at) = warned_map(2);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("warned.map");
     std::fs::write(&path, &bytes).unwrap();
     let (path, out) = (path.to_str().unwrap(), dir.path().to_str().unwrap());
-    let map_warnings = |args: &[&str]| -> Vec<(String, String, u64)> {
-        let recs = run_records(args, 0);
-        assert_eq!(recs.len(), 1, "{args:?}");
-        recs[0]["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|w| w["stage"] == "map")
-            .map(|w| {
-                let s = |k: &str| w[k].as_str().unwrap().to_owned();
-                (s("kind"), s("section"), w["offset"].as_u64().unwrap())
-            })
-            .collect()
-    };
     let both = vec![
         (
             "string_unterminated".to_owned(),
@@ -754,15 +777,49 @@ fn every_command_warns_alike_about_what_it_reads() {
         ),
         ("quads_data_size".to_owned(), "layer 1".to_owned(), quads_at),
     ];
-    assert_eq!(map_warnings(&["maps", "index", path]), both);
+    assert_eq!(map_warnings(&["maps", "index", path], 0), both);
     assert_eq!(
-        map_warnings(&["maps", "render", "--style", "full", "--out", out, path]),
+        map_warnings(
+            &["maps", "render", "--style", "full", "--out", out, path],
+            0
+        ),
         both
     );
     assert_eq!(
-        map_warnings(&["maps", "render", "--out", out, path]),
+        map_warnings(&["maps", "render", "--out", out, path], 0),
         both[1..]
     );
+}
+
+/// A picture that fails after its map was read keeps the warnings found
+/// before its error: a 200 × 200 tile map asked for at 64 pixels per tile
+/// (a 12,800-pixel square, over the pixel limit) is `too_large` with the
+/// map's two warnings in both styles' records (found by fuzzing: they were
+/// dropped).
+#[test]
+fn a_failed_picture_keeps_the_warnings_found_before() {
+    let (bytes, name_at, quads_at) = warned_map(200);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("large.map");
+    std::fs::write(&path, &bytes).unwrap();
+    let (path, out) = (path.to_str().unwrap(), dir.path().to_str().unwrap());
+    let quads = ("quads_data_size".to_owned(), "layer 1".to_owned(), quads_at);
+    let name = (
+        "string_unterminated".to_owned(),
+        "image 0".to_owned(),
+        name_at,
+    );
+    for (style, want) in [
+        ("full", vec![name, quads.clone()]),
+        ("entities", vec![quads]),
+    ] {
+        let args = [
+            "maps", "render", "--style", style, "--scale", "64", "--out", out, path,
+        ];
+        assert_eq!(map_warnings(&args, 1), want, "{style}");
+        let recs = run_records(&args, 1);
+        assert_eq!(recs[0]["error"]["kind"], "too_large", "{style}");
+    }
 }
 
 /// `demos heatmap` allocates its grid of counts by the embedded map's game

@@ -169,7 +169,8 @@ pub fn write_thumbnail(
             Ok(()) => return None,
             Err(e) => ErrorRecord::io(&super::with_path(path, e)),
         },
-        Err(e) => e,
+        // The map's own warnings are the index record's, from the index.
+        Err(f) => f.error,
     };
     Some(WarningRecord {
         stage: err.stage,
@@ -227,7 +228,10 @@ pub fn render_input(
                             Err(e) => rec.error = Some(ErrorRecord::io(&super::with_path(out, e))),
                         }
                     }
-                    Err(e) => rec.error = Some(e),
+                    Err(f) => {
+                        rec.warnings = f.warnings;
+                        rec.error = Some(f.error);
+                    }
                 }
             }
             Err(e) => rec.error = Some(ErrorRecord::io(&e)),
@@ -762,7 +766,7 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
             Err(e) => {
                 let (demo, map_offset) = m.bytes_from;
                 let demo = sel.inputs[demo].display_path();
-                let e = e.in_embedded_map(map_offset, Some(&demo));
+                let e = e.error.in_embedded_map(map_offset, Some(&demo));
                 super::note!(
                     "teebatch: {}: map {} ({}) embedded in {}: {} ({} in {} at byte {})",
                     path.display(),

@@ -292,6 +292,26 @@ pub struct RenderOptions {
     pub size: Size,
 }
 
+/// A picture that could not be drawn: its error, and the warnings found
+/// before it, except those of a part that did not parse (the datafile's
+/// when its tables do not parse, the map's when its items do not): as
+/// `maps index` keeps them.
+#[derive(Clone, Debug)]
+pub struct RenderFailure {
+    pub error: ErrorRecord,
+    pub warnings: Vec<WarningRecord>,
+}
+
+impl From<ErrorRecord> for RenderFailure {
+    /// The error with no warnings.
+    fn from(error: ErrorRecord) -> Self {
+        RenderFailure {
+            error,
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// A map's picture.
 #[derive(Clone, Debug)]
 pub struct Picture {
@@ -358,7 +378,7 @@ pub fn render_map(
     textures: &Textures,
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
-) -> Result<Picture, ErrorRecord> {
+) -> Result<Picture, RenderFailure> {
     let mut df_warnings = Warnings::new(crate::datafile::MAX_WARNINGS);
     let df =
         Datafile::parse_with(bytes, &mut df_warnings).map_err(|e| ErrorRecord::datafile(&e))?;
@@ -374,7 +394,7 @@ pub fn render_datafile(
     textures: &Textures,
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
-) -> Result<Picture, ErrorRecord> {
+) -> Result<Picture, RenderFailure> {
     let mut warnings: Vec<WarningRecord> =
         df_warnings.iter().map(WarningRecord::datafile).collect();
     let load = LoadOptions {
@@ -385,19 +405,56 @@ pub fn render_datafile(
     };
     let mut map_warnings = Warnings::new(crate::map::MAX_WARNINGS);
     let parsed = Map::parse_with(df, inflater, buf, load, &mut map_warnings);
-    let map = match parsed.map_err(|e| ErrorRecord::map(&e))? {
+    let parsed = match parsed {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            return Err(RenderFailure {
+                error: ErrorRecord::map(&e),
+                warnings,
+            })
+        }
+    };
+    let map = match parsed {
         Some(m) => m,
         None => {
             let reason = crate::map::absent_reason(df)
                 .map_or("no map items", |r| r.name())
                 .to_string();
-            return Err(render_error(
-                "no_map",
-                format!("not a map with layers ({reason})"),
-            ));
+            return Err(RenderFailure {
+                error: render_error("no_map", format!("not a map with layers ({reason})")),
+                warnings,
+            });
         }
     };
     warnings.extend(map_warnings.iter().map(WarningRecord::map));
+    // The datafile's, the map's and the drawing's (one per unusable image)
+    // warnings, each capped by its own sink; all of them also with an
+    // error of the drawing.
+    let mut drawing = Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS);
+    let drawn = draw_map(df, &map, opts, textures, inflater, buf, &mut drawing);
+    warnings.extend(drawing.into_vec());
+    match drawn {
+        Ok((canvas, geometry, legend)) => Ok(Picture {
+            canvas,
+            geometry,
+            warnings,
+            legend,
+        }),
+        Err(error) => Err(RenderFailure { error, warnings }),
+    }
+}
+
+/// The picture of a parsed map in `opts`' style: its canvas, geometry and
+/// palette legend.
+fn draw_map(
+    df: &Datafile<'_>,
+    map: &Map,
+    opts: &RenderOptions,
+    textures: &Textures,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+    drawing: &mut Warnings<WarningRecord>,
+) -> Result<(Canvas, Geometry, Vec<legend::Entry>), ErrorRecord> {
     let Some(game) = map.game_layer() else {
         return Err(render_error(
             "no_game_layer",
@@ -416,23 +473,14 @@ pub fn render_datafile(
     }
     let (tw, th) = (game.width.max(0) as u32, game.height.max(0) as u32);
     let geometry = Geometry::new(tw, th, opts.size).map_err(|m| render_error("too_large", m))?;
-    // The datafile's, the map's and the drawing's (one per unusable image)
-    // warnings, each capped by its own sink.
-    let mut drawing = Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS);
     let (canvas, legend) = match opts.style {
-        Style::Entities => draw_entities(df, &map, &geometry, textures, inflater, buf)?,
+        Style::Entities => draw_entities(df, map, &geometry, textures, inflater, buf)?,
         Style::Full => (
-            full::draw(df, &map, &geometry, textures, inflater, buf, &mut drawing)?,
+            full::draw(df, map, &geometry, textures, inflater, buf, drawing)?,
             Vec::new(),
         ),
     };
-    warnings.extend(drawing.into_vec());
-    Ok(Picture {
-        canvas,
-        geometry,
-        warnings,
-        legend,
-    })
+    Ok((canvas, geometry, legend))
 }
 
 /// The `entities` style of a parsed map, and its palette legend (empty
