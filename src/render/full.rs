@@ -237,6 +237,13 @@ pub fn draw(
                     if tint[3] == 0 {
                         continue;
                     }
+                    // A layer whose data index is not a data block was
+                    // warned about as the map was read
+                    // (`tile_data_out_of_range`): not drawn, as the index
+                    // does not count it.
+                    if usize::try_from(tm.tile_data()).map_or(true, |d| d >= df.num_data()) {
+                        continue;
+                    }
                     let tex = match tm.image {
                         Some(i) => images.get(i, map, df, inflater, buf, warnings),
                         None => Texture::Plain,
