@@ -528,6 +528,30 @@ fn coverage_map() -> Option<(Vec<u8>, teebatch::map::Map)> {
     Some((bytes, map))
 }
 
+/// The byte offset of tile layer `i`'s width in `bytes` (its height
+/// follows), found in the layer item, and the layer.
+fn layer_size_at<'m>(
+    bytes: &[u8],
+    map: &'m teebatch::map::Map,
+    i: usize,
+) -> (usize, &'m teebatch::map::Tilemap) {
+    let teebatch::map::LayerKind::Tilemap(tm) = &map.layers[i].kind else {
+        panic!("layer {i} is not a tilemap");
+    };
+    // Width and height follow each other in the layer item, after it.
+    let pair: Vec<u8> = [tm.width, tm.height]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let from = map.layers[i].item_offset;
+    let at = from
+        + bytes[from..from + 64]
+            .windows(8)
+            .position(|w| w == pair)
+            .expect("width and height in the layer item");
+    (at, tm)
+}
+
 /// A map with a broken physics layer is refused by both styles with the
 /// error `maps index` gives for it (the full style draws no physics layer,
 /// but sizes the picture by the game layer): on a real map with all six
@@ -536,7 +560,6 @@ fn coverage_map() -> Option<(Vec<u8>, teebatch::map::Map)> {
 #[test]
 fn both_styles_refuse_a_broken_physics_layer() {
     use teebatch::map::tiles::PhysicsKind;
-    use teebatch::map::LayerKind;
     let Some((bytes, map)) = coverage_map() else {
         return;
     };
@@ -547,20 +570,7 @@ fn both_styles_refuse_a_broken_physics_layer() {
         let Some(i) = map.physics_layer(kind) else {
             continue;
         };
-        let LayerKind::Tilemap(tm) = &map.layers[i].kind else {
-            unreachable!("a physics layer is a tilemap");
-        };
-        // Width and height follow each other in the layer item, after it.
-        let pair: Vec<u8> = [tm.width, tm.height]
-            .iter()
-            .flat_map(|v| v.to_le_bytes())
-            .collect();
-        let from = map.layers[i].item_offset;
-        let at = from
-            + bytes[from..from + 64]
-                .windows(8)
-                .position(|w| w == pair)
-                .expect("width and height in the layer item");
+        let (at, tm) = layer_size_at(&bytes, &map, i);
         for (width, want) in [(0, "bad_layer_size"), (tm.width + 1, "tile_data_size")] {
             let mut b = bytes.clone();
             b[at..at + 4].copy_from_slice(&width.to_le_bytes());
@@ -833,24 +843,11 @@ fn heatmap_checks_the_game_layer_before_its_grid() {
     use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
     use teebatch::demo::Demo;
     use teebatch::map::tiles::PhysicsKind;
-    use teebatch::map::LayerKind;
     let Some((mut map, parsed)) = coverage_map() else {
         return;
     };
     let i = parsed.physics_layer(PhysicsKind::Game).unwrap();
-    let LayerKind::Tilemap(tm) = &parsed.layers[i].kind else {
-        unreachable!("the game layer is a tilemap");
-    };
-    let pair: Vec<u8> = [tm.width, tm.height]
-        .iter()
-        .flat_map(|v| v.to_le_bytes())
-        .collect();
-    let from = parsed.layers[i].item_offset;
-    let at = from
-        + map[from..from + 64]
-            .windows(8)
-            .position(|w| w == pair)
-            .expect("width and height in the layer item");
+    let (at, _) = layer_size_at(&map, &parsed, i);
     map[at..at + 4].copy_from_slice(&100_000i32.to_le_bytes());
     map[at + 4..at + 8].copy_from_slice(&100_000i32.to_le_bytes());
 
