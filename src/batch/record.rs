@@ -30,16 +30,11 @@ impl ErrorRecord {
     /// message (whose offset counts in the map) says where the map starts.
     pub fn in_embedded_map(mut self, map_offset: usize, demo: Option<&str>) -> Self {
         self.offset += map_offset as u64;
-        self.message = match demo {
-            Some(demo) => format!(
-                "{} (of the embedded map, which starts at byte {map_offset} of {demo})",
-                self.message
-            ),
-            None => format!(
-                "{} (of the embedded map, which starts at byte {map_offset})",
-                self.message
-            ),
-        };
+        let of = demo.map(|d| format!(" of {d}")).unwrap_or_default();
+        self.message = format!(
+            "{} (of the embedded map, which starts at byte {map_offset}{of})",
+            self.message
+        );
         self
     }
 

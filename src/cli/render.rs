@@ -487,12 +487,8 @@ fn game_size(
     // Only the size is wanted: the map's warnings are not reported here.
     let map = Map::parse_with(&df, inflater, scratch, opts, &mut crate::warn::Discard)
         .map_err(|e| ErrorRecord::map(&e))?;
-    let game = map.as_ref().and_then(|m| {
-        let i = m.physics_layer(crate::map::tiles::PhysicsKind::Game)?;
-        Some((m, i, m.game_layer()?))
-    });
-    match game {
-        Some((m, i, g)) => {
+    match map.as_ref().and_then(|m| Some((m, m.game_layer_at()?))) {
+        Some((m, (i, g))) => {
             m.check_tiles(&df, i, inflater)
                 .map_err(|e| ErrorRecord::map(&e))?;
             Ok((g.width.max(0) as u32, g.height.max(0) as u32))

@@ -9,9 +9,7 @@
 //! counted run by run without expanding it.
 
 use super::error::{MapError, MapWarning};
-use super::items::{
-    absent_reason, AbsentReason, Info, LayerKind, LoadOptions, Map, UuidType, QUAD_SIZE,
-};
+use super::items::{absent_reason, AbsentReason, Info, LayerKind, LoadOptions, Map, UuidType};
 use super::names::{self, ENTITY_OFFSET};
 use super::tiles::{PhysicsKind, TileHistogram};
 use crate::datafile::{Datafile, Inflater};
@@ -256,26 +254,6 @@ impl MapCounts {
     }
 }
 
-/// The quads of all quads layers that their data blocks hold (checked
-/// against the size table, nothing inflated): a layer claiming more quads
-/// than its data holds counts what is there (loading the map warned
-/// [`QuadsDataSize`](super::error::MapWarningKind::QuadsDataSize) about it).
-fn held_quads(map: &Map, df: &Datafile<'_>) -> u64 {
-    let mut total = 0;
-    for l in &map.layers {
-        let LayerKind::Quads(q) = &l.kind else {
-            continue;
-        };
-        let claimed = q.num_quads.max(0) as u64;
-        let stored = usize::try_from(q.data)
-            .ok()
-            .and_then(|d| df.data_size(d))
-            .map_or(0, |b| b as u64);
-        total += claimed.min(stored / QUAD_SIZE as u64);
-    }
-    total
-}
-
 /// The index record of one map.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MapSummary {
@@ -344,7 +322,16 @@ pub fn summarize_with(
     };
     let stats = map_stats(&map, df, inflater, scratch, warn)?;
     let mut counts = MapCounts::of(&map);
-    counts.quads = held_quads(&map, df);
+    // Counted as their data blocks hold them (loading the map warned
+    // `quads_data_size` about a layer claiming others).
+    counts.quads = map
+        .layers
+        .iter()
+        .filter_map(|l| match &l.kind {
+            LayerKind::Quads(q) => Some(q.held(df)),
+            _ => None,
+        })
+        .sum();
     Ok(MapSummary {
         version_kind: map.kind.name(),
         absent_reason: None,

@@ -241,7 +241,7 @@ pub fn draw(
                     // warned about as the map was read
                     // (`tile_data_out_of_range`): not drawn, as the index
                     // does not count it.
-                    if usize::try_from(tm.tile_data()).map_or(true, |d| d >= df.num_data()) {
+                    if tm.tile_block(df).is_none() {
                         continue;
                     }
                     let tex = match tm.image {

@@ -404,19 +404,15 @@ pub fn render_datafile(
         check_quads: false,
     };
     let mut map_warnings = Warnings::new(crate::map::MAX_WARNINGS);
-    let parsed = Map::parse_with(df, inflater, buf, load, &mut map_warnings);
-    let parsed = match parsed {
-        Ok(parsed) => parsed,
+    let map = match Map::parse_with(df, inflater, buf, load, &mut map_warnings) {
+        Ok(Some(m)) => m,
         Err(e) => {
             return Err(RenderFailure {
                 error: ErrorRecord::map(&e),
                 warnings,
             })
         }
-    };
-    let map = match parsed {
-        Some(m) => m,
-        None => {
+        Ok(None) => {
             let reason = crate::map::absent_reason(df)
                 .map_or("no map items", |r| r.name())
                 .to_string();

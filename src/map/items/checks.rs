@@ -36,14 +36,10 @@ pub(super) fn quads_data_size(
     l: &Layer,
     q: &QuadsLayer,
 ) -> bool {
-    let claimed = q.num_quads.max(0) as u64;
+    let (claimed, stored) = q.claimed_and_stored(r.df);
     if claimed == 0 {
         return false;
     }
-    let stored = usize::try_from(q.data)
-        .ok()
-        .and_then(|d| r.df.data_size(d))
-        .map_or(0, |b| b as u64);
     if stored != claimed * QUAD_SIZE as u64 {
         r.warn(
             W::QuadsDataSize,

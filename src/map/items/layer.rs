@@ -177,7 +177,7 @@ fn read_tilemap(
     // The tile data itself must exist: a layer pointing past the
     // data blocks has no tiles (its statistics fail if it is read).
     let tile_field = v.offset_of(special_slot.unwrap_or(TilemapItem::DATA));
-    if usize::try_from(tm.tile_data()).map_or(true, |i| i >= r.df.num_data()) {
+    if tm.tile_block(r.df).is_none() {
         r.warn(W::TileDataOutOfRange, s, tile_field);
     }
     Ok((tm, name))

@@ -23,9 +23,14 @@ impl Map {
 
     /// The game layer's tilemap.
     pub fn game_layer(&self) -> Option<&Tilemap> {
+        self.game_layer_at().map(|(_, t)| t)
+    }
+
+    /// The game layer's index and tilemap.
+    pub fn game_layer_at(&self) -> Option<(usize, &Tilemap)> {
         let i = self.physics_layer(PhysicsKind::Game)?;
         match &self.layers[i].kind {
-            LayerKind::Tilemap(t) => Some(t),
+            LayerKind::Tilemap(t) => Some((i, t)),
             _ => None,
         }
     }
@@ -198,9 +203,8 @@ fn locate_tiles(
     // Both are below 2^31, so neither product overflows u64.
     let num_tiles = width as u64 * height as u64;
     let bytes = num_tiles * tm.kind.tile_size() as u64;
-    let data = match usize::try_from(tm.tile_data()) {
-        Ok(i) if i < df.num_data() => i,
-        _ => return err(E::BadDataRef, l.item_offset),
+    let Some(data) = tm.tile_block(df) else {
+        return err(E::BadDataRef, l.item_offset);
     };
     let data_offset = df.data_range(data).map_or(0, |r| r.start);
     if bytes > inflater.limits().max_decompressed_bytes || bytes > usize::MAX as u64 / 2 {

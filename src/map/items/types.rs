@@ -1,6 +1,7 @@
 //! The map's item types, as read (with references checked).
 
-use super::{MapVersionKind, TILEMAP_VERSION_TILESKIP};
+use super::{MapVersionKind, QUAD_SIZE, TILEMAP_VERSION_TILESKIP};
+use crate::datafile::Datafile;
 use crate::map::tiles::PhysicsKind;
 use serde::Serialize;
 
@@ -110,6 +111,13 @@ impl Tilemap {
     pub fn tile_data(&self) -> i32 {
         self.special_data.unwrap_or(self.data)
     }
+    /// [`Tilemap::tile_data`] as a data block of `df`; `None` when it is
+    /// not one (reading the map warned `tile_data_out_of_range`).
+    pub fn tile_block(&self, df: &Datafile<'_>) -> Option<usize> {
+        usize::try_from(self.tile_data())
+            .ok()
+            .filter(|&i| i < df.num_data())
+    }
     /// Whether the tile data is tile skip packed.
     pub fn tile_skip(&self) -> bool {
         self.version >= TILEMAP_VERSION_TILESKIP && self.special_data.is_none()
@@ -123,6 +131,25 @@ pub struct QuadsLayer {
     pub num_quads: i32,
     pub data: i32,
     pub image: Option<usize>,
+}
+
+impl QuadsLayer {
+    /// The quads the layer claims (a negative count claims none) and the
+    /// bytes its data block holds by the size table (0 without such a
+    /// block): nothing inflated.
+    pub fn claimed_and_stored(&self, df: &Datafile<'_>) -> (u64, u64) {
+        let stored = usize::try_from(self.data)
+            .ok()
+            .and_then(|d| df.data_size(d))
+            .map_or(0, |b| b as u64);
+        (self.num_quads.max(0) as u64, stored)
+    }
+
+    /// The quads its data block holds: at most the claimed ones.
+    pub fn held(&self, df: &Datafile<'_>) -> u64 {
+        let (claimed, stored) = self.claimed_and_stored(df);
+        claimed.min(stored / QUAD_SIZE as u64)
+    }
 }
 
 /// A sounds layer (new or deprecated).
