@@ -605,6 +605,25 @@ fn both_styles_refuse_a_broken_physics_layer() {
     assert_eq!(checked, 6, "coverage.map has all six physics layers");
 }
 
+/// Writes `dir/name`, a demo of no ticks recorded on `map` (embedded when
+/// `embed`); returns its path and the byte where its map starts.
+fn write_demo_on(
+    dir: &std::path::Path,
+    name: &str,
+    map: &[u8],
+    embed: bool,
+) -> (std::path::PathBuf, u64) {
+    use teebatch::codec::snapshot::Protocol;
+    use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
+    let mut header = DemoHeader::new(DemoVersion::V6, Protocol::V06, "coverage", map);
+    header.embed_map = embed;
+    let bytes = DemoWriter::new_vec(&header).unwrap().finish_vec().unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, &bytes).unwrap();
+    let at = teebatch::demo::Demo::parse(&bytes).unwrap().map_offset() as u64;
+    (path, at)
+}
+
 /// `demos heatmap` on a demo written without its map, and on one whose
 /// embedded map has a corrupt game layer (the tables parse, the tiles do
 /// not inflate): the first demo's record says there is no map to draw on;
@@ -613,10 +632,7 @@ fn both_styles_refuse_a_broken_physics_layer() {
 /// beside them is drawn.
 #[test]
 fn heatmap_errors_of_embedded_maps_name_the_demo() {
-    use teebatch::codec::snapshot::Protocol;
     use teebatch::datafile::Datafile;
-    use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
-    use teebatch::demo::Demo;
     let (Some(ds), Some((map, parsed))) = (crate::common::datasets(), coverage_map()) else {
         return;
     };
@@ -627,16 +643,8 @@ fn heatmap_errors_of_embedded_maps_name_the_demo() {
     corrupt[range.start + range.len() / 2] ^= 0x55;
 
     let dir = tempfile::tempdir().unwrap();
-    let write = |name: &str, map: &[u8], embed: bool| {
-        let mut header = DemoHeader::new(DemoVersion::V6, Protocol::V06, "coverage", map);
-        header.embed_map = embed;
-        let bytes = DemoWriter::new_vec(&header).unwrap().finish_vec().unwrap();
-        let path = dir.path().join(name);
-        std::fs::write(&path, &bytes).unwrap();
-        (path, Demo::parse(&bytes).unwrap().map_offset() as u64)
-    };
-    let (_, no_map_at) = write("a-no-map.demo", &map, false);
-    let (corrupt_path, corrupt_at) = write("b-corrupt.demo", &corrupt, true);
+    let (_, no_map_at) = write_demo_on(dir.path(), "a-no-map.demo", &map, false);
+    let (corrupt_path, corrupt_at) = write_demo_on(dir.path(), "b-corrupt.demo", &corrupt, true);
     std::fs::copy(
         ds.join("demos/big_chungus.demo"),
         dir.path().join("c-good.demo"),
@@ -839,9 +847,6 @@ fn a_failed_picture_keeps_the_warnings_found_before() {
 /// (found by fuzzing).
 #[test]
 fn heatmap_checks_the_game_layer_before_its_grid() {
-    use teebatch::codec::snapshot::Protocol;
-    use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
-    use teebatch::demo::Demo;
     use teebatch::map::tiles::PhysicsKind;
     let Some((mut map, parsed)) = coverage_map() else {
         return;
@@ -852,11 +857,7 @@ fn heatmap_checks_the_game_layer_before_its_grid() {
     map[at + 4..at + 8].copy_from_slice(&100_000i32.to_le_bytes());
 
     let dir = tempfile::tempdir().unwrap();
-    let header = DemoHeader::new(DemoVersion::V6, Protocol::V06, "coverage", &map);
-    let bytes = DemoWriter::new_vec(&header).unwrap().finish_vec().unwrap();
-    let map_at = Demo::parse(&bytes).unwrap().map_offset();
-    let path = dir.path().join("huge-game-layer.demo");
-    std::fs::write(&path, &bytes).unwrap();
+    let (path, map_at) = write_demo_on(dir.path(), "huge-game-layer.demo", &map, true);
     let out = dir.path().join("pictures");
     let recs = run_records(
         &[
@@ -875,7 +876,7 @@ fn heatmap_checks_the_game_layer_before_its_grid() {
         (Some("map"), Some(format!("layer {i}").as_str())),
         "{e}"
     );
-    assert!(e["offset"].as_u64().unwrap() >= map_at as u64, "{e}");
+    assert!(e["offset"].as_u64().unwrap() >= map_at, "{e}");
     assert!(
         e["message"].as_str().unwrap().ends_with(&format!(
             "(of the embedded map, which starts at byte {map_at})"
