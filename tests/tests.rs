@@ -23,6 +23,7 @@ mod fuzz_smoke;
 mod hostile;
 mod map_bounds;
 mod maps;
+mod outputs;
 mod parquet_records;
 mod progress;
 mod readme;

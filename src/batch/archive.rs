@@ -146,6 +146,16 @@ pub enum Source {
     Stream(Arc<GzStream>),
 }
 
+impl Source {
+    /// The archive's path as named or walked (`-` for stdin).
+    pub fn path(&self) -> &Path {
+        match self {
+            Source::Mapped(m) => &m.path,
+            Source::Stream(s) => &s.path,
+        }
+    }
+}
+
 /// One member of an archive: one input.
 #[derive(Clone, Debug)]
 pub struct Member {

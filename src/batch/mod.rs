@@ -18,6 +18,7 @@ pub mod demos;
 pub mod embedded;
 pub mod export;
 pub mod maps;
+pub mod output;
 pub mod parquet;
 pub mod record;
 pub mod summary;

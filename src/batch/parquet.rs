@@ -106,6 +106,12 @@ fn int64(name: &str) -> Field {
     field(name, DataType::Int64)
 }
 
+/// Offsets and sizes: any `u64` a file can declare (a zip64 offset, a
+/// base-256 tar size) fits, where INT64 would refuse the record.
+fn uint64(name: &str) -> Field {
+    field(name, DataType::UInt64)
+}
+
 fn int32(name: &str) -> Field {
     field(name, DataType::Int32)
 }
@@ -137,7 +143,7 @@ fn error_struct(name: &str) -> Field {
             utf8("stage"),
             utf8("kind"),
             utf8("section"),
-            int64("offset"),
+            uint64("offset"),
             utf8("message"),
         ],
     )
@@ -149,7 +155,7 @@ fn warnings_list(name: &str, with_stage: bool) -> Field {
     if with_stage {
         fields.push(utf8("stage"));
     }
-    fields.extend([utf8("kind"), utf8("section"), int64("offset")]);
+    fields.extend([utf8("kind"), utf8("section"), uint64("offset")]);
     list(name, DataType::Struct(Fields::from(fields)))
 }
 
@@ -264,7 +270,7 @@ pub fn maps_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("path", DataType::Utf8, false),
         Field::new("name", DataType::Utf8, false),
-        Field::new("size", DataType::Int64, false),
+        Field::new("size", DataType::UInt64, false),
         utf8("crc32"),
         utf8("sha256"),
         utf8("datafile_version"),
@@ -363,7 +369,7 @@ pub fn demos_schema() -> SchemaRef {
     Arc::new(Schema::new(vec![
         Field::new("path", DataType::Utf8, false),
         Field::new("name", DataType::Utf8, false),
-        Field::new("size", DataType::Int64, false),
+        Field::new("size", DataType::UInt64, false),
         utf8("sha256"),
         header,
         map,
@@ -557,7 +563,7 @@ pub fn read_table(schema: &table::Schema, bytes: Vec<u8>) -> io::Result<Vec<Vec<
 mod tests {
     use super::*;
     use arrow_array::cast::AsArray;
-    use arrow_array::types::Int64Type;
+    use arrow_array::types::UInt64Type;
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
     #[derive(Serialize)]
@@ -609,12 +615,89 @@ mod tests {
         for batch in builder.build().unwrap() {
             let batch = batch.unwrap();
             let col = batch.column_by_name("size").unwrap();
-            sizes.extend(col.as_primitive::<Int64Type>().values().iter().copied());
+            sizes.extend(col.as_primitive::<UInt64Type>().values().iter().copied());
             assert_eq!(
                 batch.column_by_name("sha256").unwrap().null_count(),
                 batch.num_rows()
             );
         }
-        assert_eq!(sizes, (0..n as i64).collect::<Vec<_>>());
+        assert_eq!(sizes, (0..n as u64).collect::<Vec<_>>());
+    }
+
+    /// Reads the `(size, error offset, first warning offset)` of every
+    /// row of Parquet `bytes`.
+    fn offsets_of(bytes: Vec<u8>) -> Vec<(u64, u64, u64)> {
+        use arrow_array::{Array, ListArray, StructArray};
+        let reader = ParquetRecordBatchReaderBuilder::try_new(::bytes::Bytes::from(bytes))
+            .unwrap()
+            .build()
+            .unwrap();
+        let mut out = Vec::new();
+        for batch in reader {
+            let batch = batch.unwrap();
+            let size = batch
+                .column_by_name("size")
+                .unwrap()
+                .as_primitive::<UInt64Type>();
+            let error = batch.column_by_name("error").unwrap();
+            let error = error.as_any().downcast_ref::<StructArray>().unwrap();
+            let offset = error
+                .column_by_name("offset")
+                .unwrap()
+                .as_primitive::<UInt64Type>();
+            let warnings = batch.column_by_name("warnings").unwrap();
+            let warnings = warnings.as_any().downcast_ref::<ListArray>().unwrap();
+            for r in 0..batch.num_rows() {
+                let w = warnings.value(r);
+                let w = w.as_any().downcast_ref::<StructArray>().unwrap();
+                let w = w
+                    .column_by_name("offset")
+                    .unwrap()
+                    .as_primitive::<UInt64Type>();
+                out.push((size.value(r), offset.value(r), w.value(0)));
+            }
+        }
+        out
+    }
+
+    /// No value a file can declare breaks the writer: offsets and sizes up
+    /// to `u64::MAX` (a zip64 offset, a base-256 tar size) are written and
+    /// read back as they are, in both record schemas.
+    #[test]
+    fn the_largest_offsets_and_sizes_are_written() {
+        use crate::batch::record::{ErrorRecord, WarningRecord};
+        use crate::kind::Stage;
+        let error = ErrorRecord {
+            stage: Stage::Archive,
+            kind: "lying_size",
+            section: "member 1".into(),
+            offset: u64::MAX,
+            message: "m".into(),
+        };
+        let warning = WarningRecord {
+            stage: Stage::Archive,
+            kind: "lying_size",
+            section: "member 1".into(),
+            offset: 1 << 63,
+        };
+        let expected = vec![(u64::MAX, u64::MAX, 1 << 63)];
+        let mut sink = ParquetSink::new(Vec::new(), maps_schema()).unwrap();
+        sink.write(&crate::batch::maps::MapRecord {
+            size: u64::MAX,
+            warnings: vec![warning.clone()],
+            error: Some(error.clone()),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(offsets_of(sink.finish().unwrap()), expected);
+        let mut sink = ParquetSink::new(Vec::new(), demos_schema()).unwrap();
+        sink.write(&crate::batch::demos::DemoRecord {
+            size: u64::MAX,
+            warnings: vec![warning],
+            error: Some(error),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(offsets_of(sink.finish().unwrap()), expected);
     }
 }

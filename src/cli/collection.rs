@@ -238,18 +238,22 @@ pub fn host_name() -> String {
         .unwrap_or_default()
 }
 
-/// Writes a summary document (pretty JSON) to `path`.
-pub fn write_summary_file<A: Aggregate>(
-    path: &Path,
-    file: std::fs::File,
-    doc: &Summary<A>,
-) -> io::Result<()> {
-    let mut f = io::BufWriter::new(file);
-    serde_json::to_writer_pretty(&mut f, doc)
-        .map_err(io::Error::from)
-        .and_then(|()| f.write_all(b"\n"))
-        .and_then(|()| f.flush())
-        .map_err(|e| super::with_path(path, e))
+/// Writes a summary document (pretty JSON) to `path`, whole or not at all
+/// (`-`: stdout).
+pub fn write_summary_file<A: Aggregate>(path: &Path, doc: &Summary<A>) -> io::Result<()> {
+    let mut text = serde_json::to_vec_pretty(doc).map_err(io::Error::from)?;
+    text.push(b'\n');
+    write_whole(path, &text)
+}
+
+/// Writes `bytes` to `path` (`-`: stdout), whole or not at all.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if path.as_os_str() == "-" {
+        let mut out = io::stdout().lock();
+        out.write_all(bytes)?;
+        return out.flush();
+    }
+    crate::batch::output::write_atomic(path, bytes)
 }
 
 /// Prints the digest lines of an aggregate, indented, to stderr.
@@ -266,7 +270,8 @@ pub struct MergeArgs {
     /// --summary` (all of the same command).
     #[arg(required = true, value_name = "SUMMARY")]
     pub summaries: Vec<PathBuf>,
-    /// Write the merged summary here instead of stdout.
+    /// Write the merged summary here instead of stdout (`-`: stdout). It
+    /// may not be one of the SUMMARY files.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
     /// No digest on stderr.
@@ -284,8 +289,25 @@ pub fn merge(args: MergeArgs) -> io::Result<ExitCode> {
             LoadError::Incompatible(_) => 2,
         }))
     };
-    if let Some(p) = &args.output {
-        super::check_output_path(p)?;
+    if let Some(p) = args.output.as_ref().filter(|p| !super::is_stdout(Some(p))) {
+        crate::batch::output::check_output_path(p)?;
+        let lists: Vec<crate::batch::output::Named<'_>> = args
+            .summaries
+            .iter()
+            .map(|path| crate::batch::output::Named {
+                flag: "the summary",
+                path,
+            })
+            .collect();
+        crate::batch::output::check_outputs(
+            &[crate::batch::output::Named {
+                flag: "-o",
+                path: p,
+            }],
+            &lists,
+            &[],
+        )
+        .map_err(|msg| io::Error::new(io::ErrorKind::InvalidInput, msg))?;
     }
     let mut docs = Vec::with_capacity(args.summaries.len());
     for p in &args.summaries {
@@ -342,17 +364,9 @@ fn merge_typed<A: Aggregate>(
         "teebatch_version": env!("CARGO_PKG_VERSION"),
         "merged": runs,
     });
-    let text = serde_json::to_string_pretty(&merged).map_err(|e| Err(io::Error::other(e)))?;
-    let write = |out: &mut dyn Write| -> io::Result<()> {
-        out.write_all(text.as_bytes())?;
-        out.write_all(b"\n")?;
-        out.flush()
-    };
-    match &args.output {
-        Some(p) => write(&mut std::fs::File::create(p).map_err(|e| Err(super::with_path(p, e)))?),
-        None => write(&mut io::stdout().lock()),
-    }
-    .map_err(Err)?;
+    let mut text = serde_json::to_vec_pretty(&merged).map_err(|e| Err(io::Error::other(e)))?;
+    text.push(b'\n');
+    write_whole(args.output.as_deref().unwrap_or(Path::new("-")), &text).map_err(Err)?;
     if !args.quiet {
         let a = &merged.aggregate;
         let (files, ok, failed) = a.file_counts();

@@ -1,6 +1,6 @@
 //! `teebatch demos ...`.
 
-use super::{open_output, with_path, write_json_line, BatchArgs, BatchRun};
+use super::{open_output, write_json_line, BatchArgs, BatchRun};
 use crate::backend::Backend;
 use crate::batch::demos::{index_input, DemoRecord, IndexOptions, Worker};
 use crate::batch::summary::DemosAggregate;
@@ -225,18 +225,35 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
-    let schema = args.table.schema();
-    let mut writer: Box<dyn table::TableWriter> = match args.format {
-        table::Format::Parquet => Box::new(crate::batch::parquet::ParquetTableWriter::new(
-            super::open_parquet_file(args.output.as_ref())?,
-            &schema,
-        )?),
-        format => table::writer(format, &schema, open_output(args.output.as_ref())?)?,
-    };
+    if args.from.zip(args.to).is_some_and(|(f, t)| f > t) {
+        return Err(super::render::from_after_to(args.from, args.to));
+    }
+    super::check_output_paths(&[args.output.as_ref()])?;
     let sel = args
         .batch
         .select
         .select(&args.paths, "demo", embedded::demo_inputs)?;
+    super::check_outputs(
+        &[("-o", args.output.as_ref())],
+        &args.batch.select,
+        &sel.inputs,
+    )?;
+    let schema = args.table.schema();
+    let (mut writer, commit): (Box<dyn table::TableWriter>, _) = match args.format {
+        table::Format::Parquet => {
+            let (out, commit) = super::open_parquet_file(args.output.as_ref())?;
+            (
+                Box::new(crate::batch::parquet::ParquetTableWriter::new(
+                    out, &schema,
+                )?),
+                commit,
+            )
+        }
+        format => {
+            let (out, commit) = open_output(args.output.as_ref())?;
+            (table::writer(format, &schema, Box::new(out))?, commit)
+        }
+    };
     let inputs = sel.inputs;
     let mut opts = ExportOptions::new(args.table);
     opts.from = args.from.unwrap_or(i32::MIN);
@@ -250,7 +267,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     let total: u64 = inputs.iter().map(crate::batch::Input::listed_size).sum();
     let mut bar = args
         .batch
-        .progress(total, inputs.len(), args.output.is_none());
+        .progress(total, inputs.len(), super::is_stdout(args.output.as_ref()));
     let start = std::time::Instant::now();
     let totals = run_export(&inputs, jobs, &opts, &mut *writer, |d| {
         bar.file_done(d.size, || d.path.clone());
@@ -259,6 +276,8 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
         }
     })?;
     writer.finish()?;
+    drop(writer);
+    commit.commit()?;
     bar.finish();
     let elapsed = start.elapsed().as_secs_f64();
     let code = if totals.stats.failed > 0 || sel.nothing_found {
@@ -294,17 +313,30 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
-    let mut out = match args.format {
-        IndexFormat::Json => IndexSink::Json(open_output(args.output.as_ref())?),
-        IndexFormat::Parquet => IndexSink::Parquet(Box::new(super::create_parquet(
-            args.output.as_ref(),
-            crate::batch::parquet::demos_schema(),
-        )?)),
-    };
+    super::check_output_paths(&[args.output.as_ref(), args.summary.as_ref()])?;
     let sel = args
         .batch
         .select
         .select(&args.paths, "demo", embedded::demo_inputs)?;
+    super::check_outputs(
+        &[
+            ("-o", args.output.as_ref()),
+            ("--summary", args.summary.as_ref()),
+        ],
+        &args.batch.select,
+        &sel.inputs,
+    )?;
+    let (mut out, commit) = match args.format {
+        IndexFormat::Json => {
+            let (out, commit) = open_output(args.output.as_ref())?;
+            (IndexSink::Json(out), commit)
+        }
+        IndexFormat::Parquet => {
+            let (w, commit) =
+                super::create_parquet(args.output.as_ref(), crate::batch::parquet::demos_schema())?;
+            (IndexSink::Parquet(Box::new(w)), commit)
+        }
+    };
     let opts = IndexOptions {
         mmap: args.batch.mmap,
         backend: args.backend,
@@ -317,7 +349,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         part: sel.part,
         embedded: sel.embedded,
         nothing_found: sel.nothing_found,
-        records_to_stdout: args.output.is_none(),
+        records_to_stdout: super::is_stdout(args.output.as_ref()),
     };
     let (code, _) = batch.run(
         &sel.inputs,
@@ -335,6 +367,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         IndexSink::Json(mut json) => json.flush()?,
         IndexSink::Parquet(parquet) => parquet.finish()?.flush()?,
     }
+    commit.commit()?;
     Ok(code)
 }
 
@@ -352,30 +385,10 @@ fn usage_error(msg: String) -> ! {
         .exit()
 }
 
-/// Whether `a` and `b` name the same file: the same canonical path, or the
-/// same device and inode (hard links). A path that does not exist is
-/// nothing else.
-fn same_file(a: &Path, b: &Path) -> bool {
-    let (Ok(ca), Ok(cb)) = (a.canonicalize(), b.canonicalize()) else {
-        return false;
-    };
-    if ca == cb {
-        return true;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-            return (ma.dev(), ma.ino()) == (mb.dev(), mb.ino());
-        }
-    }
-    false
-}
-
 /// Where `demos index` records go.
 enum IndexSink {
-    Json(Box<dyn Write>),
-    Parquet(Box<crate::batch::parquet::ParquetSink<io::BufWriter<std::fs::File>>>),
+    Json(super::RecordOut),
+    Parquet(Box<crate::batch::parquet::ParquetSink<super::RecordOut>>),
 }
 
 fn slice(args: SliceArgs) -> io::Result<ExitCode> {
@@ -386,7 +399,9 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
             args.from, args.to
         ));
     }
-    if same_file(&args.file, &args.output) {
+    if crate::batch::output::FileId::of(&args.file)
+        .is_some_and(|id| crate::batch::output::FileId::of(&args.output) == Some(id))
+    {
         usage_error(format!(
             "-o {} is the input file {}: refusing to overwrite it",
             args.output.display(),
@@ -399,7 +414,7 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
     };
     match slice(&bytes, args.from, args.to, opts) {
         Ok((out, stats)) => {
-            std::fs::write(&args.output, &out).map_err(|e| with_path(&args.output, e))?;
+            super::collection::write_whole(&args.output, &out)?;
             super::note!(
                 "{}: ticks {}..={}: {} ticks, {} snapshots, {} messages ({} chat lines dropped), {} bytes",
                 args.output.display(),

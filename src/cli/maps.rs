@@ -146,21 +146,37 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     if args.batch.list {
         return args.batch.list(&args.paths, "map", embedded::map_inputs);
     }
-    let mut sink = match args.format {
-        Format::Json => RecordSink::Json(open_output(args.output.as_ref())?),
-        Format::Csv => RecordSink::Csv(
-            Box::new(csv::Writer::from_writer(open_output(args.output.as_ref())?)),
-            false,
-        ),
-        Format::Parquet => RecordSink::Parquet(Box::new(super::create_parquet(
-            args.output.as_ref(),
-            crate::batch::parquet::maps_schema(),
-        )?)),
-    };
+    super::check_output_paths(&[args.output.as_ref(), args.summary.as_ref()])?;
     let sel = args
         .batch
         .select
         .select(&args.paths, "map", embedded::map_inputs)?;
+    super::check_outputs(
+        &[
+            ("-o", args.output.as_ref()),
+            ("--summary", args.summary.as_ref()),
+        ],
+        &args.batch.select,
+        &sel.inputs,
+    )?;
+    let (mut sink, commit) = match args.format {
+        Format::Json => {
+            let (out, commit) = open_output(args.output.as_ref())?;
+            (RecordSink::Json(out), commit)
+        }
+        Format::Csv => {
+            let (out, commit) = open_output(args.output.as_ref())?;
+            (
+                RecordSink::Csv(Box::new(csv::Writer::from_writer(out)), false),
+                commit,
+            )
+        }
+        Format::Parquet => {
+            let (w, commit) =
+                super::create_parquet(args.output.as_ref(), crate::batch::parquet::maps_schema())?;
+            (RecordSink::Parquet(Box::new(w)), commit)
+        }
+    };
     let opts = IndexOptions {
         verify: args.verify,
         mmap: args.batch.mmap,
@@ -168,11 +184,12 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     };
     let thumbs = match &args.thumbnails {
         Some(dir) => {
-            std::fs::create_dir_all(dir).map_err(|e| super::with_path(dir, e))?;
+            crate::batch::output::create_dir(dir)?;
             Some((
                 dir,
                 super::render::textures(args.mapres.as_deref(), args.batch.quiet)?,
                 super::render::picture_names(&sel.inputs),
+                crate::batch::output::InputFiles::of(&sel.inputs),
             ))
         }
         None => None,
@@ -193,14 +210,15 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         part: sel.part,
         embedded: sel.embedded,
         nothing_found: sel.nothing_found,
-        records_to_stdout: args.output.is_none(),
+        records_to_stdout: super::is_stdout(args.output.as_ref()),
     };
-    let (code, _) = batch.run(
+    let thumb_failures = super::render::WriteFailures::default();
+    let (mut code, _) = batch.run(
         &sel.inputs,
         || (Worker::new(opts.limits), MapsAggregate::default()),
         |w, input| match &thumbs {
             None => index_input(&mut w.0, input, &opts),
-            Some((dir, textures, names)) => {
+            Some((dir, textures, names, input_files)) => {
                 index_input_then(&mut w.0, input, &opts, |bytes, inflater, buf, rec| {
                     if rec.error.is_some() {
                         // The record already says why the map is unusable.
@@ -208,9 +226,15 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
                     }
                     let name = &names[names_index[&rec.path]];
                     let path = dir.join(format!("{name}.png"));
-                    if let Some(warning) =
-                        super::render::write_thumbnail(bytes, textures, inflater, buf, &path)
-                    {
+                    if let Some(warning) = super::render::write_thumbnail(
+                        bytes,
+                        textures,
+                        inflater,
+                        buf,
+                        &path,
+                        input_files,
+                        &thumb_failures,
+                    ) {
                         rec.warnings.push(warning);
                     }
                 })
@@ -222,6 +246,13 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         |w| &mut w.1,
     )?;
     sink.finish()?;
+    commit.commit()?;
+    if let Some((n, first)) = thumb_failures.report() {
+        // The records carry each failure as a warning; a picture that
+        // could not be written still fails the run.
+        super::note!("teebatch: {n} thumbnails could not be written (the first: {first})");
+        code = ExitCode::from(1);
+    }
     Ok(code)
 }
 
@@ -237,11 +268,11 @@ fn csv_io_error(e: csv::Error) -> io::Error {
 /// Records on their way out, in the chosen format; each is flushed as soon
 /// as it is written.
 enum RecordSink {
-    Json(Box<dyn Write>),
+    Json(super::RecordOut),
     /// The writer, and whether a row was written (the header comes with
     /// the first row, else at the end).
-    Csv(Box<csv::Writer<Box<dyn Write>>>, bool),
-    Parquet(Box<crate::batch::parquet::ParquetSink<io::BufWriter<std::fs::File>>>),
+    Csv(Box<csv::Writer<super::RecordOut>>, bool),
+    Parquet(Box<crate::batch::parquet::ParquetSink<super::RecordOut>>),
 }
 
 impl RecordSink {

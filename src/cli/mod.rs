@@ -23,6 +23,7 @@ mod maps;
 mod progress;
 pub mod render;
 
+use crate::batch::output;
 use crate::batch::record::BatchStats;
 use crate::batch::summary::{Aggregate, InputPart, Summary as SummaryDoc};
 use crate::batch::{run_ordered, Input};
@@ -30,7 +31,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde::Serialize;
 use std::io::{self, IsTerminal, Write};
 use std::ops::ControlFlow;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -299,52 +300,125 @@ pub fn list_inputs(inputs: &[Input], raw: bool) -> io::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Where records go: stdout or `-o FILE` (created at once, see
-/// [`prepare_output_path`]). The caller flushes after each record, so a
-/// killed run keeps every record it finished.
-pub fn open_output(path: Option<&PathBuf>) -> io::Result<Box<dyn Write>> {
-    Ok(match path {
-        Some(p) => Box::new(io::BufWriter::with_capacity(
-            1 << 16,
-            prepare_output_path(p)?,
-        )),
-        None => Box::new(io::BufWriter::with_capacity(1 << 16, io::stdout().lock())),
-    })
+/// The sink of an output: stdout, or a file written whole or not at all
+/// (see [`crate::batch::output`]).
+pub enum Sink {
+    Stdout(io::Stdout),
+    File(output::OutputFile),
 }
 
-/// Creates (truncates) an output file named on the command line before any
-/// work starts, so a bad `-o` or `--summary` path fails at once; the error
-/// names the path.
-pub fn prepare_output_path(path: &Path) -> io::Result<std::fs::File> {
-    std::fs::File::create(path).map_err(|e| with_path(path, e))
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(o) => o.write(buf),
+            Sink::File(f) => f.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Stdout(o) => o.write_all(buf),
+            Sink::File(f) => f.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(o) => o.flush(),
+            Sink::File(f) => f.flush(),
+        }
+    }
 }
 
-/// Checks, before any work starts, an output file that is written only once
-/// the work is done (`merge -o`, `demos heatmap -o`): its folder must exist
-/// and the path must not be a folder. A bad path fails at once, naming the
-/// path, and nothing is created or truncated until there is something to
-/// write (`merge -o` may name one of its own inputs).
-pub fn check_output_path(path: &Path) -> io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
+/// Records on their way to stdout or `-o FILE`.
+pub type RecordOut = io::BufWriter<Sink>;
+
+/// What makes a finished output visible: [`Commit::commit`] after its
+/// writer is flushed and dropped. Dropped instead (an error ended the
+/// run), the partial file is removed and the target left as it was.
+#[derive(Debug, Default)]
+#[must_use = "an output is renamed into place only when committed"]
+pub struct Commit(Option<output::PendingOutput>);
+
+impl Commit {
+    pub fn commit(self) -> io::Result<()> {
+        self.0.map_or(Ok(()), output::PendingOutput::commit)
+    }
+}
+
+/// Whether `-o PATH` means stdout (`-o -`, or no `-o`).
+pub fn is_stdout(path: Option<&PathBuf>) -> bool {
+    path.is_none_or(|p| p.as_os_str() == "-")
+}
+
+/// Where records go: stdout (no `-o`, or `-o -`) or `-o FILE`, written to
+/// a temporary file beside FILE that [`Commit::commit`] renames into place
+/// (see [`crate::batch::output`]).
+pub fn open_output(path: Option<&PathBuf>) -> io::Result<(RecordOut, Commit)> {
+    let (sink, commit) = match path {
+        Some(p) if !is_stdout(Some(p)) => {
+            let (file, pending) = output::create(p)?;
+            (Sink::File(file), Commit(Some(pending)))
+        }
+        _ => (Sink::Stdout(io::stdout()), Commit(None)),
     };
-    match std::fs::metadata(dir) {
-        Ok(m) if m.is_dir() => {}
-        Ok(_) => return Err(with_path(path, io::ErrorKind::NotADirectory.into())),
-        Err(e) => return Err(with_path(path, e)),
-    }
-    match std::fs::metadata(path) {
-        Ok(m) if m.is_dir() => Err(with_path(path, io::ErrorKind::IsADirectory.into())),
-        _ => Ok(()),
-    }
+    Ok((io::BufWriter::with_capacity(1 << 16, sink), commit))
 }
 
-/// `e` with `path: ` in front of its message (same kind, so a closed pipe
-/// is still recognised).
-pub fn with_path(path: &Path, e: io::Error) -> io::Error {
-    io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+/// Checks, before the inputs are listed, the output files named on the
+/// command line: each one's folder must exist and it must not be a folder
+/// (the error names the path). Stdout (`-`) is always fine.
+pub fn check_output_paths(paths: &[Option<&PathBuf>]) -> io::Result<()> {
+    for p in paths.iter().flatten() {
+        if !is_stdout(Some(p)) {
+            output::check_output_path(p)?;
+        }
+    }
+    Ok(())
 }
+
+/// Refuses (exit 2) outputs that are an input, a `--files-from` list or
+/// each other (see [`output::check_outputs`]), and two outputs on stdout;
+/// `outputs` are the flags and their paths, the records' first (where
+/// `None` is stdout). Run after the inputs are listed and before any is
+/// read.
+pub fn check_outputs(
+    outputs: &[(&str, Option<&PathBuf>)],
+    select: &collection::SelectArgs,
+    inputs: &[Input],
+) -> io::Result<()> {
+    let on_stdout: Vec<&str> = outputs
+        .iter()
+        .enumerate()
+        .filter(|(i, (_, p))| (*i == 0 && p.is_none()) || p.is_some_and(|p| p.as_os_str() == "-"))
+        .map(|(_, (flag, _))| *flag)
+        .collect();
+    if let [a, b, ..] = on_stdout[..] {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{a} and {b} would both write to stdout: name a file for one of them"),
+        ));
+    }
+    let outputs: Vec<output::Named<'_>> = outputs
+        .iter()
+        .filter_map(|(flag, p)| p.map(|p| (flag, p)))
+        .filter(|(_, p)| !is_stdout(Some(p)))
+        .map(|(flag, path)| output::Named { flag, path })
+        .collect();
+    let lists: Vec<output::Named<'_>> = select
+        .files_from
+        .iter()
+        .filter(|p| p.as_os_str() != "-")
+        .map(|path| output::Named {
+            flag: "the --files-from list",
+            path,
+        })
+        .collect();
+    output::check_outputs(&outputs, &lists, inputs)
+        .map_err(|msg| io::Error::new(io::ErrorKind::InvalidInput, msg))
+}
+
+pub use output::with_path;
 
 /// Whether `e` means the reader of our output went away (`| head`): the
 /// run then ends quietly with exit code 0.
@@ -352,32 +426,42 @@ pub fn is_closed_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
 }
 
-/// A Parquet writer of `schema` records to `-o FILE` (see
-/// [`open_parquet_file`]).
-pub fn create_parquet(
-    path: Option<&PathBuf>,
-    schema: arrow_schema::SchemaRef,
-) -> io::Result<crate::batch::parquet::ParquetSink<io::BufWriter<std::fs::File>>> {
-    crate::batch::parquet::ParquetSink::new(open_parquet_file(path)?, schema)
-}
-
-/// The `-o FILE` of a Parquet output, created before the run. Required:
-/// Parquet is a binary file format, never written to stdout or a terminal.
-pub fn open_parquet_file(path: Option<&PathBuf>) -> io::Result<io::BufWriter<std::fs::File>> {
+/// The `-o FILE` (or `-o -`: stdout, when it is not a terminal) of a
+/// Parquet output, opened as [`open_output`] does. Required: Parquet is a
+/// binary file format, never written to a terminal.
+pub fn open_parquet_file(path: Option<&PathBuf>) -> io::Result<(RecordOut, Commit)> {
     let usage = |msg: String| io::Error::new(io::ErrorKind::InvalidInput, msg);
     let Some(path) = path else {
         return Err(usage(
-            "--format parquet writes a binary file: name it with -o FILE".into(),
+            "--format parquet writes a binary file: name it with -o FILE (or -o - for stdout)"
+                .into(),
         ));
     };
-    let file = prepare_output_path(path)?;
-    if file.is_terminal() {
+    let (out, commit) = open_output(Some(path))?;
+    let terminal = match out.get_ref() {
+        Sink::Stdout(o) => o.is_terminal(),
+        Sink::File(f) => f.is_terminal(),
+    };
+    if terminal {
         return Err(usage(format!(
             "{}: --format parquet writes a binary file, not to a terminal",
             path.display()
         )));
     }
-    Ok(io::BufWriter::with_capacity(1 << 16, file))
+    Ok((out, commit))
+}
+
+/// A Parquet writer of `schema` records to `-o FILE` (see
+/// [`open_parquet_file`]).
+pub fn create_parquet(
+    path: Option<&PathBuf>,
+    schema: arrow_schema::SchemaRef,
+) -> io::Result<(crate::batch::parquet::ParquetSink<RecordOut>, Commit)> {
+    let (out, commit) = open_parquet_file(path)?;
+    Ok((
+        crate::batch::parquet::ParquetSink::new(out, schema)?,
+        commit,
+    ))
 }
 
 /// Formats a byte rate.
@@ -460,10 +544,6 @@ impl BatchRun<'_> {
         aggregate: impl Fn(&mut W) -> &mut A + Sync + Send,
     ) -> io::Result<(ExitCode, Vec<W>)> {
         let jobs = self.args.jobs(inputs.len());
-        let summary_file = self
-            .summary_path
-            .map(|p| prepare_output_path(p))
-            .transpose()?;
         let total: u64 = inputs.iter().map(Input::listed_size).sum();
         let mut bar = self
             .args
@@ -536,8 +616,8 @@ impl BatchRun<'_> {
             summary.print();
             collection::print_digest(&doc.aggregate.digest());
         }
-        if let (Some(p), Some(f)) = (self.summary_path, summary_file) {
-            collection::write_summary_file(p, f, &doc)?;
+        if let Some(p) = self.summary_path {
+            collection::write_summary_file(p, &doc)?;
         }
         let code = if summary.stats.failed > 0 || self.nothing_found {
             ExitCode::from(1)

@@ -3,6 +3,7 @@
 use super::BatchArgs;
 use crate::batch::embedded;
 use crate::batch::maps::Worker;
+use crate::batch::output::InputFiles;
 use crate::batch::record::{BatchStats, ErrorRecord, WarningRecord};
 use crate::batch::{load, run_ordered, Input};
 use crate::render::{RenderOptions, Size, Style, Textures};
@@ -92,14 +93,21 @@ pub struct RenderRecord {
     pub error: Option<ErrorRecord>,
 }
 
-/// The picture file names of `inputs`: the file stem, and where two
-/// inputs share a stem, the stem and the first 8 hex digits of the SHA-256
-/// of the input's record path (stable whatever else is rendered).
+/// The picture file names of `inputs`: the file stem (control
+/// characters replaced by `_`), and where two inputs share a stem, the
+/// stem and the first 8 hex digits of the SHA-256 of the input's record
+/// path (stable whatever else is rendered). Unique by construction, also
+/// on file systems that ignore case: a name already given (a map whose
+/// stem is another's stem and hash) gets `-2`, `-3`, ... in input order.
 pub fn picture_names(inputs: &[Input]) -> Vec<String> {
     let stems: Vec<String> = inputs
         .iter()
         .map(|i| {
-            let s = i.stem();
+            let s: String = i
+                .stem()
+                .chars()
+                .map(|c| if c.is_control() { '_' } else { c })
+                .collect();
             if s.is_empty() {
                 "map".to_owned()
             } else {
@@ -107,22 +115,61 @@ pub fn picture_names(inputs: &[Input]) -> Vec<String> {
             }
         })
         .collect();
-    let mut seen: HashMap<&str, u32> = HashMap::new();
+    let mut seen: HashMap<String, u32> = HashMap::new();
     for s in &stems {
-        *seen.entry(s.as_str()).or_default() += 1;
+        *seen.entry(s.to_lowercase()).or_default() += 1;
     }
+    let mut given: std::collections::HashSet<String> = std::collections::HashSet::new();
     stems
         .iter()
         .zip(inputs)
         .map(|(s, i)| {
-            if seen[s.as_str()] > 1 {
+            let base = if seen[&s.to_lowercase()] > 1 {
                 let h = Sha256::digest(i.display_path().as_bytes());
                 format!("{s}-{}", hex::encode(&h[..4]))
             } else {
                 s.clone()
+            };
+            let mut name = base.clone();
+            let mut n = 1;
+            while !given.insert(name.to_lowercase()) {
+                n += 1;
+                name = format!("{base}-{n}");
             }
+            name
         })
         .collect()
+}
+
+/// Writes an encoded picture to `path`, whole or not at all, unless
+/// `path` is one of the run's input files.
+fn write_picture(path: &Path, inputs: &InputFiles, png: &[u8]) -> io::Result<()> {
+    inputs.check(path)?;
+    crate::batch::output::write_atomic(path, png)
+}
+
+/// Pictures that could not be written (`--thumbnails`): counted across
+/// workers, the first error kept for the message on stderr.
+#[derive(Debug, Default)]
+pub struct WriteFailures {
+    count: std::sync::atomic::AtomicU64,
+    first: std::sync::Mutex<Option<String>>,
+}
+
+impl WriteFailures {
+    fn add(&self, e: &io::Error) {
+        self.count
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
+        first.get_or_insert_with(|| e.to_string());
+    }
+
+    /// How many failed, and the first failure's message.
+    pub fn report(&self) -> Option<(u64, String)> {
+        let n = self.count.load(std::sync::atomic::Ordering::Relaxed);
+        let first = self.first.lock().unwrap_or_else(|e| e.into_inner());
+        (n > 0).then(|| (n, first.clone().unwrap_or_default()))
+    }
 }
 
 /// Finds the textures, noting on stderr when the flat palette is used.
@@ -149,6 +196,8 @@ pub fn write_thumbnail(
     inflater: &mut crate::datafile::Inflater,
     buf: &mut Vec<u8>,
     path: &Path,
+    inputs: &InputFiles,
+    failures: &WriteFailures,
 ) -> Option<WarningRecord> {
     let opts = RenderOptions {
         style: Style::Entities,
@@ -164,10 +213,13 @@ pub fn write_thumbnail(
         }
         .canvas
         .encode_png()
-        .and_then(|png| std::fs::write(path, png))
+        .and_then(|png| write_picture(path, inputs, &png))
         {
             Ok(()) => return None,
-            Err(e) => ErrorRecord::io(&super::with_path(path, e)),
+            Err(e) => {
+                failures.add(&e);
+                ErrorRecord::io(&e)
+            }
         },
         // The map's own warnings are the index record's, from the index.
         Err(f) => f.error,
@@ -189,6 +241,7 @@ pub fn render_input(
     opts: &RenderOptions,
     textures: &Textures,
     out: &Path,
+    inputs: &InputFiles,
 ) -> RenderRecord {
     let mut rec = RenderRecord {
         path: input.display_path(),
@@ -222,10 +275,10 @@ pub fn render_input(
                         match p
                             .canvas
                             .encode_png()
-                            .and_then(|png| std::fs::write(out, png))
+                            .and_then(|png| write_picture(out, inputs, &png))
                         {
                             Ok(()) => rec.output = Some(crate::batch::encode_path(out)),
-                            Err(e) => rec.error = Some(ErrorRecord::io(&super::with_path(out, e))),
+                            Err(e) => rec.error = Some(ErrorRecord::io(&e)),
                         }
                     }
                     Err(f) => {
@@ -252,7 +305,8 @@ pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
         .batch
         .select
         .select(&args.paths, "map", embedded::map_inputs)?;
-    std::fs::create_dir_all(&args.out).map_err(|e| super::with_path(&args.out, e))?;
+    crate::batch::output::create_dir(&args.out)?;
+    let input_files = InputFiles::of(&sel.inputs);
     let textures = textures(args.mapres.as_deref(), args.batch.quiet)?;
     let opts = RenderOptions {
         style: match args.style {
@@ -265,7 +319,7 @@ pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
     let jobs = args.batch.jobs(sel.inputs.len());
     let total: u64 = sel.inputs.iter().map(Input::listed_size).sum();
     let mut bar = args.batch.progress(total, sel.inputs.len(), true);
-    let mut out = super::open_output(None)?;
+    let (mut out, _stdout) = super::open_output(None)?;
     let mut write_err = None;
     let start = Instant::now();
     let workers = run_ordered(
@@ -274,7 +328,15 @@ pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
         || Worker::new(crate::limits::Limits::default()),
         |w, i, input| {
             let path = args.out.join(format!("{}.png", names[i]));
-            render_input(w, input, args.batch.mmap, &opts, &textures, &path)
+            render_input(
+                w,
+                input,
+                args.batch.mmap,
+                &opts,
+                &textures,
+                &path,
+                &input_files,
+            )
         },
         |_, rec: RenderRecord| {
             bar.file_done(rec.size, || rec.path.clone());
@@ -653,26 +715,49 @@ fn file_name_part(name: &str) -> String {
     }
 }
 
+/// The usage error of a `--from` after `--to` (exit 2): the range holds
+/// no tick.
+pub fn from_after_to(from: Option<i32>, to: Option<i32>) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "--from {} is after --to {}: the range holds no tick",
+            from.unwrap_or_default(),
+            to.unwrap_or_default()
+        ),
+    )
+}
+
 /// `teebatch demos heatmap`.
 pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
     use crate::render::heatmap::{draw_trails, TRAIL_COLOURS};
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
-    if let (None, Some(p)) = (&args.out, &args.output) {
-        super::check_output_path(p)?;
+    if args.from.zip(args.to).is_some_and(|(f, t)| f > t) {
+        return Err(from_after_to(args.from, args.to));
+    }
+    if args.out.is_none() {
+        super::check_output_paths(&[args.output.as_ref()])?;
     }
     let sel = args
         .batch
         .select
         .select(&args.paths, "demo", embedded::demo_inputs)?;
+    // The records go to stdout; the picture is the output to check.
+    super::check_outputs(
+        &[("records", None), ("-o", args.output.as_ref())],
+        &args.batch.select,
+        &sel.inputs,
+    )?;
+    let input_files = InputFiles::of(&sel.inputs);
     if let Some(d) = &args.out {
-        std::fs::create_dir_all(d).map_err(|e| super::with_path(d, e))?;
+        crate::batch::output::create_dir(d)?;
     }
     let textures = textures(args.mapres.as_deref(), args.batch.quiet)?;
     let (from, to) = (args.from.unwrap_or(i32::MIN), args.to.unwrap_or(i32::MAX));
     let jobs = args.batch.jobs(sel.inputs.len());
-    let mut out = super::open_output(None)?;
+    let (mut out, _stdout) = super::open_output(None)?;
     let mut write_err = None;
     let shared: SharedHeat = Default::default();
     let workers = run_ordered(
@@ -813,7 +898,7 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
             }
         }
         let canvas = pic.canvas;
-        std::fs::write(&path, canvas.encode_png()?).map_err(|e| super::with_path(&path, e))?;
+        write_picture(&path, &input_files, &canvas.encode_png()?)?;
         rec.width = canvas.width;
         rec.height = canvas.height;
         rec.hottest = m
