@@ -273,6 +273,12 @@ impl Write for OutputFile {
     }
 }
 
+impl io::Seek for OutputFile {
+    fn seek(&mut self, pos: io::SeekFrom) -> io::Result<u64> {
+        self.file.seek(pos).map_err(|e| with_path(&self.target, e))
+    }
+}
+
 /// `e` with `path: ` in front of its message (same kind, so a closed pipe
 /// is still recognised).
 pub fn with_path(path: &Path, e: io::Error) -> io::Error {

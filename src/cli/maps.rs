@@ -318,13 +318,13 @@ fn csv_header() -> io::Result<csv::StringRecord> {
 pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
     match cmd {
         SynthCommand::Maps(a) => {
-            std::fs::create_dir_all(&a.out)?;
+            crate::batch::output::create_dir(&a.out)?;
             let mut bytes = 0;
             for i in 0..a.count {
                 let params = crate::synth::map::SynthParams::collection(a.seed, i);
                 let map = crate::synth::map::generate(&params);
                 bytes += map.len();
-                std::fs::write(a.out.join(synth_map_name(a.seed, i)), map)?;
+                crate::batch::output::write_atomic(&a.out.join(synth_map_name(a.seed, i)), &map)?;
             }
             super::note!(
                 "synth maps: wrote {} maps, {:.2} MB, to {}",
@@ -336,7 +336,7 @@ pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
         }
         SynthCommand::Demos(a) => {
             use crate::synth::demo::{generate_to, SynthParams};
-            std::fs::create_dir_all(&a.out)?;
+            crate::batch::output::create_dir(&a.out)?;
             let start = std::time::Instant::now();
             let mut bytes = 0;
             for i in 0..a.count {
@@ -348,8 +348,12 @@ pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
                     p.duration_ticks = (s.min(24 * 3600) * 50) as i32;
                 }
                 let path = a.out.join(synth_demo_name(a.seed, i));
-                let file = io::BufWriter::new(std::fs::File::create(&path)?);
-                generate_to(&p, file).map_err(io::Error::other)?;
+                let (file, pending) = crate::batch::output::create(&path)?;
+                let mut file = io::BufWriter::new(file);
+                generate_to(&p, &mut file).map_err(io::Error::other)?;
+                file.flush()?;
+                drop(file);
+                pending.commit()?;
                 bytes += std::fs::metadata(&path)?.len();
             }
             super::note!(
