@@ -450,11 +450,65 @@ impl fmt::Display for LoadError {
     }
 }
 
+/// The largest summary document `teebatch merge` reads (256 MiB; a
+/// summary of a million maps is about 150 MB, nearly all of it
+/// `paths_by_sha256`).
+pub const MAX_SUMMARY_BYTES: u64 = 256 << 20;
+
+/// The bytes of the summary file at `path`: a regular file of at most
+/// [`MAX_SUMMARY_BYTES`] (checked before reading), or a pipe (`<(...)`)
+/// read up to that limit. A device (`/dev/zero`), a socket or a directory
+/// is refused without reading.
+fn read_summary_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind};
+    let meta = std::fs::metadata(path)?;
+    let too_large = || {
+        Error::new(
+            ErrorKind::InvalidData,
+            format!("larger than the {MAX_SUMMARY_BYTES} byte limit of a summary"),
+        )
+    };
+    let ty = meta.file_type();
+    #[cfg(unix)]
+    let is_pipe = std::os::unix::fs::FileTypeExt::is_fifo(&ty);
+    #[cfg(not(unix))]
+    let is_pipe = false;
+    if ty.is_dir() {
+        return Err(Error::new(ErrorKind::IsADirectory, "is a directory"));
+    }
+    if !ty.is_file() && !is_pipe {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "not a summary file: neither a regular file nor a pipe",
+        ));
+    }
+    if meta.len() > MAX_SUMMARY_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(if ty.is_file() { meta.len() as usize } else { 0 });
+    read_at_most(std::fs::File::open(path)?, MAX_SUMMARY_BYTES, &mut bytes)?;
+    if bytes.len() as u64 > MAX_SUMMARY_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// Appends what `reader` gives to `out`, stopping one byte past `limit`
+/// (so a longer input is seen as longer; an endless one ends).
+pub(crate) fn read_at_most(
+    reader: impl std::io::Read,
+    limit: u64,
+    out: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    use std::io::Read;
+    reader.take(limit.saturating_add(1)).read_to_end(out)
+}
+
 /// Reads a summary document and checks its header; returns the command
 /// and the document.
 pub fn read_header(path: &Path) -> Result<(String, serde_json::Value), LoadError> {
     let name = path.display();
-    let bytes = std::fs::read(path).map_err(|e| LoadError::BadFile(format!("{name}: {e}")))?;
+    let bytes = read_summary_file(path).map_err(|e| LoadError::BadFile(format!("{name}: {e}")))?;
     let v: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| LoadError::BadFile(format!("{name}: not a teebatch summary: {e}")))?;
     if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
