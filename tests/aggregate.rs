@@ -1391,3 +1391,73 @@ fn summary_and_file_list_sizes_are_capped() {
     );
     assert_eq!(code, 1, "{err}");
 }
+
+/// `merge` sums counts with checked arithmetic: a summary whose `files`
+/// is 2^64 - 1 merged with another part fails (exit 2) naming the file and
+/// the field, where it used to wrap to a small count with exit 0; so do a
+/// count in a map of counts, a nested sum, and a histogram longer than
+/// the 64 buckets an area has.
+#[test]
+fn merge_refuses_counts_that_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let map = teebatch::batch::embedded::MAPS[0].1;
+    let mut parts = Vec::new();
+    for name in ["a", "b"] {
+        let folder = d.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(format!("{name}.map")), map).unwrap();
+        let s = d.join(format!("{name}.json"));
+        let o = teebatch(&[
+            "maps",
+            "index",
+            "-q",
+            "--summary",
+            s.to_str().unwrap(),
+            folder.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+        parts.push(s);
+    }
+    let (code, err, _) = merge(&[&parts[0], &parts[1]]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&parts[0]).unwrap()).unwrap();
+    let b = parts[1].display();
+    for (edit, says) in [
+        ("/files", "files: 18446744073709551615 + 1 overflows"),
+        (
+            "/layers/game",
+            "layers[\"game\"]: 18446744073709551615 + 1 overflows",
+        ),
+        (
+            "/game_layer/area/sum",
+            "game_layer.area.sum: 18446744073709551615 + ",
+        ),
+    ] {
+        let mut v = doc.clone();
+        *v.pointer_mut(edit).unwrap() = u64::MAX.into();
+        let f = d.join("max.json");
+        std::fs::write(&f, v.to_string()).unwrap();
+        let (code, err, merged) = merge(&[&f, &parts[1]]);
+        assert_eq!(code, 2, "{edit}: {err}");
+        assert!(merged.is_none());
+        assert!(
+            err.starts_with(&format!("teebatch merge: {b}: cannot be merged: {says}")),
+            "{edit}: {err}"
+        );
+        assert!(err.contains("(at most 2^64 - 1)"), "{err}");
+    }
+    let mut v = doc.clone();
+    *v.pointer_mut("/game_layer/area_log2_histogram").unwrap() = vec![0u64; 65].into();
+    let f = d.join("long.json");
+    std::fs::write(&f, v.to_string()).unwrap();
+    let (code, err, _) = merge(&[&parts[1], &f]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "teebatch merge: {}: cannot be merged: game_layer.area_log2_histogram: 65 entries, more than the 64 a 64-bit area has\n",
+            f.display()
+        )
+    );
+}
