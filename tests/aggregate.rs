@@ -1253,3 +1253,211 @@ fn merge_tells_walk_selections_apart() {
         serde_json::json!({"max_depth": 2, "no_follow": true, "hidden": true})
     );
 }
+
+/// Runs `teebatch args` with `stdin` (a hang guard: killed after 120 s);
+/// returns the exit code and stderr.
+fn run_with_stdin(args: &[&str], stdin: std::process::Stdio) -> (i32, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
+        .args(args)
+        .stdin(stdin)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(120) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?}: still running after 120 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    (status.code().unwrap(), err)
+}
+
+/// `cat /dev/zero` as a pipe for a child's stdin.
+#[cfg(unix)]
+fn endless_zeros() -> (std::process::Child, std::process::Stdio) {
+    let mut cat = std::process::Command::new("cat")
+        .arg("/dev/zero")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = cat.stdout.take().unwrap();
+    (cat, out.into())
+}
+
+/// A summary is read up to 256 MiB and a file list's entry up to 64 KiB:
+/// `merge /dev/zero` and `--files-from /dev/zero` (which read gigabytes
+/// before) are refused without reading (a device), an endless pipe stops
+/// at the limit, a sparse file over the limit is refused by its size, and
+/// an entry one byte too long is refused; each error names the file and
+/// the limit.
+#[cfg(unix)]
+#[test]
+fn summary_and_file_list_sizes_are_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Summaries.
+    let (code, err) = run_with_stdin(&["merge", "-q", "/dev/zero"], std::process::Stdio::null());
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            1,
+            "teebatch merge: /dev/zero: not a summary file: neither a regular file nor a pipe\n"
+        )
+    );
+    let big = d.join("big.json");
+    let f = std::fs::File::create(&big).unwrap();
+    f.set_len(teebatch::batch::summary::MAX_SUMMARY_BYTES + 1)
+        .unwrap();
+    let limit = "larger than the 268435456 byte limit of a summary";
+    let (code, err) = run_with_stdin(
+        &["merge", "-q", big.to_str().unwrap()],
+        std::process::Stdio::null(),
+    );
+    assert_eq!(
+        (code, err),
+        (1, format!("teebatch merge: {}: {limit}\n", big.display()))
+    );
+    let (mut cat, zeros) = endless_zeros();
+    let (code, err) = run_with_stdin(&["merge", "-q", "/dev/stdin"], zeros);
+    let _ = cat.kill();
+    let _ = cat.wait();
+    assert_eq!(
+        (code, err),
+        (1, format!("teebatch merge: /dev/stdin: {limit}\n"))
+    );
+
+    // File lists.
+    let (code, err) = run_with_stdin(
+        &["maps", "index", "-q", "--files-from", "/dev/zero", "-0"],
+        std::process::Stdio::null(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        "teebatch: --files-from /dev/zero: a device, not a file list (`-` reads the list from stdin)\n"
+    );
+    let (mut cat, zeros) = endless_zeros();
+    let (code, err) = run_with_stdin(&["maps", "index", "-q", "--files-from", "-"], zeros);
+    let _ = cat.kill();
+    let _ = cat.wait();
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        "teebatch: --files-from -: entry 1 (at byte 0) is longer than the 65536 byte limit of a listed path\n"
+    );
+    let max = teebatch::batch::summary::shard::MAX_LISTED_PATH_BYTES;
+    let list = d.join("list");
+    let long_ok = "a".repeat(max);
+    std::fs::write(&list, format!("x.map\n\n{long_ok}\n{long_ok}b\n")).unwrap();
+    let (code, err) = run_with_stdin(
+        &[
+            "maps",
+            "index",
+            "-q",
+            "--files-from",
+            list.to_str().unwrap(),
+        ],
+        std::process::Stdio::null(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "teebatch: --files-from {}: entry 4 (at byte {}) is longer than the 65536 byte limit of a listed path\n",
+            list.display(),
+            6 + 1 + max + 1
+        )
+    );
+    // At the limit: read (the long name is a missing file, one record).
+    std::fs::write(&list, format!("{long_ok}\n")).unwrap();
+    let (code, err) = run_with_stdin(
+        &[
+            "maps",
+            "index",
+            "-q",
+            "--files-from",
+            list.to_str().unwrap(),
+        ],
+        std::process::Stdio::null(),
+    );
+    assert_eq!(code, 1, "{err}");
+}
+
+/// `merge` sums counts with checked arithmetic: a summary whose `files`
+/// is 2^64 - 1 merged with another part fails (exit 2) naming the file and
+/// the field, where it used to wrap to a small count with exit 0; so do a
+/// count in a map of counts, a nested sum, and a histogram longer than
+/// the 64 buckets an area has.
+#[test]
+fn merge_refuses_counts_that_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let map = teebatch::batch::embedded::MAPS[0].1;
+    let mut parts = Vec::new();
+    for name in ["a", "b"] {
+        let folder = d.join(name);
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join(format!("{name}.map")), map).unwrap();
+        let s = d.join(format!("{name}.json"));
+        let o = teebatch(&[
+            "maps",
+            "index",
+            "-q",
+            "--summary",
+            s.to_str().unwrap(),
+            folder.to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+        parts.push(s);
+    }
+    let (code, err, _) = merge(&[&parts[0], &parts[1]]);
+    assert_eq!(code, 0, "{err}");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&parts[0]).unwrap()).unwrap();
+    let b = parts[1].display();
+    for (edit, says) in [
+        ("/files", "files: 18446744073709551615 + 1 overflows"),
+        (
+            "/layers/game",
+            "layers[\"game\"]: 18446744073709551615 + 1 overflows",
+        ),
+        (
+            "/game_layer/area/sum",
+            "game_layer.area.sum: 18446744073709551615 + ",
+        ),
+    ] {
+        let mut v = doc.clone();
+        *v.pointer_mut(edit).unwrap() = u64::MAX.into();
+        let f = d.join("max.json");
+        std::fs::write(&f, v.to_string()).unwrap();
+        let (code, err, merged) = merge(&[&f, &parts[1]]);
+        assert_eq!(code, 2, "{edit}: {err}");
+        assert!(merged.is_none());
+        assert!(
+            err.starts_with(&format!("teebatch merge: {b}: cannot be merged: {says}")),
+            "{edit}: {err}"
+        );
+        assert!(err.contains("(at most 2^64 - 1)"), "{err}");
+    }
+    let mut v = doc.clone();
+    *v.pointer_mut("/game_layer/area_log2_histogram").unwrap() = vec![0u64; 65].into();
+    let f = d.join("long.json");
+    std::fs::write(&f, v.to_string()).unwrap();
+    let (code, err, _) = merge(&[&parts[1], &f]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "teebatch merge: {}: cannot be merged: game_layer.area_log2_histogram: 65 entries, more than the 64 a 64-bit area has\n",
+            f.display()
+        )
+    );
+}

@@ -281,6 +281,8 @@ fn libtw2_name(kind: DemoWarningKind) -> &'static str {
         TickOverflow => "error:TickOverflow",
         // Added by a capped sink, never by the reader.
         TooManyWarnings => "teebatch:TooManyWarnings",
+        // Not checked by libtw2; none of the demos has it.
+        ZeroTickDelta => "teebatch:ZeroTickDelta",
     }
 }
 
@@ -576,6 +578,68 @@ fn chunk_framing() {
                 keyframe: false
             },
         ]
+    );
+}
+
+/// A version-5 tick marker whose delta is 0 (the inline flag and no delta
+/// bits, which `DemoWriter` writes for a repeated tick) repeats the tick:
+/// one `zero_tick_delta` warning at that marker's byte, in the chunk walk
+/// and in the `demos index` record. Version 4 has no such marker (a delta
+/// of 0 means an absolute tick follows).
+#[test]
+fn zero_tick_delta_warns() {
+    use teebatch::codec::snapshot::{Protocol, Snapshot};
+    use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
+    let header = DemoHeader::new(DemoVersion::V5, Protocol::V06, "zero", b"");
+    let mut w = DemoWriter::new_vec(&header).unwrap();
+    w.tick(100, true).unwrap();
+    w.full_snapshot(&Snapshot::new()).unwrap();
+    w.tick(101, false).unwrap();
+    let at = w.position() as usize;
+    w.tick(101, false).unwrap();
+    w.tick(102, false).unwrap();
+    let bytes = w.finish_vec().unwrap();
+    assert_eq!(bytes[at], 0xa0, "an inline delta of 0");
+    let demo = Demo::parse(&bytes).unwrap();
+    let mut warnings = Vec::new();
+    let mut ticks = Vec::new();
+    let mut chunks = demo.chunks();
+    while let Some(c) = chunks.next_with_warnings(&mut warnings) {
+        if let ChunkKind::Tick { tick, .. } = c.unwrap().kind {
+            ticks.push(tick);
+        }
+    }
+    assert_eq!(ticks, [100, 101, 101, 102]);
+    assert_eq!(
+        warnings,
+        [DemoWarning {
+            kind: DemoWarningKind::ZeroTickDelta,
+            section: Section::Chunk(3),
+            offset: at,
+        }]
+    );
+    assert_eq!(DemoWarningKind::ZeroTickDelta.kind(), "zero_tick_delta");
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("zero.demo");
+    std::fs::write(&path, &bytes).unwrap();
+    let o = crate::common::teebatch(&["demos", "index", "-q", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    let rec = &crate::common::records(&o)[0];
+    let demo_warnings: Vec<&Value> = rec["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["stage"] == "demo")
+        .collect();
+    assert_eq!(
+        demo_warnings,
+        [&serde_json::json!({
+            "stage": "demo",
+            "kind": "zero_tick_delta",
+            "section": "chunk 3",
+            "offset": at,
+        })]
     );
 }
 

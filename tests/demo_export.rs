@@ -1188,3 +1188,55 @@ fn corrupted_demos_never_panic() {
     eprintln!("{errors} table exports ended with an error, {rows} rows");
     assert!(errors > 0 && rows > 0);
 }
+
+/// `demos export` keeps no chat of the demo: at n and 2n chat lines, the
+/// `positions` table holds no line at any point, and the `chat` table
+/// holds at most the line of the current message (each becomes a row as
+/// it comes; the rows count every line). Before, every table that
+/// follows players kept every line to the end of the demo.
+#[test]
+fn export_keeps_no_chat_lines() {
+    use teebatch::codec::snapshot::Snapshot;
+    use teebatch::codec::varint;
+    use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
+    let demo_with = |lines: i32| {
+        let header = DemoHeader::new(DemoVersion::V6, Protocol::V06, "chat", b"");
+        let mut w = DemoWriter::new_vec(&header).unwrap();
+        w.tick(100, true).unwrap();
+        w.full_snapshot(&Snapshot::new()).unwrap();
+        for i in 0..lines {
+            if i % 50 == 0 {
+                w.tick(101 + i / 50, false).unwrap();
+            }
+            let mut m = Vec::new();
+            varint::pack(&[3 << 1, 0, i % 64], &mut m);
+            m.extend_from_slice(b"a line of chat\0");
+            w.message(&m).unwrap();
+        }
+        w.finish_vec().unwrap()
+    };
+    // (rows, the most chat lines held at once) per table, the builder
+    // fed every message as `export_demo` feeds it.
+    let held = |bytes: &[u8], table: Table| {
+        let demo = Demo::parse(bytes).unwrap();
+        let mut dec = Decoder::new(Backend::Simd);
+        let mut b = TableBuilder::new(table, Protocol::V06, "d", i32::MIN, i32::MAX);
+        let mut most = 0;
+        let mut stream = dec.stream(&demo, teebatch::warn::Discard);
+        while let Some(ev) = stream.next_event() {
+            if let teebatch::demo::stream::Event::Message(m) = ev.unwrap() {
+                b.message(m.tick, m.bytes);
+            }
+            most = most.max(b.chat_lines_held());
+        }
+        (b.rows_made, most)
+    };
+    let (n, n2) = (demo_with(2000), demo_with(4000));
+    assert_eq!(held(&n, Table::Positions), (0, 0));
+    assert_eq!(held(&n2, Table::Positions), (0, 0));
+    // The room for one message's lines (a `Vec`'s smallest capacity).
+    let (rows, most) = held(&n, Table::Chat);
+    assert_eq!(rows, 2000);
+    assert!((1..=4).contains(&most), "{most}");
+    assert_eq!(held(&n2, Table::Chat), (4000, most));
+}

@@ -266,3 +266,91 @@ fn list_null_round_trips_through_files_from() {
     assert_eq!(recs.len(), names.len());
     assert_eq!(recs, walked);
 }
+
+/// Links to the kernel's filesystems are not walked: a link to `/proc`
+/// (whose walk never ended: every `/proc/PID/root` leads back to `/`) or
+/// to `/sys` gives one `io.special_filesystem` record and the walk goes
+/// on; so does a link to `/dev` where it is a mount of its own. A link to
+/// a file is followed, and a folder that two links lead to is walked once
+/// (through the first in name order).
+#[cfg(target_os = "linux")]
+#[test]
+fn links_to_kernel_filesystems_are_not_walked() {
+    use std::os::unix::fs::{symlink, MetadataExt};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    let map = teebatch::batch::embedded::MAPS[0].1;
+    std::fs::write(root.join("a.map"), map).unwrap();
+    std::fs::write(outside.join("o.map"), map).unwrap();
+    symlink("/proc", root.join("proc")).unwrap();
+    symlink("/sys", root.join("sys")).unwrap();
+    symlink("/dev", root.join("dev")).unwrap();
+    symlink(&outside, root.join("l1")).unwrap();
+    symlink(&outside, root.join("l2")).unwrap();
+    symlink(root.join("a.map"), root.join("file_link.map")).unwrap();
+    let dev_is_a_mount =
+        std::fs::metadata("/dev").unwrap().dev() != std::fs::metadata("/").unwrap().dev();
+
+    let o = teebatch(&["maps", "index", "-q", root.to_str().unwrap()]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let recs = records(&o);
+    let paths: Vec<String> = recs
+        .iter()
+        .map(|r| {
+            let p = r["path"].as_str().unwrap();
+            Path::new(p)
+                .strip_prefix(&root)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let mut want = vec!["a.map", "file_link.map", "l1/o.map", "proc", "sys"];
+    if dev_is_a_mount {
+        want.insert(1, "dev");
+    }
+    assert_eq!(paths, want);
+    let special = |name: &str, filesystem: &str| {
+        let r = recs
+            .iter()
+            .find(|r| r["path"] == root.join(name).to_str().unwrap())
+            .unwrap();
+        assert_eq!(
+            r["error"],
+            serde_json::json!({
+                "stage": "io",
+                "kind": "special_filesystem",
+                "section": "file",
+                "offset": 0,
+                "message": format!(
+                    "not walked: a directory on the kernel's {filesystem} \
+                     filesystem, not a collection of files"
+                ),
+            }),
+            "{name}"
+        );
+    };
+    special("proc", "proc");
+    special("sys", "sysfs");
+    if dev_is_a_mount {
+        special("dev", "/dev");
+    }
+    for name in ["a.map", "file_link.map", "l1/o.map"] {
+        let r = recs
+            .iter()
+            .find(|r| r["path"] == root.join(name).to_str().unwrap())
+            .unwrap();
+        assert!(r.get("error").is_none(), "{name}: {r}");
+    }
+    // `/proc` named itself is not walked either.
+    let o = teebatch(&["maps", "index", "--list", "/proc"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "/proc\n");
+}

@@ -32,7 +32,7 @@ use std::io::{self, Read};
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, Mutex};
 
 /// What the record path of an embedded input starts with.
 pub const EMBEDDED_PREFIX: &str = "embedded:";
@@ -58,6 +58,13 @@ pub enum Input {
         path: PathBuf,
         error: archive::ArchiveError,
     },
+    /// A directory the walk does not enter because it lies on one of the
+    /// kernel's filesystems (`/proc`, `/sys`, `/dev`, ...; see
+    /// [`SpecialFilesystem`]): one error record for it.
+    Special {
+        path: PathBuf,
+        error: SpecialFilesystem,
+    },
 }
 
 impl Input {
@@ -69,7 +76,8 @@ impl Input {
         match self {
             Input::File { path, .. }
             | Input::Unlistable { path, .. }
-            | Input::BadArchive { path, .. } => encode_path(path),
+            | Input::BadArchive { path, .. }
+            | Input::Special { path, .. } => encode_path(path),
             Input::Member(m) => encode_path(&m.combined),
             Input::Embedded { name, .. } => format!("{EMBEDDED_PREFIX}{name}"),
         }
@@ -82,7 +90,8 @@ impl Input {
         match self {
             Input::File { path, .. }
             | Input::Unlistable { path, .. }
-            | Input::BadArchive { path, .. } => path.as_os_str().as_encoded_bytes().to_vec(),
+            | Input::BadArchive { path, .. }
+            | Input::Special { path, .. } => path.as_os_str().as_encoded_bytes().to_vec(),
             Input::Member(m) => m.combined.as_os_str().as_encoded_bytes().to_vec(),
             Input::Embedded { name, .. } => format!("{EMBEDDED_PREFIX}{name}").into_bytes(),
         }
@@ -94,7 +103,8 @@ impl Input {
             Input::Member(m) => m.stem(),
             Input::File { path, .. }
             | Input::Unlistable { path, .. }
-            | Input::BadArchive { path, .. } => path
+            | Input::BadArchive { path, .. }
+            | Input::Special { path, .. } => path
                 .file_stem()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default(),
@@ -129,7 +139,7 @@ impl Input {
                     m.size
                 }
             }
-            Input::Unlistable { .. } | Input::BadArchive { .. } => 0,
+            Input::Unlistable { .. } | Input::BadArchive { .. } | Input::Special { .. } => 0,
         }
     }
 
@@ -138,7 +148,8 @@ impl Input {
         match self {
             Input::File { path, .. }
             | Input::Unlistable { path, .. }
-            | Input::BadArchive { path, .. } => path.as_os_str(),
+            | Input::BadArchive { path, .. }
+            | Input::Special { path, .. } => path.as_os_str(),
             Input::Member(m) => m.combined.as_os_str(),
             Input::Embedded { name, .. } => OsStr::new(name),
         }
@@ -185,6 +196,14 @@ pub fn encode_path(path: &Path) -> String {
 /// skips hidden entries (names starting with `.`) below the named
 /// directories. `.gitignore` and `.ignore` files are not read. Files named
 /// on the command line are always taken, whatever the options.
+///
+/// Whatever the options, the walk ends: it never enters a directory on one
+/// of the kernel's filesystems (`/proc`, `/sys`, `/dev`, ...: an error
+/// record of kind `special_filesystem` instead, see [`SpecialFilesystem`]),
+/// a link back to a directory being walked is a loop (an unlistable entry:
+/// directories are compared by device and inode), and a directory that
+/// links lead to is walked once, through the first of them in walk order
+/// (entries are walked sorted by name), so links cannot multiply the work.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WalkOptions {
     /// Globs in ripgrep's `--glob` syntax, matched against paths relative
@@ -286,7 +305,13 @@ pub fn collect_inputs_with(
             continue;
         }
         match std::fs::metadata(p) {
-            Ok(m) if m.is_dir() => walk_dir(p, ext, walk, &mut out)?,
+            Ok(m) if m.is_dir() => match kernel_filesystem(p, &m) {
+                Some(error) => out.push(Input::Special {
+                    path: p.clone(),
+                    error,
+                }),
+                None => walk_dir(p, ext, walk, &mut out)?,
+            },
             Ok(m) => match archive::Kind::of_path(p) {
                 Some(kind) if m.is_file() && !has_ext(p, ext) => {
                     archive::list(p, kind, ext, &walk.limits, &mut out)
@@ -327,15 +352,27 @@ fn walk_dir(
     out: &mut Vec<Input>,
 ) -> Result<(), String> {
     let hidden = walk.hidden;
+    let dirs = Arc::new(Mutex::new(WalkedDirs::default()));
+    let in_filter = Arc::clone(&dirs);
     let walker = ignore::WalkBuilder::new(root)
         .standard_filters(false)
         .follow_links(walk.follow_links)
         .max_depth(walk.max_depth)
         .overrides(walk.overrides(root)?)
+        // Sorted, so that which of two links to one directory is walked
+        // does not depend on the order the file system lists them in.
+        .sort_by_file_name(|a, b| a.cmp(b))
         // Hidden entries are filtered here rather than by the walker's own
         // option, which a matching `--glob` would override.
         .filter_entry(move |e| {
-            hidden || e.depth() == 0 || !e.file_name().as_encoded_bytes().starts_with(b".")
+            if !(hidden || e.depth() == 0 || !e.file_name().as_encoded_bytes().starts_with(b".")) {
+                return false;
+            }
+            !e.file_type().is_some_and(|t| t.is_dir())
+                || in_filter
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .enter(e.path(), e.path_is_symlink())
         })
         .build();
     for entry in walker {
@@ -388,7 +425,119 @@ fn walk_dir(
             }
         }
     }
+    let mut dirs = dirs.lock().unwrap_or_else(|p| p.into_inner());
+    out.append(&mut dirs.special);
     Ok(())
+}
+
+/// What the walk of one named directory remembers of the directories it
+/// met (see [`WalkOptions`]).
+#[derive(Default)]
+struct WalkedDirs {
+    /// Device and inode of every directory entered through a link.
+    linked: std::collections::HashSet<(u64, u64)>,
+    /// The directories not entered for their filesystem.
+    special: Vec<Input>,
+}
+
+impl WalkedDirs {
+    /// Whether the walk enters the directory at `path` (reached through a
+    /// symbolic link when `via_link`): not if it lies on a kernel
+    /// filesystem (remembered as an [`Input::Special`]) nor if a link led
+    /// to it before. A directory whose metadata cannot be read is entered
+    /// (the walk reports why it cannot be listed).
+    #[cfg(unix)]
+    fn enter(&mut self, path: &Path, via_link: bool) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        let Ok(meta) = std::fs::metadata(path) else {
+            return true;
+        };
+        if let Some(error) = kernel_filesystem(path, &meta) {
+            self.special.push(Input::Special {
+                path: path.to_path_buf(),
+                error,
+            });
+            return false;
+        }
+        !via_link || self.linked.insert((meta.dev(), meta.ino()))
+    }
+
+    #[cfg(not(unix))]
+    fn enter(&mut self, _path: &Path, _via_link: bool) -> bool {
+        true
+    }
+}
+
+/// Why the walk does not enter a directory: it lies on one of the
+/// kernel's filesystems (`proc`, `sysfs`, the one at `/dev`, ...), which
+/// hold no collection of files and whose trees have no end through their
+/// links (every `/proc/PID/root` leads back to `/`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "not walked: a directory on the kernel's {filesystem} filesystem, not a collection of files"
+)]
+pub struct SpecialFilesystem {
+    /// The filesystem's type (`proc`, `sysfs`, `devpts`, ...) or where it
+    /// is mounted (`/dev`, whose `devtmpfs` says it is a `tmpfs`).
+    pub filesystem: &'static str,
+}
+
+/// Linux filesystem types (`statfs` magic numbers, from `linux/magic.h`)
+/// that the walk does not enter.
+#[cfg(target_os = "linux")]
+const KERNEL_FILESYSTEMS: &[(u32, &str)] = &[
+    (0x9fa0, "proc"),
+    (0x6265_6572, "sysfs"),
+    (0x1cd1, "devpts"),
+    (0x0027_e0eb, "cgroup"),
+    (0x6367_7270, "cgroup2"),
+    (0x6462_6720, "debugfs"),
+    (0x7472_6163, "tracefs"),
+    (0x7363_6673, "securityfs"),
+    (0xf97c_ff8c, "selinuxfs"),
+    (0x6165_676c, "pstore"),
+    (0xde5e_81e4, "efivarfs"),
+    (0x4249_4e4d, "binfmt_misc"),
+    (0xcafe_4a11, "bpf"),
+];
+
+/// The kernel filesystem the directory `dir` (with metadata `meta`, links
+/// followed) lies on, if any: by type on Linux ([`KERNEL_FILESYSTEMS`],
+/// wherever it is mounted), and on any Unix by device: the filesystem
+/// mounted at `/proc`, `/sys` or `/dev` where that is a mount of its own
+/// (mounts below them, such as `/dev/shm`, are walked).
+#[cfg(unix)]
+fn kernel_filesystem(dir: &Path, meta: &std::fs::Metadata) -> Option<SpecialFilesystem> {
+    use std::os::unix::fs::MetadataExt;
+    #[cfg(target_os = "linux")]
+    if let Ok(st) = rustix::fs::statfs(dir) {
+        // `f_type` is a signed or unsigned word by architecture; every
+        // magic number fits in 32 bits.
+        let ty = st.f_type as u32;
+        if let Some(&(_, filesystem)) = KERNEL_FILESYSTEMS.iter().find(|(m, _)| *m == ty) {
+            return Some(SpecialFilesystem { filesystem });
+        }
+    }
+    static MOUNTS: std::sync::OnceLock<Vec<(u64, &'static str)>> = std::sync::OnceLock::new();
+    let mounts = MOUNTS.get_or_init(|| {
+        let Ok(root) = std::fs::metadata("/") else {
+            return Vec::new();
+        };
+        ["/proc", "/sys", "/dev"]
+            .into_iter()
+            .filter_map(|p| {
+                let m = std::fs::metadata(p).ok()?;
+                (m.dev() != root.dev()).then_some((m.dev(), p))
+            })
+            .collect()
+    });
+    let filesystem = mounts.iter().find(|(d, _)| *d == meta.dev())?.1;
+    Some(SpecialFilesystem { filesystem })
+}
+
+#[cfg(not(unix))]
+fn kernel_filesystem(_dir: &Path, _meta: &std::fs::Metadata) -> Option<SpecialFilesystem> {
+    None
 }
 
 /// Whether `path` is a symbolic link whose target does not exist.
@@ -518,6 +667,7 @@ pub fn load<'b>(input: &'b Input, mode: MmapMode, buf: &'b mut Vec<u8>) -> io::R
         Input::Embedded { bytes, .. } => Ok(Loaded::Borrowed(bytes)),
         Input::Unlistable { message, .. } => Err(io::Error::other(message.clone())),
         Input::BadArchive { error, .. } => Err(io::Error::other(error.clone())),
+        Input::Special { error, .. } => Err(io::Error::other(error.clone())),
         Input::Member(m) => m.load(buf).map(Loaded::Borrowed),
         Input::File { path, size: listed } => {
             check_regular_file(path)?;

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
 /// Every kind of [`Stage::Io`] errors.
-pub const IO_KINDS: &[&str] = &["too_large", "not_regular_file", "io"];
+pub const IO_KINDS: &[&str] = &["too_large", "not_regular_file", "special_filesystem", "io"];
 
 /// A failure, as reported in a record.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -50,7 +50,8 @@ impl ErrorRecord {
     }
 
     /// An I/O failure; kind `not_regular_file` for a FIFO, socket or
-    /// device (never opened), else `io`.
+    /// device (never opened), `special_filesystem` for a directory the
+    /// walk did not enter ([`crate::batch::SpecialFilesystem`]), else `io`.
     ///
     /// An [`crate::batch::archive::ArchiveError`] gives stage `archive` with
     /// its kind, section and offset in the archive.
@@ -67,13 +68,13 @@ impl ErrorRecord {
                 message: a.to_string(),
             };
         }
-        let not_regular = err
-            .get_ref()
-            .is_some_and(|e| e.is::<crate::batch::NotRegularFile>());
+        let inner = err.get_ref();
         ErrorRecord {
             stage: Stage::Io,
-            kind: if not_regular {
+            kind: if inner.is_some_and(|e| e.is::<crate::batch::NotRegularFile>()) {
                 "not_regular_file"
+            } else if inner.is_some_and(|e| e.is::<crate::batch::SpecialFilesystem>()) {
+                "special_filesystem"
             } else {
                 "io"
             },

@@ -304,7 +304,7 @@ fn load_all(paths: &[PathBuf], ext: &str) -> io::Result<Vec<(Input, Vec<u8>)>> {
                 let mut buf = Vec::new();
                 m.load(&mut buf)?.to_vec()
             }
-            Input::Unlistable { .. } | Input::BadArchive { .. } => continue,
+            Input::Unlistable { .. } | Input::BadArchive { .. } | Input::Special { .. } => continue,
         };
         out.push((input, bytes));
     }

@@ -2,7 +2,7 @@
 //! `--shard`), the summary document (`--summary`, the stderr digest) and
 //! `teebatch merge`.
 
-use crate::batch::summary::shard::read_path_list;
+use crate::batch::summary::shard::{read_path_list, read_path_list_file};
 use crate::batch::summary::{
     self, Aggregate, DemosAggregate, InputPart, LoadError, MapsAggregate, Shard, Summary, Walk,
 };
@@ -162,7 +162,7 @@ impl SelectArgs {
             let listed = if f.as_os_str() == "-" {
                 read_path_list(io::stdin().lock(), self.null)
             } else {
-                std::fs::File::open(f).and_then(|r| read_path_list(r, self.null))
+                read_path_list_file(f, self.null)
             };
             all.extend(listed.map_err(|e| {
                 io::Error::new(e.kind(), format!("--files-from {}: {e}", f.display()))

@@ -175,6 +175,9 @@ impl<'a> Chunks<'a> {
                     if !self.have_tick {
                         warn(DemoWarningKind::DeltaTickFirst);
                     }
+                    if d == 0 {
+                        warn(DemoWarningKind::ZeroTickDelta);
+                    }
                     let (tick, overflow) = self.tick.overflowing_add(i32::from(d));
                     if overflow {
                         warn(DemoWarningKind::TickOverflow);

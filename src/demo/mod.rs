@@ -144,6 +144,9 @@ pub enum DemoWarningKind {
     TickNotIncreasing,
     /// A tick delta that overflows `i32` (the tick wraps).
     TickOverflow,
+    /// A tick delta of 0 (version 5+: the inline flag with no delta bits):
+    /// the marker repeats the previous tick.
+    ZeroTickDelta,
     /// A data chunk of type 0.
     UnknownChunkType,
     /// A chunk size escape (30 or 31) used for a size that fits the
@@ -166,6 +169,7 @@ crate::kind::kind_names!(DemoWarningKind {
     DeltaTickFirst => "delta_tick_first",
     TickNotIncreasing => "tick_not_increasing",
     TickOverflow => "tick_overflow",
+    ZeroTickDelta => "zero_tick_delta",
     UnknownChunkType => "unknown_chunk_type",
     OverlongChunkSize => "overlong_chunk_size",
     TooManyWarnings => "too_many_warnings",

@@ -2,7 +2,8 @@
 //! message and item names, maps, player names); nothing per file.
 
 use super::{
-    add_outcome, bump, digest_kinds, list_top, merge_counts, merge_kinds, top, Aggregate, ByKind,
+    add_outcome, bump, digest_kinds, list_top, merge_counts, merge_kinds, sum, top, Aggregate,
+    ByKind,
 };
 use crate::batch::demos::DemoRecord;
 use serde::{Deserialize, Serialize};
@@ -30,17 +31,23 @@ pub struct DemoTotals {
 }
 
 impl DemoTotals {
-    fn merge(&mut self, o: DemoTotals) {
-        self.ticks += o.ticks;
-        self.duration_ticks += o.duration_ticks;
-        self.snapshots += o.snapshots;
-        self.deltas += o.deltas;
-        self.snapshots_reconstructed += o.snapshots_reconstructed;
-        self.messages += o.messages;
-        self.chat_lines += o.chat_lines;
-        self.kills += o.kills;
-        self.race_finishes += o.race_finishes;
-        self.undecodable_messages += o.undecodable_messages;
+    fn merge(&mut self, o: DemoTotals) -> Result<(), String> {
+        super::sums!(
+            self,
+            o,
+            "totals.",
+            ticks,
+            duration_ticks,
+            snapshots,
+            deltas,
+            snapshots_reconstructed,
+            messages,
+            chat_lines,
+            kills,
+            race_finishes,
+            undecodable_messages,
+        );
+        Ok(())
     }
 }
 
@@ -98,8 +105,8 @@ impl Aggregate for DemosAggregate {
     type Record = DemoRecord;
 
     fn add(&mut self, r: &DemoRecord) {
-        self.files += 1;
-        self.bytes += r.size;
+        self.files = self.files.saturating_add(1);
+        self.bytes = self.bytes.saturating_add(r.size);
         let failed = add_outcome(
             &mut self.errors,
             &mut self.warnings,
@@ -108,11 +115,11 @@ impl Aggregate for DemosAggregate {
             &r.warnings,
         );
         if failed {
-            self.failed += 1;
+            self.failed = self.failed.saturating_add(1);
         } else {
-            self.ok += 1;
+            self.ok = self.ok.saturating_add(1);
         }
-        self.chunk_bytes += r.chunk_bytes.unwrap_or(0);
+        self.chunk_bytes = self.chunk_bytes.saturating_add(r.chunk_bytes.unwrap_or(0));
         let duration = match (r.first_tick, r.last_tick) {
             (Some(a), Some(b)) => u64::try_from(i64::from(b) - i64::from(a)).unwrap_or(0),
             _ => 0,
@@ -129,24 +136,26 @@ impl Aggregate for DemosAggregate {
                     .or_default()
                     .entry(m.sha256.clone())
                     .or_default();
-                u.demos += 1;
-                u.duration_ticks += duration;
+                u.demos = u.demos.saturating_add(1);
+                u.duration_ticks = u.duration_ticks.saturating_add(duration);
             }
         }
         let t = &mut self.totals;
-        t.duration_ticks += duration;
-        t.ticks += r.ticks.unwrap_or(0);
-        t.snapshots_reconstructed += r.snapshots_reconstructed.unwrap_or(0);
+        t.duration_ticks = t.duration_ticks.saturating_add(duration);
+        t.ticks = t.ticks.saturating_add(r.ticks.unwrap_or(0));
+        t.snapshots_reconstructed = t
+            .snapshots_reconstructed
+            .saturating_add(r.snapshots_reconstructed.unwrap_or(0));
         if let Some(c) = &r.chunks {
-            t.snapshots += c.snapshot;
-            t.deltas += c.snapshot_delta;
-            t.messages += c.message;
+            t.snapshots = t.snapshots.saturating_add(c.snapshot);
+            t.deltas = t.deltas.saturating_add(c.snapshot_delta);
+            t.messages = t.messages.saturating_add(c.message);
         }
         if let Some(m) = &r.messages {
-            t.chat_lines += m.chat_lines;
-            t.kills += m.kills;
-            t.race_finishes += m.race_finishes;
-            t.undecodable_messages += m.undecodable;
+            t.chat_lines = t.chat_lines.saturating_add(m.chat_lines);
+            t.kills = t.kills.saturating_add(m.kills);
+            t.race_finishes = t.race_finishes.saturating_add(m.race_finishes);
+            t.undecodable_messages = t.undecodable_messages.saturating_add(m.undecodable);
             for c in &m.by_name {
                 bump(&mut self.messages_by_name, &c.name, c.count);
             }
@@ -159,7 +168,9 @@ impl Aggregate for DemosAggregate {
             for n in &p.names {
                 names.insert(n.as_str());
                 match self.players.get_mut(n) {
-                    Some(u) => u.ticks_present += u64::from(p.ticks_present),
+                    Some(u) => {
+                        u.ticks_present = u.ticks_present.saturating_add(u64::from(p.ticks_present))
+                    }
                     None => {
                         self.players.insert(
                             n.clone(),
@@ -174,39 +185,54 @@ impl Aggregate for DemosAggregate {
         }
         for n in names {
             if let Some(u) = self.players.get_mut(n) {
-                u.demos += 1;
+                u.demos = u.demos.saturating_add(1);
             }
         }
     }
 
     fn merge(&mut self, o: DemosAggregate) -> Result<(), String> {
-        self.files += o.files;
-        self.ok += o.ok;
-        self.failed += o.failed;
-        self.bytes += o.bytes;
-        self.chunk_bytes += o.chunk_bytes;
-        merge_counts(&mut self.versions, o.versions);
-        merge_counts(&mut self.protocols, o.protocols);
-        merge_counts(&mut self.net_versions, o.net_versions);
-        merge_counts(&mut self.types, o.types);
-        self.totals.merge(o.totals);
-        merge_counts(&mut self.messages_by_name, o.messages_by_name);
-        merge_counts(&mut self.item_types, o.item_types);
+        super::sums!(self, o, "", files, ok, failed, bytes, chunk_bytes);
+        merge_counts(&mut self.versions, o.versions, "versions")?;
+        merge_counts(&mut self.protocols, o.protocols, "protocols")?;
+        merge_counts(&mut self.net_versions, o.net_versions, "net_versions")?;
+        merge_counts(&mut self.types, o.types, "types")?;
+        self.totals.merge(o.totals)?;
+        merge_counts(
+            &mut self.messages_by_name,
+            o.messages_by_name,
+            "messages_by_name",
+        )?;
+        merge_counts(&mut self.item_types, o.item_types, "item_types")?;
         for (name, shas) in o.maps {
-            let into = self.maps.entry(name).or_default();
+            let Some(into) = self.maps.get_mut(&name) else {
+                self.maps.insert(name, shas);
+                continue;
+            };
             for (sha, u) in shas {
-                let e = into.entry(sha).or_default();
-                e.demos += u.demos;
-                e.duration_ticks += u.duration_ticks;
+                let Some(e) = into.get_mut(&sha) else {
+                    into.insert(sha, u);
+                    continue;
+                };
+                let at = |f: &str| format!("maps[{name:?}][{sha:?}].{f}");
+                sum(&mut e.demos, u.demos, || at("demos"))?;
+                sum(&mut e.duration_ticks, u.duration_ticks, || {
+                    at("duration_ticks")
+                })?;
             }
         }
         for (name, u) in o.players {
-            let e = self.players.entry(name).or_default();
-            e.demos += u.demos;
-            e.ticks_present += u.ticks_present;
+            let Some(e) = self.players.get_mut(&name) else {
+                self.players.insert(name, u);
+                continue;
+            };
+            let at = |f: &str| format!("players[{name:?}].{f}");
+            sum(&mut e.demos, u.demos, || at("demos"))?;
+            sum(&mut e.ticks_present, u.ticks_present, || {
+                at("ticks_present")
+            })?;
         }
-        merge_kinds(&mut self.errors, o.errors);
-        merge_kinds(&mut self.warnings, o.warnings);
+        merge_kinds(&mut self.errors, o.errors, "errors")?;
+        merge_kinds(&mut self.warnings, o.warnings, "warnings")?;
         Ok(())
     }
 

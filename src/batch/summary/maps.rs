@@ -6,8 +6,8 @@
 //! bytes plus the path).
 
 use super::{
-    add_outcome, bump, digest_kinds, list_top, merge_counts, merge_kinds, one_line, top, Aggregate,
-    ByKind,
+    add_outcome, bump, digest_kinds, list_top, merge_counts, merge_kinds, one_line, sum, top,
+    Aggregate, ByKind,
 };
 use crate::batch::maps::MapRecord;
 use crate::map::EntityCounts;
@@ -32,10 +32,10 @@ impl MinMaxSum {
     fn add(&mut self, v: u64) {
         self.min = Some(self.min.map_or(v, |m| m.min(v)));
         self.max = Some(self.max.map_or(v, |m| m.max(v)));
-        self.sum += v;
+        self.sum = self.sum.saturating_add(v);
     }
 
-    fn merge(&mut self, o: MinMaxSum) {
+    fn merge(&mut self, o: MinMaxSum, field: &str) -> Result<(), String> {
         self.min = match (self.min, o.min) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -44,7 +44,7 @@ impl MinMaxSum {
             (Some(a), Some(b)) => Some(a.max(b)),
             (a, b) => a.or(b),
         };
-        self.sum += o.sum;
+        sum(&mut self.sum, o.sum, || format!("{field}.sum"))
     }
 }
 
@@ -64,31 +64,43 @@ pub struct GameLayerSizes {
 impl GameLayerSizes {
     fn add(&mut self, w: u32, h: u32) {
         let area = u64::from(w) * u64::from(h);
-        self.maps += 1;
+        self.maps = self.maps.saturating_add(1);
         self.width.add(w.into());
         self.height.add(h.into());
         self.area.add(area);
         self.area_log2_histogram.resize(AREA_BUCKETS, 0);
-        self.area_log2_histogram[area.max(1).ilog2() as usize] += 1;
+        let bucket = &mut self.area_log2_histogram[area.max(1).ilog2() as usize];
+        *bucket = bucket.saturating_add(1);
     }
 
-    fn merge(&mut self, o: GameLayerSizes) {
-        self.maps += o.maps;
-        self.width.merge(o.width);
-        self.height.merge(o.height);
-        self.area.merge(o.area);
+    fn merge(&mut self, o: GameLayerSizes) -> Result<(), String> {
+        super::sums!(self, o, "game_layer.", maps);
+        self.width.merge(o.width, "game_layer.width")?;
+        self.height.merge(o.height, "game_layer.height")?;
+        self.area.merge(o.area, "game_layer.area")?;
+        // Entries past the 64 an area can have would be kept from a file
+        // as they are: refused, as a count from a file never sizes what is
+        // kept.
+        if o.area_log2_histogram.len() > AREA_BUCKETS {
+            return Err(format!(
+                "game_layer.area_log2_histogram: {} entries, more than the {AREA_BUCKETS} a 64-bit area has",
+                o.area_log2_histogram.len()
+            ));
+        }
         let n = self
             .area_log2_histogram
             .len()
             .max(o.area_log2_histogram.len());
         self.area_log2_histogram.resize(n, 0);
-        for (a, b) in self
+        for (i, (a, b)) in self
             .area_log2_histogram
             .iter_mut()
             .zip(o.area_log2_histogram)
+            .enumerate()
         {
-            *a += b;
+            sum(a, b, || format!("game_layer.area_log2_histogram[{i}]"))?;
         }
+        Ok(())
     }
 }
 
@@ -245,8 +257,8 @@ impl Aggregate for MapsAggregate {
     type Record = MapRecord;
 
     fn add(&mut self, r: &MapRecord) {
-        self.files += 1;
-        self.bytes += r.size;
+        self.files = self.files.saturating_add(1);
+        self.bytes = self.bytes.saturating_add(r.size);
         let failed = add_outcome(
             &mut self.errors,
             &mut self.warnings,
@@ -255,15 +267,19 @@ impl Aggregate for MapsAggregate {
             &r.warnings,
         );
         if failed {
-            self.failed += 1;
+            self.failed = self.failed.saturating_add(1);
         } else {
-            self.ok += 1;
+            self.ok = self.ok.saturating_add(1);
         }
         if let Some(sha) = &r.sha256 {
             self.paths_by_sha256.push(sha, &r.path);
         }
-        self.compressed_bytes += r.compressed_bytes.unwrap_or(0);
-        self.decompressed_bytes += r.decompressed_bytes.unwrap_or(0);
+        self.compressed_bytes = self
+            .compressed_bytes
+            .saturating_add(r.compressed_bytes.unwrap_or(0));
+        self.decompressed_bytes = self
+            .decompressed_bytes
+            .saturating_add(r.decompressed_bytes.unwrap_or(0));
         if let Some(v) = r.datafile_version {
             bump(&mut self.datafile_versions, v, 1);
         }
@@ -328,25 +344,43 @@ impl Aggregate for MapsAggregate {
         if let Some(p) = large.0.iter().find(|p| seen.contains(&*p.1)) {
             return Err(format!("both cover the map {}", p.1));
         }
-        self.files += o.files;
-        self.ok += o.ok;
-        self.failed += o.failed;
-        self.bytes += o.bytes;
-        self.compressed_bytes += o.compressed_bytes;
-        self.decompressed_bytes += o.decompressed_bytes;
-        merge_counts(&mut self.datafile_versions, o.datafile_versions);
-        merge_counts(&mut self.map_version_kinds, o.map_version_kinds);
-        merge_counts(&mut self.special_tiles, o.special_tiles);
+        super::sums!(
+            self,
+            o,
+            "",
+            files,
+            ok,
+            failed,
+            bytes,
+            compressed_bytes,
+            decompressed_bytes
+        );
+        merge_counts(
+            &mut self.datafile_versions,
+            o.datafile_versions,
+            "datafile_versions",
+        )?;
+        merge_counts(
+            &mut self.map_version_kinds,
+            o.map_version_kinds,
+            "map_version_kinds",
+        )?;
+        merge_counts(&mut self.special_tiles, o.special_tiles, "special_tiles")?;
         for (k, v) in o.entities {
-            merge_counts(self.entities.entry(k).or_default(), v);
+            let field = format!("entities[{k:?}]");
+            merge_counts(self.entities.entry(k).or_default(), v, &field)?;
         }
-        merge_counts(&mut self.layers, o.layers);
-        merge_counts(&mut self.uuid_types, o.uuid_types);
-        merge_counts(&mut self.external_images, o.external_images);
-        merge_counts(&mut self.authors, o.authors);
-        self.game_layer.merge(o.game_layer);
-        merge_kinds(&mut self.errors, o.errors);
-        merge_kinds(&mut self.warnings, o.warnings);
+        merge_counts(&mut self.layers, o.layers, "layers")?;
+        merge_counts(&mut self.uuid_types, o.uuid_types, "uuid_types")?;
+        merge_counts(
+            &mut self.external_images,
+            o.external_images,
+            "external_images",
+        )?;
+        merge_counts(&mut self.authors, o.authors, "authors")?;
+        self.game_layer.merge(o.game_layer)?;
+        merge_kinds(&mut self.errors, o.errors, "errors")?;
+        merge_kinds(&mut self.warnings, o.warnings, "warnings")?;
         self.paths_by_sha256.0.extend(o.paths_by_sha256.0);
         Ok(())
     }

@@ -119,33 +119,80 @@ pub fn add_outcome(
 
 pub fn add_kind(map: &mut ByKind, kind: KindKey, path: &str) {
     let k = map.entry(kind).or_default();
-    k.count += 1;
+    k.count = k.count.saturating_add(1);
     k.examples.insert(path);
 }
 
-pub fn merge_kinds(into: &mut ByKind, other: ByKind) {
+/// Adds the kinds of `other` (`field`: `errors` or `warnings`, for the
+/// error on overflow).
+pub fn merge_kinds(into: &mut ByKind, other: ByKind, field: &str) -> Result<(), String> {
     for (k, v) in other {
         let e = into.entry(k).or_default();
-        e.count += v.count;
+        sum(&mut e.count, v.count, || format!("{field}[\"{k}\"].count"))?;
         e.examples.merge(v.examples);
     }
+    Ok(())
 }
 
-/// Adds `n` to `key` (inserting it).
+/// Adds `n` to `key` (inserting it). Saturates: one run's counts come
+/// from the files it read and cannot reach 2^64 (merging is checked, see
+/// [`sum`]).
 pub fn bump(map: &mut BTreeMap<String, u64>, key: &str, n: u64) {
     match map.get_mut(key) {
-        Some(v) => *v += n,
+        Some(v) => *v = v.saturating_add(n),
         None => {
             map.insert(key.to_owned(), n);
         }
     }
 }
 
-pub fn merge_counts(into: &mut BTreeMap<String, u64>, other: BTreeMap<String, u64>) {
+/// Adds the counts of `other` (`field` names the map in the error on
+/// overflow).
+pub fn merge_counts(
+    into: &mut BTreeMap<String, u64>,
+    other: BTreeMap<String, u64>,
+    field: &str,
+) -> Result<(), String> {
     for (k, v) in other {
-        *into.entry(k).or_default() += v;
+        match into.get_mut(&k) {
+            Some(n) => sum(n, v, || format!("{field}[{k:?}]"))?,
+            None => {
+                into.insert(k, v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `*into += n` when merging; the error names the field (`field()`, e.g.
+/// `totals.chat_lines`) and says the sum does not fit the 64 bits of a
+/// summary count.
+pub fn sum(into: &mut u64, n: u64, field: impl FnOnce() -> String) -> Result<(), String> {
+    match into.checked_add(n) {
+        Some(v) => {
+            *into = v;
+            Ok(())
+        }
+        None => Err(format!(
+            "{}: {} + {n} overflows a summary count (at most 2^64 - 1)",
+            field(),
+            *into
+        )),
     }
 }
+
+/// [`sum`] of named fields: `sums!(self, o, "prefix.", a, b)` adds `o.a`
+/// to `self.a`, `o.b` to `self.b`, each named `prefix.a`, ... on overflow.
+macro_rules! sums {
+    ($into:expr, $from:expr, $prefix:literal, $($f:ident),+ $(,)?) => {
+        $(
+            $crate::batch::summary::sum(&mut $into.$f, $from.$f, || {
+                format!(concat!($prefix, stringify!($f)))
+            })?;
+        )+
+    };
+}
+pub(crate) use sums;
 
 /// The `n` largest entries of a count map (ties by key), for digests.
 pub fn top<V>(map: &BTreeMap<String, V>, n: usize, key: impl Fn(&V) -> u64) -> Vec<(&str, u64)> {
@@ -188,7 +235,9 @@ pub trait Aggregate: Default + Serialize + DeserializeOwned + Send {
     /// Folds one finished record in.
     fn add(&mut self, rec: &Self::Record);
     /// Adds `other` (associative and commutative). An error says the two
-    /// cover the same file (where the aggregate can tell).
+    /// cover the same file (where the aggregate can tell; `self` is then
+    /// unchanged) or names a count whose sum overflows 64 bits (`self` is
+    /// then partly merged: drop it).
     fn merge(&mut self, other: Self) -> Result<(), String>;
     /// Computes the derived fields (duplicates, ...) before writing.
     fn finish(&mut self);
@@ -412,7 +461,8 @@ impl<A: Aggregate> Summary<A> {
     }
 
     /// Adds `other` (inputs and aggregate; `run` is left to the caller).
-    /// Unchanged when refused.
+    /// Unchanged when refused for its inputs; partly merged when a count
+    /// overflows (see [`Aggregate::merge`]).
     pub fn merge(&mut self, other: Summary<A>) -> Result<(), String> {
         let mut inputs = self.inputs.clone();
         inputs.merge(other.inputs)?;
@@ -450,11 +500,65 @@ impl fmt::Display for LoadError {
     }
 }
 
+/// The largest summary document `teebatch merge` reads (256 MiB; a
+/// summary of a million maps is about 150 MB, nearly all of it
+/// `paths_by_sha256`).
+pub const MAX_SUMMARY_BYTES: u64 = 256 << 20;
+
+/// The bytes of the summary file at `path`: a regular file of at most
+/// [`MAX_SUMMARY_BYTES`] (checked before reading), or a pipe (`<(...)`)
+/// read up to that limit. A device (`/dev/zero`), a socket or a directory
+/// is refused without reading.
+fn read_summary_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind};
+    let meta = std::fs::metadata(path)?;
+    let too_large = || {
+        Error::new(
+            ErrorKind::InvalidData,
+            format!("larger than the {MAX_SUMMARY_BYTES} byte limit of a summary"),
+        )
+    };
+    let ty = meta.file_type();
+    #[cfg(unix)]
+    let is_pipe = std::os::unix::fs::FileTypeExt::is_fifo(&ty);
+    #[cfg(not(unix))]
+    let is_pipe = false;
+    if ty.is_dir() {
+        return Err(Error::new(ErrorKind::IsADirectory, "is a directory"));
+    }
+    if !ty.is_file() && !is_pipe {
+        return Err(Error::new(
+            ErrorKind::InvalidInput,
+            "not a summary file: neither a regular file nor a pipe",
+        ));
+    }
+    if meta.len() > MAX_SUMMARY_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(if ty.is_file() { meta.len() as usize } else { 0 });
+    read_at_most(std::fs::File::open(path)?, MAX_SUMMARY_BYTES, &mut bytes)?;
+    if bytes.len() as u64 > MAX_SUMMARY_BYTES {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
+/// Appends what `reader` gives to `out`, stopping one byte past `limit`
+/// (so a longer input is seen as longer; an endless one ends).
+pub(crate) fn read_at_most(
+    reader: impl std::io::Read,
+    limit: u64,
+    out: &mut Vec<u8>,
+) -> std::io::Result<usize> {
+    use std::io::Read;
+    reader.take(limit.saturating_add(1)).read_to_end(out)
+}
+
 /// Reads a summary document and checks its header; returns the command
 /// and the document.
 pub fn read_header(path: &Path) -> Result<(String, serde_json::Value), LoadError> {
     let name = path.display();
-    let bytes = std::fs::read(path).map_err(|e| LoadError::BadFile(format!("{name}: {e}")))?;
+    let bytes = read_summary_file(path).map_err(|e| LoadError::BadFile(format!("{name}: {e}")))?;
     let v: serde_json::Value = serde_json::from_slice(&bytes)
         .map_err(|e| LoadError::BadFile(format!("{name}: not a teebatch summary: {e}")))?;
     if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {

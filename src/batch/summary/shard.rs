@@ -12,7 +12,7 @@ use crate::batch::Input;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::hash::Hasher;
-use std::io::{self, Read};
+use std::io::{self, BufRead, Read};
 use std::path::PathBuf;
 use std::str::FromStr;
 
@@ -79,19 +79,74 @@ impl Shard {
     }
 }
 
+/// The longest entry a path list may hold (64 KiB; Linux allows paths
+/// of 4 KiB).
+pub const MAX_LISTED_PATH_BYTES: usize = 64 << 10;
+
 /// Reads a path list: entries separated by `\n` (or by NUL bytes when
 /// `nul`); empty entries are skipped. Names are taken byte for byte (no
 /// trimming; with `\n` separators a name cannot contain a newline, with
 /// NUL separators any name works).
-pub fn read_path_list(mut reader: impl Read, nul: bool) -> io::Result<Vec<PathBuf>> {
-    let mut bytes = Vec::new();
-    reader.read_to_end(&mut bytes)?;
+///
+/// Read entry by entry: an entry longer than [`MAX_LISTED_PATH_BYTES`] is
+/// an error (naming its number and byte offset) as soon as its first
+/// bytes past the limit are read, so an endless one (`/dev/zero` without
+/// `-0`) ends too.
+pub fn read_path_list(reader: impl Read, nul: bool) -> io::Result<Vec<PathBuf>> {
     let sep = if nul { 0 } else { b'\n' };
-    Ok(bytes
-        .split(|&b| b == sep)
-        .filter(|e| !e.is_empty())
-        .map(path_from_bytes)
-        .collect())
+    let mut reader = io::BufReader::new(reader);
+    let mut out = Vec::new();
+    let mut entry = Vec::new();
+    let mut offset = 0u64;
+    for number in 1u64.. {
+        entry.clear();
+        let n = (&mut reader)
+            .take(MAX_LISTED_PATH_BYTES as u64 + 1)
+            .read_until(sep, &mut entry)?;
+        if n == 0 {
+            break;
+        }
+        if entry.last() == Some(&sep) {
+            entry.pop();
+        } else if entry.len() > MAX_LISTED_PATH_BYTES {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "entry {number} (at byte {offset}) is longer than the \
+                     {MAX_LISTED_PATH_BYTES} byte limit of a listed path"
+                ),
+            ));
+        }
+        offset += n as u64;
+        if !entry.is_empty() {
+            out.push(path_from_bytes(&entry));
+        }
+    }
+    Ok(out)
+}
+
+/// [`read_path_list`] of the file at `path` (`--files-from FILE`): a
+/// regular file, a pipe or a socket; a device (`/dev/zero`, a terminal:
+/// use `-` for stdin) or a directory is refused without reading.
+pub fn read_path_list_file(path: &std::path::Path, nul: bool) -> io::Result<Vec<PathBuf>> {
+    let ty = std::fs::metadata(path)?.file_type();
+    if ty.is_dir() {
+        return Err(io::Error::new(
+            io::ErrorKind::IsADirectory,
+            "is a directory",
+        ));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if ty.is_char_device() || ty.is_block_device() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "a device, not a file list (`-` reads the list from stdin)",
+            ));
+        }
+    }
+    read_path_list(std::fs::File::open(path)?, nul)
 }
 
 #[cfg(unix)]

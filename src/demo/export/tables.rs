@@ -664,8 +664,13 @@ pub struct TableBuilder {
     /// Extended types declared in the current snapshot: (type id, layout).
     ex_in_snap: Vec<(u16, usize)>,
     ddnet_character: Option<Resolved>,
+    /// Keeps chat lines only for the `chat` table, which takes each as it
+    /// comes ([`PlayerTracker::drain_chat`]): no table holds the chat of
+    /// the whole demo.
     tracker: Option<PlayerTracker>,
-    chat_seen: usize,
+    /// `chat`: the lines of the current message, taken from the tracker
+    /// (reused).
+    chat: Vec<crate::demo::players::ChatLine>,
     /// `players`: the previous snapshot's players, by client id (`None`
     /// before the first snapshot in range).
     players: Option<Vec<PlayerState>>,
@@ -727,10 +732,14 @@ impl TableBuilder {
             by_ex,
             ex_in_snap: Vec::new(),
             ddnet_character,
-            tracker: table
-                .needs_tracker()
-                .then(|| PlayerTracker::new(protocol, TrackerConfig::default())),
-            chat_seen: 0,
+            tracker: table.needs_tracker().then(|| {
+                let config = TrackerConfig {
+                    keep_chat: table == Table::Chat,
+                    ..TrackerConfig::default()
+                };
+                PlayerTracker::new(protocol, config)
+            }),
+            chat: Vec::new(),
             players: None,
             cache: BTreeMap::new(),
             characters: BTreeMap::new(),
@@ -741,6 +750,14 @@ impl TableBuilder {
             rows_made: 0,
             items_seen: 0,
         }
+    }
+
+    /// Chat lines held (kept by the player tracker or waiting to become
+    /// rows), with the room reserved for them: what the chat of a demo
+    /// costs the export, which does not grow with the demo's chat.
+    pub fn chat_lines_held(&self) -> usize {
+        let kept = self.tracker.as_ref().map_or(0, |t| t.chat().len());
+        kept + self.chat.capacity()
     }
 
     /// The rows made since the last [`TableBuilder::take_rows`].
@@ -1109,15 +1126,13 @@ impl TableBuilder {
         let in_range = self.in_range(tick);
         match (self.table, &msg.body) {
             (Table::Chat, _) => {
-                let Some(t) = &self.tracker else { return };
-                let lines = t.chat().len();
+                let Some(t) = &mut self.tracker else { return };
+                let mut lines = std::mem::take(&mut self.chat);
+                lines.extend(t.drain_chat());
                 if !in_range {
-                    self.chat_seen = lines;
-                    return;
+                    lines.clear();
                 }
-                for i in self.chat_seen..lines {
-                    let Some(t) = &self.tracker else { return };
-                    let l = t.chat()[i].clone();
+                for l in lines.drain(..) {
                     let row = self.row(tick);
                     row[1] = Value::I32(l.tick);
                     row[2] = Value::I32(l.client_id);
@@ -1127,7 +1142,7 @@ impl TableBuilder {
                     row[6] = l.target_id.into();
                     row[7] = Value::Str(l.text.into());
                 }
-                self.chat_seen = lines;
+                self.chat = lines;
             }
             (Table::Kills, Body::KillMsg(k)) if in_range => {
                 let killer = self.name_of(k.killer);
