@@ -322,6 +322,40 @@ fn work_limit_names_the_layer() {
     assert!(!out.join("heavy.png").exists());
 }
 
+/// A physics layer is held once: its inflated bytes (the worker's buffer,
+/// not a copy) plus the picture. A 2000 × 2000 game layer is 16 MB
+/// inflated; a copy would hold 32 MB.
+#[test]
+fn a_physics_layer_is_held_once() {
+    let (w, h) = (2000, 2000);
+    let c = Crafted {
+        w,
+        h,
+        ..Crafted::default()
+    };
+    let bytes = crafted(&c);
+    let tiles = (w * h) as u64;
+    let slack = 1 << 20;
+    let pic = render(&bytes, Style::Entities, Size::MaxSide(1024), None).unwrap();
+    let picture = 3 * u64::from(pic.geometry.width) * u64::from(pic.geometry.height);
+    assert_eq!(picture, 3 * 1000 * 1000);
+    assert!(
+        pic.held_bytes >= 4 * tiles && pic.held_bytes <= 4 * tiles + picture + slack,
+        "entities: {} bytes held for {} tile bytes and a {} byte picture",
+        pic.held_bytes,
+        4 * tiles,
+        picture
+    );
+    // The full style draws on one pixel per tile (3 bytes) and shrinks;
+    // its design layer (as large as the game layer) is held once too.
+    let pic = render(&bytes, Style::Full, Size::MaxSide(1024), None).unwrap();
+    assert!(
+        pic.held_bytes <= 3 * tiles + 4 * tiles + picture + slack,
+        "full: {} bytes held",
+        pic.held_bytes
+    );
+}
+
 /// Writes the maps of the README's render cost figures to
 /// `$TEEBATCH_COST_MAPS` (run by hand: `cargo test --release --test tests
 /// write_cost_maps -- --ignored`): `quads-N.map` (a 64 × 64 tile map with
