@@ -7,11 +7,12 @@
 //! capacities it holds ([`Picture::held_bytes`]); wall time and RSS are
 //! never measured. The maps are crafted with the crate's `DatafileWriter`.
 
+use proptest::prelude::*;
 use teebatch::datafile::{DatafileWriter, InflateLimits, Inflater};
 use teebatch::limits::Limits;
 use teebatch::map::strings::to_i32_string;
 use teebatch::map::{ITEM_ENVELOPE, ITEM_ENVPOINTS, ITEM_GROUP, ITEM_LAYER, ITEM_VERSION};
-use teebatch::render::Textures;
+use teebatch::render::{render_map, Textures};
 use teebatch::render::{render_map_with, Picture, RenderFailure, RenderOptions, Size, Style};
 
 use crate::common::run_records;
@@ -354,6 +355,118 @@ fn a_physics_layer_is_held_once() {
         "full: {} bytes held",
         pic.held_bytes
     );
+}
+
+/// A random crafted map: a small game layer, a design layer, quads with
+/// any corners (huge ones too) and envelope references (missing ones
+/// too), envelopes of random points.
+fn arb_map() -> impl Strategy<Value = (Crafted, Size)> {
+    let coord = prop_oneof![
+        -200i32..1200,
+        -2_000_000i32..2_000_000,
+        Just(i32::MAX / 1024),
+        Just(i32::MIN / 1024),
+    ];
+    let quad = (
+        prop::array::uniform4((coord.clone(), coord)),
+        prop::array::uniform4(-10i32..300),
+        -2i32..4,
+        -2i32..4,
+        any::<i32>(),
+    )
+        .prop_map(|(corners, colour, pos_env, colour_env, env_offset)| Quad {
+            corners,
+            colour,
+            pos_env,
+            colour_env,
+            env_offset,
+        });
+    let point = (
+        -100i32..5000,
+        0i32..7,
+        prop::array::uniform4(-200_000i32..200_000),
+    )
+        .prop_map(|(t, curve, v)| [t, curve, v[0], v[1], v[2], v[3]]);
+    let envelope = (
+        prop_oneof![Just(1), Just(3), Just(4)],
+        prop::collection::vec(point, 0..40),
+    );
+    (
+        (1usize..32, 1usize..32),
+        prop::option::of(prop::collection::vec(any::<u8>(), 0..400)),
+        prop::collection::vec(quad, 0..40),
+        prop::collection::vec(envelope, 0..4),
+        prop_oneof![
+            (1u32..8).prop_map(Size::Scale),
+            (1u32..300).prop_map(Size::MaxSide)
+        ],
+    )
+        .prop_map(|((w, h), design, quads, envelopes, size)| {
+            (
+                Crafted {
+                    w,
+                    h,
+                    design,
+                    quads,
+                    envelopes,
+                },
+                size,
+            )
+        })
+}
+
+/// The work budget of a full picture of `c` on a `w × h` drawing: each
+/// tile read once and drawn over `px` pixels, each quad's two triangles
+/// at most the drawing's pixels plus 8 per row (and 6 rows of margin),
+/// each envelope read a bisection.
+fn budget(c: &Crafted, w: u64, h: u64, px: u64) -> u64 {
+    let points: u64 = c.envelopes.iter().map(|e| e.1.len() as u64).sum();
+    let bisection = 2 * (4 + u64::from(64 - points.leading_zeros()));
+    let tiles = (c.w * c.h) as u64 * (1 + px * px);
+    let per_quad = 1 + 2 * bisection + 2 * (w * h + 8 * (h + 6));
+    tiles + bisection + c.quads.len() as u64 * per_quad
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    /// Random crafted maps: the full style never panics, stays within the
+    /// work budget of its drawing's size, and with a random small limit
+    /// either draws within it or fails with `work_limit` and the quads
+    /// layer or the design layer named.
+    #[test]
+    fn full_style_stays_within_its_budget((c, size) in arb_map(), cap in 0u64..200_000) {
+        let bytes = crafted(&c);
+        let pic = render(&bytes, Style::Full, size, None).map_err(|f| f.error).unwrap();
+        let g = pic.geometry;
+        let (w, h, px) = if g.shrink > 1 {
+            (u64::from(g.tiles_w), u64::from(g.tiles_h), 1)
+        } else {
+            (u64::from(g.width), u64::from(g.height), u64::from(g.cell))
+        };
+        prop_assert!(pic.work <= budget(&c, w, h, px), "{} > {}", pic.work, budget(&c, w, h, px));
+        match render(&bytes, Style::Full, size, Some(cap)) {
+            Ok(p) => {
+                prop_assert!(p.work <= cap);
+                prop_assert_eq!(p.canvas, pic.canvas);
+            }
+            Err(f) => {
+                prop_assert!(pic.work > cap);
+                prop_assert_eq!(f.error.kind, "work_limit");
+                let s = f.error.section;
+                prop_assert!(s == "layer 1 (Design)" || s == "layer 2 (Heavy)", "{}", s);
+            }
+        }
+        // The entities style of the same map is drawn too.
+        let e = render_map(
+            &bytes,
+            &RenderOptions { style: Style::Entities, size },
+            &Textures::palette(),
+            &mut Inflater::new(InflateLimits::default()),
+            &mut Vec::new(),
+        );
+        prop_assert!(e.is_ok());
+    }
 }
 
 /// Writes the maps of the README's render cost figures to
