@@ -24,6 +24,7 @@
 //! | [`Limits::KEEP_WORKER_BUFFER_BYTES`] | 64 MiB per reusable worker buffer (fixed) | `maps index`, `demos index`, `demos export` (shrunk after a larger file) | none |
 //! | [`crate::map::STREAM_TILES_BYTES`] | 16 MiB (fixed) | `maps index` tile statistics: larger vanilla tile data is counted piece by piece as it inflates, never held whole | none |
 //! | map string blocks | 4097 bytes inflated per C string (fixed, [`crate::map::strings::MAX_STRING_LEN`] + 1) | [`crate::datafile::Datafile::decompress_prefix`] | none: a longer string is cut with `string_truncated` |
+//! | [`Limits::MAX_PICTURE_OVERDRAW`], [`Limits::PICTURE_WORK_ALLOWANCE`] | 256 pixel visits per pixel of the drawing, plus 2^24 (fixed; see [`Limits::picture_work`]) | `maps render --style full` ([`crate::render::full::draw`]): every pixel a tile or quad visits, every row a quad scans, every tile and quad read | render `work_limit` (naming the group and layer) |
 //! | [`Limits::MAX_SNAPSHOT_ITEMS`] | 1024 (fixed) | snapshot parsing and delta application | stream `snapshot.too_many_items` |
 //! | [`Limits::MAX_SNAPSHOT_BYTES`] | 64 KiB (fixed) | snapshot parsing and delta application | stream `snapshot.too_large` |
 //! | [`Limits::MAX_CHUNK_PAYLOAD`] | 64 KiB decoded (fixed) | Huffman and varint stages of the demo stream | stream `payload_too_large` |
@@ -142,6 +143,27 @@ impl Limits {
     /// Team changes kept per player; later ones are counted, with one
     /// `too_many_team_changes` warning (not configurable).
     pub const MAX_TEAM_CHANGES_PER_PLAYER: usize = players::DEFAULT_MAX_TEAM_CHANGES;
+
+    /// Pixel visits a `full` picture may make per pixel of its drawing (the
+    /// canvas it is drawn on: one pixel per tile when shrinking), on
+    /// average: a visit is a pixel a tile cell or a quad's span covers
+    /// (drawn or found transparent), and each row a quad scans, each tile
+    /// and each quad read counts one too. Real maps draw each pixel about
+    /// once per layer; 256 is far above any (not configurable).
+    pub const MAX_PICTURE_OVERDRAW: u64 = 256;
+    /// Visits every `full` picture may make whatever its size (so a tiny
+    /// picture of a map with many layers or quads is still drawn).
+    pub const PICTURE_WORK_ALLOWANCE: u64 = 1 << 24;
+
+    /// The work a `full` picture of `pixels` drawing pixels may do:
+    /// [`Limits::MAX_PICTURE_OVERDRAW`] per pixel plus
+    /// [`Limits::PICTURE_WORK_ALLOWANCE`]; past it the picture fails with
+    /// render `work_limit`.
+    pub fn picture_work(pixels: u64) -> u64 {
+        pixels
+            .saturating_mul(Self::MAX_PICTURE_OVERDRAW)
+            .saturating_add(Self::PICTURE_WORK_ALLOWANCE)
+    }
 
     /// The datafile part of these limits.
     pub fn datafile(&self) -> datafile::InflateLimits {

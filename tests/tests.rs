@@ -30,6 +30,7 @@ mod readme;
 mod records;
 mod reliability_io;
 mod render;
+mod render_cost;
 mod render_more;
 mod scaling;
 mod skips;

@@ -26,6 +26,8 @@ pub struct Envelopes<'a> {
     points: Option<crate::bytes::LeI32s<'a>>,
     ints_per_point: usize,
     count: usize,
+    /// Points read so far (the drawing's work counts them).
+    reads: std::cell::Cell<u64>,
 }
 
 impl<'a> Envelopes<'a> {
@@ -34,10 +36,17 @@ impl<'a> Envelopes<'a> {
             points: df.items_of_type(ITEM_ENVPOINTS).next().map(|it| it.data),
             ints_per_point: map.env_points.ints_per_point.max(6),
             count: map.env_points.count,
+            reads: std::cell::Cell::new(0),
         }
     }
 
+    /// The points read since the last call.
+    pub fn take_reads(&self) -> u64 {
+        self.reads.take()
+    }
+
     fn point(&self, i: usize) -> Option<Point> {
+        self.reads.set(self.reads.get() + 1);
         let d = self.points.as_ref()?;
         let base = i.checked_mul(self.ints_per_point)?;
         let g = |k: usize| d.get(base + k);
@@ -171,6 +180,7 @@ mod tests {
                 points: Some(crate::bytes::LeI32s::new(&bytes)),
                 ints_per_point: 6,
                 count: n,
+                reads: Default::default(),
             };
             for _ in 0..40 {
                 let offset = rng.range(-5000, 5000);

@@ -321,6 +321,14 @@ pub struct Picture {
     /// The legend of the flat palette (entities style without the atlas;
     /// empty otherwise), drawn by [`Picture::draw_legend`].
     pub legend: Vec<legend::Entry>,
+    /// What drawing cost, in the units of [`crate::limits::Limits::picture_work`]
+    /// (pixel visits, rows scanned, tiles and quads read; 0 for the
+    /// entities style, which is bounded by its six layers).
+    pub work: u64,
+    /// The most bytes held at once by the tiles, the drawing canvas and
+    /// the scratch buffer while drawing (capacities): the memory a picture
+    /// costs beyond the map's own bytes and the textures.
+    pub held_bytes: u64,
 }
 
 impl Picture {
@@ -357,6 +365,7 @@ pub const KINDS: &[&str] = &[
     "no_map",
     "too_large",
     "too_many_warnings",
+    "work_limit",
 ];
 
 /// A failure of the `render` stage (not of the datafile or map parser).
@@ -379,10 +388,24 @@ pub fn render_map(
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
 ) -> Result<Picture, RenderFailure> {
+    render_map_with(bytes, opts, textures, inflater, buf, None)
+}
+
+/// [`render_map`] with the full style's work capped at `max_work`
+/// (`None`: [`crate::limits::Limits::picture_work`] of the drawing's
+/// pixels).
+pub fn render_map_with(
+    bytes: &[u8],
+    opts: &RenderOptions,
+    textures: &Textures,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+    max_work: Option<u64>,
+) -> Result<Picture, RenderFailure> {
     let mut df_warnings = Warnings::new(crate::datafile::MAX_WARNINGS);
     let df =
         Datafile::parse_with(bytes, &mut df_warnings).map_err(|e| ErrorRecord::datafile(&e))?;
-    render_datafile(&df, &df_warnings, opts, textures, inflater, buf)
+    render_datafile_with(&df, &df_warnings, opts, textures, inflater, buf, max_work)
 }
 
 /// Renders a parsed map (see [`render_map`]) whose datafile warnings were
@@ -394,6 +417,20 @@ pub fn render_datafile(
     textures: &Textures,
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
+) -> Result<Picture, RenderFailure> {
+    render_datafile_with(df, df_warnings, opts, textures, inflater, buf, None)
+}
+
+/// [`render_datafile`] with the full style's work capped as
+/// [`render_map_with`] says.
+pub fn render_datafile_with(
+    df: &Datafile<'_>,
+    df_warnings: &[crate::datafile::Warning],
+    opts: &RenderOptions,
+    textures: &Textures,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+    max_work: Option<u64>,
 ) -> Result<Picture, RenderFailure> {
     let mut warnings: Vec<WarningRecord> =
         df_warnings.iter().map(WarningRecord::datafile).collect();
@@ -427,21 +464,42 @@ pub fn render_datafile(
     // warnings, each capped by its own sink; all of them also with an
     // error of the drawing.
     let mut drawing = Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS);
-    let drawn = draw_map(df, &map, opts, textures, inflater, buf, &mut drawing);
+    let drawn = draw_map(
+        df,
+        &map,
+        opts,
+        textures,
+        inflater,
+        buf,
+        &mut drawing,
+        max_work,
+    );
     warnings.extend(drawing.into_vec());
     match drawn {
-        Ok((canvas, geometry, legend)) => Ok(Picture {
-            canvas,
-            geometry,
+        Ok(d) => Ok(Picture {
+            canvas: d.canvas,
+            geometry: d.geometry,
             warnings,
-            legend,
+            legend: d.legend,
+            work: d.work,
+            held_bytes: d.held_bytes,
         }),
         Err(error) => Err(RenderFailure { error, warnings }),
     }
 }
 
-/// The picture of a parsed map in `opts`' style: its canvas, geometry and
-/// palette legend.
+/// A drawn picture before its warnings are added.
+struct Drawn {
+    canvas: Canvas,
+    geometry: Geometry,
+    legend: Vec<legend::Entry>,
+    work: u64,
+    held_bytes: u64,
+}
+
+/// The picture of a parsed map in `opts`' style: its canvas, geometry,
+/// palette legend and cost.
+#[allow(clippy::too_many_arguments)]
 fn draw_map(
     df: &Datafile<'_>,
     map: &Map,
@@ -450,7 +508,8 @@ fn draw_map(
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
     drawing: &mut Warnings<WarningRecord>,
-) -> Result<(Canvas, Geometry, Vec<legend::Entry>), ErrorRecord> {
+    max_work: Option<u64>,
+) -> Result<Drawn, ErrorRecord> {
     let Some(game) = map.game_layer() else {
         return Err(render_error(
             "no_game_layer",
@@ -469,14 +528,23 @@ fn draw_map(
     }
     let (tw, th) = (game.width.max(0) as u32, game.height.max(0) as u32);
     let geometry = Geometry::new(tw, th, opts.size).map_err(|m| render_error("too_large", m))?;
+    let mut cost = full::Cost::default();
     let (canvas, legend) = match opts.style {
-        Style::Entities => draw_entities(df, map, &geometry, textures, inflater, buf)?,
+        Style::Entities => draw_entities(df, map, &geometry, textures, inflater, buf, &mut cost)?,
         Style::Full => (
-            full::draw(df, map, &geometry, textures, inflater, buf, drawing)?,
+            full::draw(
+                df, map, &geometry, textures, inflater, buf, drawing, max_work, &mut cost,
+            )?,
             Vec::new(),
         ),
     };
-    Ok((canvas, geometry, legend))
+    Ok(Drawn {
+        canvas,
+        geometry,
+        legend,
+        work: cost.work,
+        held_bytes: cost.held_bytes,
+    })
 }
 
 /// The `entities` style of a parsed map, and its palette legend (empty
@@ -488,6 +556,7 @@ fn draw_entities(
     textures: &Textures,
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
+    cost: &mut full::Cost,
 ) -> Result<(Canvas, Vec<legend::Entry>), ErrorRecord> {
     let mut layers: Vec<TileLayer> = Vec::new();
     for kind in PhysicsKind::PHYSICS {
@@ -516,5 +585,10 @@ fn draw_entities(
     } else {
         entities::legend_entries(&layers.iter().collect::<Vec<_>>())
     };
-    Ok((entities::draw(&pairs, geometry), legend))
+    let canvas = entities::draw(&pairs, geometry);
+    // Each layer's tiles (the worker's buffer became the first one's), the
+    // buffer and the picture.
+    let tiles: usize = layers.iter().map(|l| l.bytes.capacity()).sum();
+    cost.held_bytes = (tiles + buf.capacity() + canvas.rgb.capacity()) as u64;
+    Ok((canvas, legend))
 }

@@ -82,7 +82,10 @@ impl Map {
     }
 
     /// Loads and expands the tiles of layer `layer` (a tilemap) to
-    /// `width × height` tiles. `scratch` receives the stored data.
+    /// `width × height` tiles. `scratch` receives the stored data; when it
+    /// is already in the layer's format (neither tile skip nor a legacy
+    /// format) it becomes the layer's bytes as it is, not copied, and
+    /// `scratch` is left empty: a layer costs its inflated size once.
     pub fn load_tiles(
         &self,
         df: &Datafile<'_>,
@@ -100,6 +103,8 @@ impl Map {
             tiles::expand_tile_skip(scratch, w * h, &mut out)
                 .map_err(|e| skip_error(e.kind, section, src.data_offset))?;
             out
+        } else if src.format == tm.kind.format() {
+            std::mem::take(scratch)
         } else {
             tiles::upgrade_legacy(scratch, tm.kind, src.format)
         };
