@@ -252,3 +252,243 @@ fn overlong_tar_member_names_are_refused_unread() {
         );
     }
 }
+
+/// The records of `maps index -q ARGS` (exit `code`) as (path, error kind).
+fn kinds(args: &[&str], code: i32) -> Vec<(String, String)> {
+    let mut all = vec!["maps", "index", "-q"];
+    all.extend(args);
+    crate::common::run_records(&all, code)
+        .iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_owned(),
+                r["error"]["kind"].as_str().unwrap_or("").to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// A deflated zip member declaring 1000 times the bytes it inflates to
+/// (within the default 1100:1 ratio) gets a buffer as large as what it
+/// inflates to, not as its declared size; a member that really inflates
+/// 1000:1 is read whole.
+#[test]
+fn a_zip_members_declared_size_never_sizes_its_buffer() {
+    use crate::archives::{find_all, put_u32, write_zip, CENTRAL, LOCAL};
+    let tmp = tempfile::tempdir().unwrap();
+    let z = tmp.path().join("liar.zip");
+    let noise: Vec<u8> = (0..1u32 << 20)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let zeros = vec![0u8; 4 << 20];
+    write_zip(
+        &z,
+        &[
+            ("liar.map".into(), noise.clone()),
+            ("zeros.map".into(), zeros.clone()),
+        ],
+        zip::CompressionMethod::Deflated,
+    );
+    let mut b = std::fs::read(&z).unwrap();
+    let (c, l) = (find_all(&b, CENTRAL)[0], find_all(&b, LOCAL)[0]);
+    let stored = u32::from_le_bytes(b[c + 20..c + 24].try_into().unwrap());
+    let declared = stored * 1000;
+    put_u32(&mut b, c + 24, declared);
+    put_u32(&mut b, l + 22, declared);
+    std::fs::write(&z, &b).unwrap();
+    let inputs = batch::collect_inputs(&[z.clone()], "map");
+    assert_eq!(inputs.len(), 2);
+    let mut buf = Vec::new();
+    let e = batch::load(&inputs[0], MmapMode::Never, &mut buf)
+        .err()
+        .unwrap();
+    let e = e
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<batch::archive::ArchiveError>())
+        .unwrap();
+    assert_eq!((e.kind, e.offset), ("size_mismatch", l as u64), "{e}");
+    assert_eq!(buf.len(), noise.len());
+    assert!(
+        buf.capacity() <= 2 * noise.len() + (64 << 10),
+        "{} bytes of capacity for {} inflated, {declared} declared",
+        buf.capacity(),
+        noise.len()
+    );
+    let mut buf = Vec::new();
+    let got = batch::load(&inputs[1], MmapMode::Never, &mut buf).unwrap();
+    assert!(*got == zeros[..]);
+    assert!(buf.capacity() <= 2 * zeros.len() + (64 << 10));
+}
+
+/// An encrypted zip member (general purpose flag bit 0) is `encrypted`,
+/// not an inflate or size error; the other member is read.
+#[test]
+fn encrypted_zip_members_are_reported_as_encrypted() {
+    use crate::archives::{find_all, write_zip, CENTRAL, LOCAL};
+    let tmp = tempfile::tempdir().unwrap();
+    let z = tmp.path().join("locked.zip");
+    write_zip(
+        &z,
+        &[
+            ("locked.map".into(), vec![1; 5000]),
+            ("open.map".into(), vec![2; 5000]),
+        ],
+        zip::CompressionMethod::Deflated,
+    );
+    let mut b = std::fs::read(&z).unwrap();
+    let (c, l) = (find_all(&b, CENTRAL)[0], find_all(&b, LOCAL)[0]);
+    b[c + 8] |= 1;
+    b[l + 6] |= 1;
+    std::fs::write(&z, &b).unwrap();
+    let recs = crate::common::run_records(&["maps", "index", "-q", z.to_str().unwrap()], 1);
+    assert_eq!(recs.len(), 2, "{recs:?}");
+    assert_eq!(recs[0]["path"], format!("{}!/locked.map", z.display()));
+    assert_eq!(recs[0]["error"]["stage"], "archive");
+    assert_eq!(recs[0]["error"]["kind"], "encrypted", "{}", recs[0]);
+    assert_eq!(recs[0]["error"]["offset"], l);
+    // Not a map, but read: a datafile error, not an archive one.
+    assert_eq!(recs[1]["error"]["stage"], "datafile", "{}", recs[1]);
+}
+
+/// A `.tar.gz` piped to `-` is read as its tar; a stream that is neither
+/// gzip nor tar is one `bad_archive` record whose message has no raw
+/// control bytes.
+#[test]
+fn a_gzipped_tar_on_stdin_is_read() {
+    let tar = tar_bytes(&[
+        ("a.map".to_owned(), vec![1; 700]),
+        ("b.map".to_owned(), vec![2; 900]),
+    ]);
+    for input in [gzip(&tar), tar.clone()] {
+        let out = crate::archives::run_with_stdin(&["maps", "index", "-q", "-"], &input);
+        assert_eq!(out.status.code(), Some(1));
+        let recs = crate::common::records(&out);
+        let got: Vec<(&str, &str, u64)> = recs
+            .iter()
+            .map(|r| {
+                (
+                    r["path"].as_str().unwrap(),
+                    r["error"]["stage"].as_str().unwrap(),
+                    r["size"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [("a.map", "datafile", 700), ("b.map", "datafile", 900)]
+        );
+    }
+    // Header bytes with control characters where a number should be.
+    let mut junk = tar.clone();
+    junk[124..136].copy_from_slice(b"\x1b[31m\x07\x01\x02\x03\x04\x05\x06");
+    let mut h = tar::Header::new_old();
+    h.as_mut_bytes().copy_from_slice(&junk[..512]);
+    h.set_cksum();
+    junk[..512].copy_from_slice(h.as_bytes());
+    let out = crate::archives::run_with_stdin(&["maps", "index", "-q", "-"], &gzip(&junk));
+    let recs = crate::common::records(&out);
+    assert_eq!(recs.len(), 1, "{recs:?}");
+    assert_eq!(recs[0]["error"]["kind"], "bad_archive");
+    let msg = recs[0]["error"]["message"].as_str().unwrap();
+    assert!(!msg.chars().any(char::is_control), "{msg:?}");
+    assert!(msg.contains("\\u{1b}"), "{msg:?}");
+}
+
+/// An archive named on the command line always gets a record: a zip whose
+/// end record says 0 entries, or one without a `*.map` member, is one
+/// `no_members` error; found by a directory walk, it is left out.
+#[test]
+fn a_named_archive_without_members_is_a_no_members_record() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = tmp.path().join("empty.zip");
+    let z = zip::ZipWriter::new(std::fs::File::create(&empty).unwrap());
+    z.finish().unwrap();
+    let other = tmp.path().join("demos.tar");
+    std::fs::write(&other, tar_bytes(&[("x.demo".to_owned(), vec![1; 10])])).unwrap();
+    let (e, o) = (empty.to_str().unwrap(), other.to_str().unwrap());
+    assert_eq!(
+        kinds(&[e, o], 1),
+        [
+            (o.to_owned(), "no_members".to_owned()),
+            (e.to_owned(), "no_members".to_owned())
+        ]
+    );
+    // Found by a walk: no record, nothing found (exit 1, no records).
+    assert_eq!(kinds(&[tmp.path().to_str().unwrap()], 1), []);
+}
+
+/// `--list -0` output fed back with `--files-from - -0` gives the same
+/// records, archive members included.
+#[test]
+fn listed_archive_members_are_accepted_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = vec![
+        ("a.map".to_owned(), vec![1; 100]),
+        ("sub/b.map".to_owned(), vec![2; 200]),
+    ];
+    let z = tmp.path().join("p.zip");
+    crate::archives::write_zip(&z, &files, zip::CompressionMethod::Deflated);
+    let tgz = tmp.path().join("p.tgz");
+    crate::archives::write_tar_gz(&tgz, &tar_bytes(&files));
+    std::fs::write(tmp.path().join("c.map"), [3; 300]).unwrap();
+    let dir = tmp.path().to_str().unwrap();
+    let listed = crate::common::teebatch(&["maps", "index", "--list", "-0", dir]);
+    assert_eq!(listed.status.code(), Some(0));
+    assert_eq!(
+        listed
+            .stdout
+            .split(|&b| b == 0)
+            .filter(|s| !s.is_empty())
+            .count(),
+        5
+    );
+    let direct = crate::common::run_records(&["maps", "index", "-q", dir], 1);
+    let out = crate::archives::run_with_stdin(
+        &["maps", "index", "-q", "--files-from", "-", "-0"],
+        &listed.stdout,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let back = crate::common::records(&out);
+    assert_eq!(back, direct);
+    assert!(
+        back.iter().all(|r| r["error"]["stage"] == "datafile"),
+        "{back:?}"
+    );
+    // A member the archive does not hold: its own record.
+    let missing = format!("{}!/nope.map", z.display());
+    assert_eq!(kinds(&[&missing], 1), [(missing.clone(), "io".to_owned())]);
+}
+
+/// A real file whose path is an archive member's record path is refused
+/// (exit 2, the path in the message) on every run, instead of two records
+/// with one path.
+#[test]
+fn a_file_named_like_a_member_record_path_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let z = tmp.path().join("x.zip");
+    crate::archives::write_zip(
+        &z,
+        &[("y.map".to_owned(), vec![1; 10])],
+        zip::CompressionMethod::Stored,
+    );
+    let clash = tmp.path().join("x.zip!");
+    std::fs::create_dir(&clash).unwrap();
+    std::fs::write(clash.join("y.map"), [2; 10]).unwrap();
+    for _ in 0..3 {
+        let out = crate::common::teebatch(&["maps", "index", "-q", tmp.path().to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "{}!/y.map: names both a file and an archive member",
+                z.display()
+            )),
+            "{err}"
+        );
+    }
+}

@@ -9,8 +9,11 @@
 //! - `.zip` and `.tar` are memory-mapped once and shared by every member
 //!   (`Arc`). The container is parsed by the `zip` and `tar` crates, which
 //!   only list entries here: stored members are slices of the mapping (no
-//!   copy), deflated zip members are inflated by libdeflater into the
-//!   worker's reused buffer, sized by the central directory. Every member is
+//!   copy), deflated zip members are inflated (flate2) into the worker's
+//!   reused buffer, which grows as output is produced (the declared size
+//!   only caps it: a member declaring 1000 times its bytes allocates what
+//!   it really inflates to, see `inflate_into`). Encrypted members are
+//!   refused (`encrypted`). Every member is
 //!   checked against its CRC-32 (zip) before it is parsed.
 //! - `.tar.gz` is a stream: listing reads it once to learn the members and
 //!   where their bytes are in the decompressed stream; processing reads it
@@ -84,7 +87,7 @@ pub struct ArchiveError {
     /// A stable snake_case kind: `bad_archive`, `lying_size`, `zip_bomb`,
     /// `total_limit`, `overlapping`, `unsafe_name`, `crc_mismatch`,
     /// `size_mismatch`, `nested_archive`, `unsupported`, `inflate`,
-    /// `duplicate_name`, `name_too_long`.
+    /// `duplicate_name`, `name_too_long`, `encrypted`, `no_members`.
     pub kind: &'static str,
     /// `archive`, `central_directory`, or `member` (the member is in the path).
     pub section: &'static str,
@@ -108,6 +111,8 @@ pub const KINDS: &[&str] = &[
     "inflate",
     "duplicate_name",
     "name_too_long",
+    "encrypted",
+    "no_members",
 ];
 
 impl ArchiveError {
@@ -225,26 +230,30 @@ impl Member {
                 match self.method {
                     Method::Stored => stored,
                     Method::Deflated => {
-                        buf.clear();
-                        buf.resize(self.size as usize, 0);
-                        let n = INFLATER
-                            .with_borrow_mut(|d| d.deflate_decompress(stored, buf))
-                            .map_err(|e| {
-                                err(
-                                    "inflate",
-                                    format!(
-                                        "member does not inflate to its declared {} bytes: {e}",
-                                        self.size
-                                    ),
-                                )
-                            })?;
-                        if n != buf.len() {
-                            return Err(err(
-                                "size_mismatch",
+                        inflate_into(stored, self.size, buf).map_err(|e| {
+                            err(
+                                "inflate",
                                 format!(
-                                    "member inflates to {n} bytes, not the declared {}",
+                                    "member does not inflate to its declared {} bytes: {e}",
                                     self.size
                                 ),
+                            )
+                        })?;
+                        let n = buf.len() as u64;
+                        if n != self.size {
+                            return Err(err(
+                                "size_mismatch",
+                                if n > self.size {
+                                    format!(
+                                        "member inflates to more than the declared {} bytes",
+                                        self.size
+                                    )
+                                } else {
+                                    format!(
+                                        "member inflates to {n} bytes, not the declared {}",
+                                        self.size
+                                    )
+                                },
                             ));
                         }
                         buf
@@ -269,10 +278,37 @@ impl Member {
     }
 }
 
-thread_local! {
-    /// Each worker's inflater for deflated zip members.
-    static INFLATER: std::cell::RefCell<libdeflater::Decompressor> =
-        std::cell::RefCell::new(libdeflater::Decompressor::new());
+/// Inflates the raw deflate stream `stored` into `buf` (cleared first),
+/// growing it as output is produced: by what it holds (at least 64 KiB),
+/// never past `declared + 1` bytes, so the capacity stays within twice
+/// what was produced plus 64 KiB whatever the archive declares. Output past
+/// the declared size stops at one byte more (the caller sees the mismatch).
+fn inflate_into(stored: &[u8], declared: u64, buf: &mut Vec<u8>) -> Result<(), String> {
+    use flate2::{Decompress, FlushDecompress, Status};
+    buf.clear();
+    let cap = declared.saturating_add(1);
+    let mut d = Decompress::new(false);
+    loop {
+        if buf.len() == buf.capacity() {
+            let len = buf.len() as u64;
+            if len >= cap {
+                return Ok(());
+            }
+            let more = len.max(64 << 10).min(cap - len);
+            buf.reserve_exact(more as usize);
+        }
+        let (in_before, out_before) = (d.total_in(), d.total_out());
+        let status = d
+            .decompress_vec(&stored[in_before as usize..], buf, FlushDecompress::Finish)
+            .map_err(|e| e.to_string())?;
+        if status == Status::StreamEnd {
+            return Ok(());
+        }
+        let stalled = d.total_in() == in_before && d.total_out() == out_before;
+        if stalled && buf.len() < buf.capacity() {
+            return Err("the deflate stream ends early".into());
+        }
+    }
 }
 
 /// Whether a member name ends in `.ext` (case-insensitive) and names a file.
@@ -331,16 +367,48 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
         error: ArchiveError::new(kind, "archive", offset, message),
     };
     let cap = limits.max_archive_total_bytes;
-    let spooled = tempfile::tempfile().and_then(|mut f| {
-        let n = io::copy(&mut io::stdin().lock().take(cap.saturating_add(1)), &mut f)?;
-        Ok((f, n))
-    });
+    // A gzip stream (magic 1f 8b) is decompressed on the way: the spool
+    // holds the tar, and offsets are in it, as for a `.tar.gz`.
+    let mut stdin = io::stdin().lock();
+    let mut head = [0u8; 2];
+    let mut got = 0;
+    let peeked = loop {
+        match stdin.read(&mut head[got..]) {
+            Ok(0) => break Ok(()),
+            Ok(n) => {
+                got += n;
+                if got == head.len() {
+                    break Ok(());
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    let gzipped = head[..got] == [0x1f, 0x8b];
+    let what = if gzipped {
+        "the gzip stream on stdin"
+    } else {
+        "the tar stream on stdin"
+    };
+    let input = io::Cursor::new(head[..got].to_vec()).chain(stdin);
+    let mut input: Box<dyn Read> = if gzipped {
+        Box::new(MultiGzDecoder::new(input))
+    } else {
+        Box::new(input)
+    };
+    let spooled = peeked
+        .and_then(|()| tempfile::tempfile())
+        .and_then(|mut f| {
+            let n = io::copy(&mut (&mut input).take(cap.saturating_add(1)), &mut f)?;
+            Ok((f, n))
+        });
     let file = match spooled {
         Ok((_, n)) if n > cap => {
             out.push(bad(
                 "total_limit",
                 cap,
-                format!("the tar stream on stdin is longer than the {cap} byte limit"),
+                format!("{what} is longer than the {cap} byte limit (decompressed)"),
             ));
             return;
         }
@@ -349,7 +417,7 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
             out.push(bad(
                 "bad_archive",
                 0,
-                format!("reading the tar stream on stdin: {e}"),
+                format!("reading {what}: {}", printable(&e.to_string())),
             ));
             return;
         }
@@ -372,6 +440,7 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
         path: path.to_path_buf(),
         bytes,
     });
+    let before = out.len();
     let (mut listed, err) = list_tar(&mapped.bytes, ext);
     check_members(&mut listed, mapped.bytes.len() as u64, limits);
     for l in listed {
@@ -385,6 +454,51 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
         path: path.to_path_buf(),
         error,
     }));
+    if out.len() == before {
+        out.push(no_members(path, ext));
+    }
+}
+
+/// The record of an archive named as an input that gives none.
+fn no_members(path: &Path, ext: &str) -> Input {
+    Input::BadArchive {
+        path: path.to_path_buf(),
+        error: ArchiveError::new(
+            "no_members",
+            "archive",
+            0,
+            format!("the archive holds no member named *.{ext}"),
+        ),
+    }
+}
+
+/// [`list`] for an archive named as an input (a PATH or a `--files-from`
+/// line), not found by a directory walk: one that gives no input at all
+/// (no member named `*.ext`, e.g. a zip whose end record says 0 entries)
+/// is one `no_members` error record, so every archive named gets a record.
+pub fn list_named(path: &Path, kind: Kind, ext: &str, limits: &Limits, out: &mut Vec<Input>) {
+    let before = out.len();
+    list(path, kind, ext, limits, out);
+    if out.len() == before {
+        out.push(no_members(path, ext));
+    }
+}
+
+/// The archive and member of a record path `ARCHIVE!/MEMBER` (what
+/// `--list` prints) that names no file: the first `!/` whose left side is
+/// an archive file.
+pub fn split_member_path(path: &Path) -> Option<(PathBuf, Kind)> {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let sep = SEPARATOR.as_bytes();
+    (0..bytes.len().saturating_sub(sep.len() - 1))
+        .filter(|&i| bytes[i..].starts_with(sep))
+        .find_map(|i| {
+            let kind = Kind::of_name(&bytes[..i])?;
+            let archive = PathBuf::from(os_name(&bytes[..i]));
+            std::fs::metadata(&archive)
+                .is_ok_and(|m| m.is_file())
+                .then_some((archive, kind))
+        })
 }
 
 /// One entry as listed, before it becomes a [`Member`].
@@ -643,7 +757,7 @@ fn list_zip(bytes: &[u8], ext: &str) -> Result<(Vec<Listed>, Option<ArchiveError
             "bad_archive",
             "central_directory",
             bytes.len() as u64,
-            format!("not a readable zip archive: {e}"),
+            format!("not a readable zip archive: {}", printable(&e.to_string())),
         )
     };
     let mut z = zip::ZipArchive::new(io::Cursor::new(bytes)).map_err(zerr)?;
@@ -672,6 +786,16 @@ fn list_zip(bytes: &[u8], ext: &str) -> Result<(Vec<Listed>, Option<ArchiveError
                 e
             }),
         };
+        if meta.encrypted() {
+            // ZipCrypto or AES (whose method is 99): never inflated, never
+            // checked against a CRC it cannot match.
+            l.problem.get_or_insert(ArchiveError::new(
+                "encrypted",
+                "member",
+                header_offset,
+                "member is encrypted (not supported)".into(),
+            ));
+        }
         match method {
             zip::CompressionMethod::Stored => {}
             m if m == zip::CompressionMethod::DEFLATE => l.method = Method::Deflated,
