@@ -296,7 +296,7 @@ fn a_zip_members_declared_size_never_sizes_its_buffer() {
     put_u32(&mut b, c + 24, declared);
     put_u32(&mut b, l + 22, declared);
     std::fs::write(&z, &b).unwrap();
-    let inputs = batch::collect_inputs(&[z.clone()], "map");
+    let inputs = batch::collect_inputs(std::slice::from_ref(&z), "map");
     assert_eq!(inputs.len(), 2);
     let mut buf = Vec::new();
     let e = batch::load(&inputs[0], MmapMode::Never, &mut buf)
