@@ -19,7 +19,7 @@ fn members(dir: &Path, ext: &str) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
-fn write_zip(path: &Path, files: &[(String, Vec<u8>)], method: zip::CompressionMethod) {
+pub(crate) fn write_zip(path: &Path, files: &[(String, Vec<u8>)], method: zip::CompressionMethod) {
     let mut z = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
     let opts = zip::write::SimpleFileOptions::default().compression_method(method);
     for (name, bytes) in files {
@@ -29,7 +29,7 @@ fn write_zip(path: &Path, files: &[(String, Vec<u8>)], method: zip::CompressionM
     z.finish().unwrap();
 }
 
-fn tar_bytes(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+pub(crate) fn tar_bytes(files: &[(String, Vec<u8>)]) -> Vec<u8> {
     let mut b = tar::Builder::new(Vec::new());
     for (name, bytes) in files {
         let mut h = tar::Header::new_gnu();
@@ -41,7 +41,7 @@ fn tar_bytes(files: &[(String, Vec<u8>)]) -> Vec<u8> {
     b.into_inner().unwrap()
 }
 
-fn write_tar_gz(path: &Path, tar: &[u8]) {
+pub(crate) fn write_tar_gz(path: &Path, tar: &[u8]) {
     let mut g = flate2::write::GzEncoder::new(
         std::fs::File::create(path).unwrap(),
         flate2::Compression::fast(),
@@ -394,7 +394,7 @@ fn parquet_with_archive_inputs_holds_the_combined_path() {
 // ---- hostile archives ----
 
 /// A real map (the collection's good member) and the crafted archive dir.
-fn small_map() -> Option<Vec<u8>> {
+pub(crate) fn small_map() -> Option<Vec<u8>> {
     let ds = common::datasets()?;
     Some(
         std::fs::read(ds.join("maps/KoG-maps-workflow/tiny_finishable_map__8fa5e630.map")).unwrap(),
@@ -402,7 +402,7 @@ fn small_map() -> Option<Vec<u8>> {
 }
 
 /// Positions of `sig` in `bytes`.
-fn find_all(bytes: &[u8], sig: &[u8]) -> Vec<usize> {
+pub(crate) fn find_all(bytes: &[u8], sig: &[u8]) -> Vec<usize> {
     bytes
         .windows(sig.len())
         .enumerate()
@@ -411,10 +411,10 @@ fn find_all(bytes: &[u8], sig: &[u8]) -> Vec<usize> {
         .collect()
 }
 
-const LOCAL: &[u8] = b"PK\x03\x04";
-const CENTRAL: &[u8] = b"PK\x01\x02";
+pub(crate) const LOCAL: &[u8] = b"PK\x03\x04";
+pub(crate) const CENTRAL: &[u8] = b"PK\x01\x02";
 
-fn put_u32(b: &mut [u8], at: usize, v: u32) {
+pub(crate) fn put_u32(b: &mut [u8], at: usize, v: u32) {
     b[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }
 
@@ -744,7 +744,7 @@ fn truncated_archives_are_one_error_and_keep_what_came_before() {
 }
 
 /// Runs `teebatch args` with `stdin` on its standard input.
-fn run_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
+pub(crate) fn run_with_stdin(args: &[&str], stdin: &[u8]) -> std::process::Output {
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
         .args(args)
         .stdin(std::process::Stdio::piped())

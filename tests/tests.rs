@@ -3,6 +3,7 @@
 mod common;
 
 mod aggregate;
+mod archive_limits;
 mod archives;
 mod cli;
 mod cli_usage;

@@ -9,17 +9,24 @@
 //! - `.zip` and `.tar` are memory-mapped once and shared by every member
 //!   (`Arc`). The container is parsed by the `zip` and `tar` crates, which
 //!   only list entries here: stored members are slices of the mapping (no
-//!   copy), deflated zip members are inflated by libdeflater into the
-//!   worker's reused buffer, sized by the central directory. Every member is
+//!   copy), deflated zip members are inflated (flate2) into the worker's
+//!   reused buffer, which grows as output is produced (the declared size
+//!   only caps it: a member declaring 1000 times its bytes allocates what
+//!   it really inflates to, see `inflate_into`). Encrypted members are
+//!   refused (`encrypted`). Every member is
 //!   checked against its CRC-32 (zip) before it is parsed.
 //! - `.tar.gz` is a stream: listing reads it once to learn the members and
 //!   where their bytes are in the decompressed stream; processing reads it
-//!   again with one decompressor shared by the workers ([`GzStream`]), which
-//!   hands each member to the worker that asked for it. Members other
-//!   workers are waiting for are kept until taken, later ones up to
-//!   [`READ_AHEAD_BYTES`]; others are skipped (and the stream restarted if
-//!   one is asked for later), so memory is bounded by the members in flight
-//!   and that read-ahead, not by the archive.
+//!   once more, forward only, with one decompressor shared by the workers
+//!   ([`GzStream`]), which hands each member to the worker that asked for
+//!   it. Workers ask in name order, which need not be the stream's: the
+//!   members passed on the way that a worker will ask for are kept until
+//!   taken, up to [`READ_AHEAD_BYTES`] in memory and the rest in an
+//!   unlinked temporary file (the spool). Every member is thus decompressed
+//!   once whatever the order (cost linear in the archive), memory is the
+//!   members in flight plus that read-ahead, and the spool holds at most
+//!   the selected members of the archive being read (it is closed, with the
+//!   stream, once every selected member was taken).
 //!
 //! Hostile archives never end a batch: what cannot be listed at all (not an
 //! archive, truncated central directory) is one error record for the
@@ -32,10 +39,9 @@
 use super::Input;
 use crate::limits::Limits;
 use flate2::read::MultiGzDecoder;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufReader, Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -81,7 +87,7 @@ pub struct ArchiveError {
     /// A stable snake_case kind: `bad_archive`, `lying_size`, `zip_bomb`,
     /// `total_limit`, `overlapping`, `unsafe_name`, `crc_mismatch`,
     /// `size_mismatch`, `nested_archive`, `unsupported`, `inflate`,
-    /// `duplicate_name`.
+    /// `duplicate_name`, `name_too_long`, `encrypted`, `no_members`.
     pub kind: &'static str,
     /// `archive`, `central_directory`, or `member` (the member is in the path).
     pub section: &'static str,
@@ -104,6 +110,9 @@ pub const KINDS: &[&str] = &[
     "unsupported",
     "inflate",
     "duplicate_name",
+    "name_too_long",
+    "encrypted",
+    "no_members",
 ];
 
 impl ArchiveError {
@@ -231,26 +240,30 @@ impl Member {
                 match self.method {
                     Method::Stored => stored,
                     Method::Deflated => {
-                        buf.clear();
-                        buf.resize(self.size as usize, 0);
-                        let n = INFLATER
-                            .with_borrow_mut(|d| d.deflate_decompress(stored, buf))
-                            .map_err(|e| {
-                                err(
-                                    "inflate",
-                                    format!(
-                                        "member does not inflate to its declared {} bytes: {e}",
-                                        self.size
-                                    ),
-                                )
-                            })?;
-                        if n != buf.len() {
-                            return Err(err(
-                                "size_mismatch",
+                        inflate_into(stored, self.size, buf).map_err(|e| {
+                            err(
+                                "inflate",
                                 format!(
-                                    "member inflates to {n} bytes, not the declared {}",
+                                    "member does not inflate to its declared {} bytes: {e}",
                                     self.size
                                 ),
+                            )
+                        })?;
+                        let n = buf.len() as u64;
+                        if n != self.size {
+                            return Err(err(
+                                "size_mismatch",
+                                if n > self.size {
+                                    format!(
+                                        "member inflates to more than the declared {} bytes",
+                                        self.size
+                                    )
+                                } else {
+                                    format!(
+                                        "member inflates to {n} bytes, not the declared {}",
+                                        self.size
+                                    )
+                                },
                             ));
                         }
                         buf
@@ -275,10 +288,37 @@ impl Member {
     }
 }
 
-thread_local! {
-    /// Each worker's inflater for deflated zip members.
-    static INFLATER: std::cell::RefCell<libdeflater::Decompressor> =
-        std::cell::RefCell::new(libdeflater::Decompressor::new());
+/// Inflates the raw deflate stream `stored` into `buf` (cleared first),
+/// growing it as output is produced: by what it holds (at least 64 KiB),
+/// never past `declared + 1` bytes, so the capacity stays within twice
+/// what was produced plus 64 KiB whatever the archive declares. Output past
+/// the declared size stops at one byte more (the caller sees the mismatch).
+fn inflate_into(stored: &[u8], declared: u64, buf: &mut Vec<u8>) -> Result<(), String> {
+    use flate2::{Decompress, FlushDecompress, Status};
+    buf.clear();
+    let cap = declared.saturating_add(1);
+    let mut d = Decompress::new(false);
+    loop {
+        if buf.len() == buf.capacity() {
+            let len = buf.len() as u64;
+            if len >= cap {
+                return Ok(());
+            }
+            let more = len.max(64 << 10).min(cap - len);
+            buf.reserve_exact(more as usize);
+        }
+        let (in_before, out_before) = (d.total_in(), d.total_out());
+        let status = d
+            .decompress_vec(&stored[in_before as usize..], buf, FlushDecompress::Finish)
+            .map_err(|e| e.to_string())?;
+        if status == Status::StreamEnd {
+            return Ok(());
+        }
+        let stalled = d.total_in() == in_before && d.total_out() == out_before;
+        if stalled && buf.len() < buf.capacity() {
+            return Err("the deflate stream ends early".into());
+        }
+    }
 }
 
 /// Whether a member name ends in `.ext` (case-insensitive) and names a file.
@@ -337,16 +377,48 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
         error: ArchiveError::new(kind, "archive", offset, message),
     };
     let cap = limits.max_archive_total_bytes;
-    let spooled = tempfile::tempfile().and_then(|mut f| {
-        let n = io::copy(&mut io::stdin().lock().take(cap.saturating_add(1)), &mut f)?;
-        Ok((f, n))
-    });
+    // A gzip stream (magic 1f 8b) is decompressed on the way: the spool
+    // holds the tar, and offsets are in it, as for a `.tar.gz`.
+    let mut stdin = io::stdin().lock();
+    let mut head = [0u8; 2];
+    let mut got = 0;
+    let peeked = loop {
+        match stdin.read(&mut head[got..]) {
+            Ok(0) => break Ok(()),
+            Ok(n) => {
+                got += n;
+                if got == head.len() {
+                    break Ok(());
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => break Err(e),
+        }
+    };
+    let gzipped = head[..got] == [0x1f, 0x8b];
+    let what = if gzipped {
+        "the gzip stream on stdin"
+    } else {
+        "the tar stream on stdin"
+    };
+    let input = io::Cursor::new(head[..got].to_vec()).chain(stdin);
+    let mut input: Box<dyn Read> = if gzipped {
+        Box::new(MultiGzDecoder::new(input))
+    } else {
+        Box::new(input)
+    };
+    let spooled = peeked
+        .and_then(|()| tempfile::tempfile())
+        .and_then(|mut f| {
+            let n = io::copy(&mut (&mut input).take(cap.saturating_add(1)), &mut f)?;
+            Ok((f, n))
+        });
     let file = match spooled {
         Ok((_, n)) if n > cap => {
             out.push(bad(
                 "total_limit",
                 cap,
-                format!("the tar stream on stdin is longer than the {cap} byte limit"),
+                format!("{what} is longer than the {cap} byte limit (decompressed)"),
             ));
             return;
         }
@@ -355,7 +427,7 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
             out.push(bad(
                 "bad_archive",
                 0,
-                format!("reading the tar stream on stdin: {e}"),
+                format!("reading {what}: {}", printable(&e.to_string())),
             ));
             return;
         }
@@ -378,6 +450,7 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
         path: path.to_path_buf(),
         bytes,
     });
+    let before = out.len();
     let (mut listed, err) = list_tar(&mapped.bytes, ext);
     check_members(&mut listed, mapped.bytes.len() as u64, limits);
     for l in listed {
@@ -387,10 +460,55 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
             out.push(Input::Member(m));
         }
     }
-    out.extend(err.map(|error| Input::BadArchive {
+    out.extend(err.into_iter().map(|error| Input::BadArchive {
         path: path.to_path_buf(),
         error,
     }));
+    if out.len() == before {
+        out.push(no_members(path, ext));
+    }
+}
+
+/// The record of an archive named as an input that gives none.
+fn no_members(path: &Path, ext: &str) -> Input {
+    Input::BadArchive {
+        path: path.to_path_buf(),
+        error: ArchiveError::new(
+            "no_members",
+            "archive",
+            0,
+            format!("the archive holds no member named *.{ext}"),
+        ),
+    }
+}
+
+/// [`list`] for an archive named as an input (a PATH or a `--files-from`
+/// line), not found by a directory walk: one that gives no input at all
+/// (no member named `*.ext`, e.g. a zip whose end record says 0 entries)
+/// is one `no_members` error record, so every archive named gets a record.
+pub fn list_named(path: &Path, kind: Kind, ext: &str, limits: &Limits, out: &mut Vec<Input>) {
+    let before = out.len();
+    list(path, kind, ext, limits, out);
+    if out.len() == before {
+        out.push(no_members(path, ext));
+    }
+}
+
+/// The archive and member of a record path `ARCHIVE!/MEMBER` (what
+/// `--list` prints) that names no file: the first `!/` whose left side is
+/// an archive file.
+pub fn split_member_path(path: &Path) -> Option<(PathBuf, Kind)> {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    let sep = SEPARATOR.as_bytes();
+    (0..bytes.len().saturating_sub(sep.len() - 1))
+        .filter(|&i| bytes[i..].starts_with(sep))
+        .find_map(|i| {
+            let kind = Kind::of_name(&bytes[..i])?;
+            let archive = PathBuf::from(os_name(&bytes[..i]));
+            std::fs::metadata(&archive)
+                .is_ok_and(|m| m.is_file())
+                .then_some((archive, kind))
+        })
 }
 
 /// One entry as listed, before it becomes a [`Member`].
@@ -430,7 +548,7 @@ pub fn list(path: &Path, kind: Kind, ext: &str, limits: &Limits, out: &mut Vec<I
                 for (i, l) in listed.into_iter().enumerate() {
                     out.push(member(path, Source::Stream(stream.clone()), l, i));
                 }
-                out.extend(err.map(bad));
+                out.extend(err.into_iter().map(bad));
             }
             Err(e) => out.push(bad(e)),
         }
@@ -448,8 +566,8 @@ pub fn list(path: &Path, kind: Kind, ext: &str, limits: &Limits, out: &mut Vec<I
     };
     let (mut listed, err) = match kind {
         Kind::Zip => match list_zip(&mapped.bytes, ext) {
-            Ok(l) => l,
-            Err(e) => (Vec::new(), Some(e)),
+            Ok((l, e)) => (l, e.into_iter().collect()),
+            Err(e) => (Vec::new(), vec![e]),
         },
         _ => list_tar(&mapped.bytes, ext),
     };
@@ -457,7 +575,7 @@ pub fn list(path: &Path, kind: Kind, ext: &str, limits: &Limits, out: &mut Vec<I
     for l in listed {
         out.push(member(path, Source::Mapped(mapped.clone()), l, 0));
     }
-    out.extend(err.map(bad));
+    out.extend(err.into_iter().map(bad));
 }
 
 fn member(path: &Path, source: Source, l: Listed, stream_index: usize) -> Input {
@@ -649,7 +767,7 @@ fn list_zip(bytes: &[u8], ext: &str) -> Result<(Vec<Listed>, Option<ArchiveError
             "bad_archive",
             "central_directory",
             bytes.len() as u64,
-            format!("not a readable zip archive: {e}"),
+            format!("not a readable zip archive: {}", printable(&e.to_string())),
         )
     };
     let mut z = zip::ZipArchive::new(io::Cursor::new(bytes)).map_err(zerr)?;
@@ -678,6 +796,16 @@ fn list_zip(bytes: &[u8], ext: &str) -> Result<(Vec<Listed>, Option<ArchiveError
                 e
             }),
         };
+        if meta.encrypted() {
+            // ZipCrypto or AES (whose method is 99): never inflated, never
+            // checked against a CRC it cannot match.
+            l.problem.get_or_insert(ArchiveError::new(
+                "encrypted",
+                "member",
+                header_offset,
+                "member is encrypted (not supported)".into(),
+            ));
+        }
         match method {
             zip::CompressionMethod::Stored => {}
             m if m == zip::CompressionMethod::DEFLATE => l.method = Method::Deflated,
@@ -725,12 +853,13 @@ fn list_zip(bytes: &[u8], ext: &str) -> Result<(Vec<Listed>, Option<ArchiveError
 }
 
 /// Lists a tar archive; an error part-way keeps the members before it.
-fn list_tar(bytes: &[u8], ext: &str) -> (Vec<Listed>, Option<ArchiveError>) {
+fn list_tar(bytes: &[u8], ext: &str) -> (Vec<Listed>, Vec<ArchiveError>) {
     let mut out = Vec::new();
     // Seeking over member bytes instead of reading them.
     let mut a = tar::Archive::new(io::Cursor::new(bytes));
-    let err = list_tar_entries(a.entries_with_seek(), ext, &mut out);
-    (out, err)
+    let (mut errors, fatal) = list_tar_entries(a.entries_with_seek(), ext, &mut out);
+    errors.extend(fatal);
+    (out, errors)
 }
 
 fn tar_error(offset: u64, e: io::Error) -> Option<ArchiveError> {
@@ -738,31 +867,173 @@ fn tar_error(offset: u64, e: io::Error) -> Option<ArchiveError> {
         "bad_archive",
         "archive",
         offset,
-        format!("not a readable tar archive: {e}"),
+        format!("not a readable tar archive: {}", printable(&e.to_string())),
     ))
 }
 
+/// `message` with its control characters escaped (`\u{1b}`), so that bytes
+/// of a file quoted in an error (the `tar` crate quotes header fields) are
+/// never printed raw.
+pub fn printable(message: &str) -> String {
+    message
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Longest member name taken from a GNU long-name entry or a PAX `path`
+/// record; a longer one is refused (`name_too_long`) without being read.
+pub const MAX_NAME_BYTES: u64 = 4096;
+
+/// Largest PAX extended header read (its records describe one member; a
+/// larger one is refused as `name_too_long` without being read).
+pub const MAX_PAX_BYTES: u64 = 64 << 10;
+
+/// Lists the entries of a tar: the members named `*.ext` into `out`, then
+/// the members refused as a whole (`name_too_long`, records for the
+/// archive) and the error that ended the listing, if any.
+///
+/// The entries are read raw: the GNU long-name and PAX headers, which the
+/// `tar` crate would read whole whatever their size, are read here only
+/// up to [`MAX_NAME_BYTES`] / [`MAX_PAX_BYTES`]; a GNU long link name (a
+/// link's target) is never read.
 fn list_tar_entries<R: Read>(
     entries: io::Result<tar::Entries<'_, R>>,
     ext: &str,
     out: &mut Vec<Listed>,
-) -> Option<ArchiveError> {
+) -> (Vec<ArchiveError>, Option<ArchiveError>) {
     let bad = tar_error;
+    let mut refusals = Vec::new();
     let entries = match entries {
-        Ok(e) => e,
-        Err(e) => return bad(0, e),
+        Ok(e) => e.raw(true),
+        Err(e) => return (refusals, bad(0, e)),
+    };
+    let fatal = |offset, message: String| {
+        Some(ArchiveError::new("bad_archive", "archive", offset, message))
     };
     let mut last_end = 0u64;
+    // What the extension entries before the next member say about it.
+    let mut long_name: Option<Vec<u8>> = None;
+    let mut pax: Option<Vec<u8>> = None;
+    let mut ext_start: Option<u64> = None;
+    let mut refused: Option<ArchiveError> = None;
     for entry in entries {
-        let entry = match entry {
+        let mut entry = match entry {
             Ok(e) => e,
-            Err(e) => return bad(last_end, e),
+            Err(e) => return (refusals, bad(last_end, e)),
         };
         let header_offset = entry.raw_header_position();
         let data_offset = entry.raw_file_position();
         let size = entry.size();
         last_end = data_offset.saturating_add(size);
-        let t = entry.header().entry_type();
+        let h = entry.header();
+        let t = h.entry_type();
+        let recognized = h.as_gnu().is_some() || h.as_ustar().is_some();
+        if recognized && (t.is_gnu_longname() || t.is_gnu_longlink() || t.is_pax_local_extensions())
+        {
+            ext_start.get_or_insert(header_offset);
+            if t.is_gnu_longlink() {
+                // A link's target: never needed.
+                continue;
+            }
+            let (what, cap, slot) = if t.is_pax_local_extensions() {
+                ("PAX extended header", MAX_PAX_BYTES, &mut pax)
+            } else {
+                ("GNU long name", MAX_NAME_BYTES, &mut long_name)
+            };
+            if slot.is_some() {
+                return (
+                    refusals,
+                    fatal(header_offset, format!("a second {what} for one member")),
+                );
+            }
+            if size > cap {
+                refused.get_or_insert(ArchiveError::new(
+                    "name_too_long",
+                    "member",
+                    header_offset,
+                    format!(
+                        "a {what} of {size} bytes is over the {cap}-byte limit: the member it describes is not read"
+                    ),
+                ));
+                *slot = Some(Vec::new());
+                continue;
+            }
+            let mut v = Vec::with_capacity(size as usize);
+            if let Err(e) = (&mut entry).take(cap).read_to_end(&mut v) {
+                return (refusals, bad(header_offset, e));
+            }
+            *slot = Some(v);
+            continue;
+        }
+        // A member: the extension entries before it describe it.
+        let start = ext_start.take().unwrap_or(header_offset);
+        let mut name = long_name.take().map(|mut n| {
+            if n.last() == Some(&0) {
+                n.pop();
+            }
+            n
+        });
+        let mut refusal = refused.take();
+        if let Some(p) = pax.take() {
+            for x in tar::PaxExtensions::new(&p).flatten() {
+                match x.key_bytes() {
+                    b"path" if name.is_none() && refusal.is_none() => {
+                        let v = x.value_bytes();
+                        if v.len() as u64 > MAX_NAME_BYTES {
+                            refusal = Some(ArchiveError::new(
+                                "name_too_long",
+                                "member",
+                                start,
+                                format!(
+                                    "a PAX path of {} bytes is over the {MAX_NAME_BYTES}-byte limit: the member is not read",
+                                    v.len()
+                                ),
+                            ));
+                        } else {
+                            name = Some(v.to_vec());
+                        }
+                    }
+                    b"size" => {
+                        let pax_size = x.value().ok().and_then(|v| v.parse::<u64>().ok());
+                        if pax_size.is_some_and(|p| p != size) {
+                            // The next header is where the PAX size puts
+                            // it, which the raw listing does not follow.
+                            return (
+                                refusals,
+                                fatal(
+                                    start,
+                                    format!(
+                                        "a PAX size ({}) that differs from the header's ({size}) is not supported",
+                                        pax_size.unwrap_or_default()
+                                    ),
+                                ),
+                            );
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if t.is_gnu_sparse() && h.as_gnu().is_some_and(|g| g.is_extended()) {
+            return (
+                refusals,
+                fatal(
+                    header_offset,
+                    "a GNU sparse member with extension headers is not supported".into(),
+                ),
+            );
+        }
+        if let Some(r) = refusal {
+            refusals.push(r);
+            continue;
+        }
         let regular = t.is_file() || t == tar::EntryType::Continuous;
         // Directories and the tar's own metadata entries are not inputs;
         // a link, device or FIFO named like an input is one that cannot
@@ -780,7 +1051,10 @@ fn list_tar_entries<R: Read>(
         {
             continue;
         }
-        let raw = entry.path_bytes();
+        let raw = match name {
+            Some(n) => n,
+            None => entry.path_bytes().into_owned(),
+        };
         let Some(nested) = wanted(&raw, ext) else {
             continue;
         };
@@ -795,7 +1069,7 @@ fn list_tar_entries<R: Read>(
             ))
         };
         out.push(Listed {
-            raw: raw.to_vec(),
+            raw,
             header_offset,
             data_offset,
             stored_size: size,
@@ -808,7 +1082,15 @@ fn list_tar_entries<R: Read>(
             }),
         });
     }
-    None
+    if let Some(r) = refused {
+        refusals.push(r);
+    } else if let Some(at) = ext_start {
+        return (
+            refusals,
+            fatal(at, "an extension header with no member after it".into()),
+        );
+    }
+    (refusals, None)
 }
 
 type GzReader = MultiGzDecoder<BufReader<File>>;
@@ -839,7 +1121,7 @@ fn list_tar_gz(
     path: &Path,
     ext: &str,
     limits: &Limits,
-) -> Result<(Vec<Listed>, GzStream, Option<ArchiveError>), ArchiveError> {
+) -> Result<(Vec<Listed>, GzStream, Vec<ArchiveError>), ArchiveError> {
     let reader = open_gz(path)
         .map_err(|e| ArchiveError::new("bad_archive", "archive", 0, format!("cannot open: {e}")))?;
     let mut a = tar::Archive::new(Counting {
@@ -847,46 +1129,47 @@ fn list_tar_gz(
         n: 0,
     });
     let mut listed = Vec::new();
-    let err = list_tar_entries(a.entries(), ext, &mut listed);
+    let (mut errors, fatal) = list_tar_entries(a.entries(), ext, &mut listed);
     // Drain what the tar reader left so the length is the stream's.
     let mut c = a.into_inner();
     let drained = io::copy(&mut c, &mut io::sink());
     let len = c.n;
-    let err = err.or_else(|| {
+    errors.extend(fatal.or_else(|| {
         drained
             .err()
             .map(|e| ArchiveError::new("bad_archive", "archive", len, format!("gzip stream: {e}")))
-    });
+    }));
     check_members(&mut listed, len, limits);
-    // Ranks: members in name order, which is the order inputs are taken.
-    let mut by_name: Vec<usize> = (0..listed.len()).collect();
-    by_name.sort_by(|&a, &b| listed[a].raw.cmp(&listed[b].raw));
-    let mut rank = vec![0; listed.len()];
-    for (r, &i) in by_name.iter().enumerate() {
-        rank[i] = r;
-    }
-    let entries = listed
+    let entries: Vec<StreamEntry> = listed
         .iter()
-        .zip(rank)
-        .map(|(l, rank)| StreamEntry {
+        .map(|l| StreamEntry {
             offset: l.data_offset,
             size: l.size,
-            rank,
             taken: false,
             readable: l.problem.is_none(),
+            held: Held::No,
         })
         .collect();
+    let left = entries.iter().filter(|e| e.readable).count();
     Ok((
         listed,
         GzStream {
             path: path.to_path_buf(),
             state: Mutex::new(StreamState {
                 reader: None,
+                opened: false,
                 pos: 0,
+                next: 0,
                 entries,
-                ready: BTreeMap::new(),
-                ready_bytes: 0,
-                restarts: 0,
+                memory_bytes: 0,
+                memory_budget: READ_AHEAD_BYTES,
+                spool: None,
+                spool_len: 0,
+                left,
+                ops: StreamOps {
+                    listed_bytes: len,
+                    ..StreamOps::default()
+                },
                 max_member: if ext.eq_ignore_ascii_case("map") {
                     limits.max_map_file_bytes
                 } else {
@@ -894,13 +1177,13 @@ fn list_tar_gz(
                 },
             }),
         },
-        err,
+        errors,
     ))
 }
 
 /// Tells each `.tar.gz` stream which of its members the batch will ask
 /// for (after sorting, de-duplication and `--shard`): only those are ever
-/// kept for a worker.
+/// kept for a worker. Linear in the inputs and the streams' members.
 pub fn mark_selected(inputs: &[Input]) {
     let streams = || {
         inputs.iter().filter_map(|i| match i {
@@ -911,21 +1194,54 @@ pub fn mark_selected(inputs: &[Input]) {
             _ => None,
         })
     };
+    let mut seen = std::collections::HashMap::new();
     for (_, s) in streams() {
-        let mut st = s.state.lock().unwrap_or_else(|p| p.into_inner());
-        st.entries.iter_mut().for_each(|e| e.readable = false);
+        seen.entry(Arc::as_ptr(s)).or_insert_with(|| {
+            let mut st = s.lock();
+            st.ops.entry_visits += st.entries.len() as u64;
+            st.entries.iter_mut().for_each(|e| e.readable = false);
+            s.clone()
+        });
     }
     for (m, s) in streams() {
-        let mut st = s.state.lock().unwrap_or_else(|p| p.into_inner());
-        st.entries[m.stream_index].readable = m.problem.is_none() && m.size <= st.max_member;
+        let mut st = s.lock();
+        st.ops.entry_visits += 1;
+        let max = st.max_member;
+        st.entries[m.stream_index].readable = m.problem.is_none() && m.size <= max;
+    }
+    for s in seen.values() {
+        let mut st = s.lock();
+        st.ops.entry_visits += st.entries.len() as u64;
+        st.left = st.entries.iter().filter(|e| e.readable && !e.taken).count();
+        let spooled = st.entries.iter().any(|e| matches!(e.held, Held::Spool(_)));
+        if st.left == 0 && !spooled {
+            st.close();
+        }
     }
 }
 
-/// Bytes of members asked for later that a `.tar.gz` stream keeps when it
-/// passes them (beyond those other workers are waiting for), so that an
-/// archive not stored in name order is not decompressed again for each
-/// member.
+/// Bytes of passed members that a `.tar.gz` stream keeps in memory for the
+/// workers that will ask for them; the passed members beyond it are
+/// written to the stream's spool file (an unlinked temporary file), so
+/// that the stream is decompressed once whatever the order of its members.
 pub const READ_AHEAD_BYTES: u64 = 64 << 20;
+
+/// What reading a `.tar.gz` stream cost, counted (see
+/// [`GzStream::ops`]): the proof that it is linear in the archive.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StreamOps {
+    /// Decompressed bytes read to list the archive.
+    pub listed_bytes: u64,
+    /// Decompressed bytes read to hand members to workers.
+    pub decompressed_bytes: u64,
+    /// Member-table entries visited (marking the selected members,
+    /// passing members on the way to another).
+    pub entry_visits: u64,
+    /// Times the stream was decompressed again from its start.
+    pub restarts: u64,
+    /// Bytes written to the spool file.
+    pub spooled_bytes: u64,
+}
 
 /// A `.tar.gz` read by one decompressor on behalf of every worker.
 pub struct GzStream {
@@ -939,61 +1255,182 @@ impl fmt::Debug for GzStream {
     }
 }
 
+/// Where the bytes of a member passed by the stream are kept until taken.
+enum Held {
+    No,
+    Memory(Vec<u8>),
+    /// At this offset of the spool file.
+    Spool(u64),
+}
+
 struct StreamEntry {
     offset: u64,
     size: u64,
-    /// Position among this archive's members in name order.
-    rank: usize,
     taken: bool,
     readable: bool,
+    held: Held,
 }
 
 struct StreamState {
     reader: Option<GzReader>,
+    /// The stream was opened before (opening it again is a restart).
+    opened: bool,
     /// Decompressed bytes consumed.
     pos: u64,
+    /// The first entry the stream has not passed yet.
+    next: usize,
     /// In stream order.
     entries: Vec<StreamEntry>,
-    /// Members read on behalf of a worker that has not taken them yet.
-    ready: BTreeMap<usize, Vec<u8>>,
-    /// Bytes held in `ready`.
-    ready_bytes: u64,
-    restarts: u64,
+    /// Bytes held in memory ([`Held::Memory`]).
+    memory_bytes: u64,
+    memory_budget: u64,
+    spool: Option<File>,
+    spool_len: u64,
+    /// Readable entries not taken yet: at 0 the reader and the spool are
+    /// closed (a collection of many archives keeps no file open).
+    left: usize,
+    ops: StreamOps,
     /// Members larger than this are never kept for another worker (the
     /// command refuses them before asking).
     max_member: u64,
 }
 
+impl StreamState {
+    /// Closes the reader and the spool file and drops what was kept.
+    fn close(&mut self) {
+        self.reader = None;
+        self.spool = None;
+        self.spool_len = 0;
+        self.memory_bytes = 0;
+        for e in &mut self.entries {
+            e.held = Held::No;
+        }
+    }
+
+    /// Keeps entry `j`'s bytes, which are next in the stream: in memory
+    /// within the budget, else in the spool file. A spool that cannot be
+    /// written (disk full) is given up: the entry is then read again from
+    /// the stream's start if asked for.
+    fn keep(&mut self, j: usize) -> io::Result<()> {
+        let size = self.entries[j].size;
+        let r = self.reader.as_mut().expect("reader is open");
+        if self.memory_bytes.saturating_add(size) <= self.memory_budget {
+            let mut b = Vec::new();
+            read_exact_into(r, size, &mut b)?;
+            self.ops.decompressed_bytes += size;
+            self.memory_bytes += size;
+            self.entries[j].held = Held::Memory(b);
+            return Ok(());
+        }
+        if self.spool.is_none() {
+            self.spool = tempfile::tempfile().ok();
+            self.spool_len = 0;
+        }
+        let at = self.spool_len;
+        // Reads from the spool moved its position.
+        if let Some(f) = &mut self.spool {
+            if f.seek(io::SeekFrom::Start(at)).is_err() {
+                self.spool = None;
+            }
+        }
+        let mut written = 0u64;
+        let mut chunk = vec![0u8; (1 << 20).min(size as usize)];
+        while written < size {
+            let n = chunk.len().min((size - written) as usize);
+            r.read_exact(&mut chunk[..n])?;
+            written += n as u64;
+            self.ops.decompressed_bytes += n as u64;
+            if let Some(f) = &mut self.spool {
+                if f.write_all(&chunk[..n]).is_err() {
+                    self.spool = None;
+                }
+            }
+        }
+        if self.spool.is_some() {
+            self.spool_len += size;
+            self.ops.spooled_bytes += size;
+            self.entries[j].held = Held::Spool(at);
+        } else {
+            // Spooled entries went with the file.
+            for e in &mut self.entries {
+                if matches!(e.held, Held::Spool(_)) {
+                    e.held = Held::No;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 impl GzStream {
+    fn lock(&self) -> std::sync::MutexGuard<'_, StreamState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
     /// Times the stream was read again from its start (a member was asked
-    /// for after the stream had passed it).
+    /// for after the stream had passed it without keeping it: after a
+    /// failed read, or read a second time).
     pub fn restarts(&self) -> u64 {
-        self.state.lock().map_or(0, |s| s.restarts)
+        self.lock().ops.restarts
+    }
+
+    /// What reading the stream has cost so far.
+    pub fn ops(&self) -> StreamOps {
+        self.lock().ops
+    }
+
+    /// Sets the bytes of passed members kept in memory (default
+    /// [`READ_AHEAD_BYTES`]; the rest goes to the spool file). For tests.
+    #[doc(hidden)]
+    pub fn set_memory_budget(&self, bytes: u64) {
+        self.lock().memory_budget = bytes;
     }
 
     /// Reads member `m` into `buf`.
     ///
-    /// Workers take members in name order. Passing a member on the way to
-    /// `m`: one earlier in name order (another worker has it and is waiting
-    /// for this lock) is kept for it; a later one is kept while the kept
-    /// later ones total at most [`READ_AHEAD_BYTES`], else skipped (and, if
-    /// asked for, costs a restart of the stream).
+    /// Workers take members in name order, which need not be stream order.
+    /// The stream is read forward only: the members passed on the way to
+    /// `m` that a worker will ask for are kept (in memory up to
+    /// [`READ_AHEAD_BYTES`], beyond that in the spool file) and handed out
+    /// from there, so every member is decompressed once.
     ///
     /// A read that fails (the file changed or was removed since it was
     /// listed) is a `bad_archive` error for `m`, and the stream is closed so
     /// the next member reads it again from the start.
     fn take(&self, m: &Member, buf: &mut Vec<u8>) -> io::Result<()> {
-        let mut guard = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = self.lock();
         let st = &mut *guard;
         let i = m.stream_index;
-        st.entries[i].taken = true;
-        if let Some(b) = st.ready.remove(&i) {
-            st.ready_bytes -= b.len() as u64;
-            *buf = b;
-            return Ok(());
+        if !st.entries[i].taken {
+            st.entries[i].taken = true;
+            if st.entries[i].readable {
+                st.left = st.left.saturating_sub(1);
+            }
         }
-        self.read_to(st, i, buf).map_err(|e| {
+        let got = match std::mem::replace(&mut st.entries[i].held, Held::No) {
+            Held::Memory(b) => {
+                st.memory_bytes -= b.len() as u64;
+                *buf = b;
+                Ok(())
+            }
+            Held::Spool(at) => {
+                // Kept there: a member read twice (`demos export` of a
+                // split demo) is read from the spool again.
+                st.entries[i].held = Held::Spool(at);
+                let f = st.spool.as_mut().expect("spool is open");
+                buf.clear();
+                f.seek(io::SeekFrom::Start(at))
+                    .and_then(|_| read_exact_into(f, st.entries[i].size, buf))
+            }
+            Held::No => self.read_to(st, i, buf),
+        };
+        if got.is_err() {
             st.reader = None;
+        }
+        if st.left == 0 {
+            st.close();
+        }
+        got.map_err(|e| {
             io::Error::other(ArchiveError::new(
                 "bad_archive",
                 "member",
@@ -1003,57 +1440,73 @@ impl GzStream {
         })
     }
 
-    /// Reads the stream up to entry `i` (keeping what [`GzStream::take`]
-    /// says on the way) and `i`'s bytes into `buf`.
+    /// Reads the stream up to entry `i` (keeping the members on the way
+    /// that workers will ask for) and `i`'s bytes into `buf`.
     fn read_to(&self, st: &mut StreamState, i: usize, buf: &mut Vec<u8>) -> io::Result<()> {
         let target = st.entries[i].offset;
         if st.reader.is_none() || st.pos > target {
-            if st.reader.is_some() {
-                st.restarts += 1;
+            if st.opened {
+                st.ops.restarts += 1;
             }
             st.reader = Some(open_gz(&self.path)?);
+            st.opened = true;
             st.pos = 0;
+            st.next = 0;
         }
-        let my_rank = st.entries[i].rank;
-        // The first entry at or after the current position.
-        let mut j = st.entries.partition_point(|e| e.offset < st.pos);
-        while j < i {
+        while st.next < st.entries.len() && st.entries[st.next].offset < target {
+            let j = st.next;
+            st.next += 1;
+            st.ops.entry_visits += 1;
             let e = &st.entries[j];
-            let keep =
-                e.rank < my_rank || st.ready_bytes.saturating_add(e.size) <= READ_AHEAD_BYTES;
-            if !e.taken && e.readable && keep {
-                let (off, size) = (e.offset, e.size);
-                let r = st.reader.as_mut().expect("reader is open");
-                skip(r, off - st.pos)?;
-                let mut b = Vec::new();
-                read_exact_into(r, size, &mut b)?;
-                st.pos = off + size;
-                st.ready_bytes += size;
-                st.ready.insert(j, b);
+            if e.taken || !e.readable || !matches!(e.held, Held::No) || e.offset < st.pos {
+                continue;
             }
-            j += 1;
+            let off = e.offset;
+            let r = st.reader.as_mut().expect("reader is open");
+            skip(r, off - st.pos)?;
+            st.ops.decompressed_bytes += off - st.pos;
+            st.pos = off;
+            st.keep(j)?;
+            st.pos = off + st.entries[j].size;
         }
         let r = st.reader.as_mut().expect("reader is open");
         skip(r, target - st.pos)?;
+        st.ops.decompressed_bytes += target - st.pos;
         buf.clear();
         read_exact_into(r, st.entries[i].size, buf)?;
+        st.ops.decompressed_bytes += st.entries[i].size;
         st.pos = target + st.entries[i].size;
+        st.next = st.next.max(i + 1);
         Ok(())
     }
 
-    /// Bytes of members read from the stream and kept for a worker that
-    /// has not taken them yet.
+    /// Bytes of members read from the stream and kept in memory for a
+    /// worker that has not taken them yet.
     pub fn held_bytes(&self) -> u64 {
-        self.state.lock().map_or(0, |s| s.ready_bytes)
+        self.lock().memory_bytes
+    }
+
+    /// Bytes of members written to the spool file so far.
+    pub fn spooled_bytes(&self) -> u64 {
+        self.lock().ops.spooled_bytes
     }
 
     /// Member `m` will not be taken (the command refused it, e.g. as too
     /// large): its bytes are not kept for it, and dropped if they were.
     fn release(&self, m: &Member) {
-        let mut st = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        st.entries[m.stream_index].taken = true;
-        if let Some(b) = st.ready.remove(&m.stream_index) {
-            st.ready_bytes -= b.len() as u64;
+        let mut st = self.lock();
+        let e = &mut st.entries[m.stream_index];
+        let was_left = !e.taken && e.readable;
+        e.taken = true;
+        let held = std::mem::replace(&mut e.held, Held::No);
+        if let Held::Memory(b) = held {
+            st.memory_bytes -= b.len() as u64;
+        }
+        if was_left {
+            st.left = st.left.saturating_sub(1);
+            if st.left == 0 {
+                st.close();
+            }
         }
     }
 }
@@ -1066,6 +1519,8 @@ fn skip(r: &mut impl Read, n: u64) -> io::Result<()> {
     Ok(())
 }
 
+/// Reads `n` bytes into `buf`. `n` is a member size checked against the
+/// stream's length when it was listed.
 fn read_exact_into(r: &mut impl Read, n: u64, buf: &mut Vec<u8>) -> io::Result<()> {
     buf.reserve(n as usize);
     let got = r.take(n).read_to_end(buf)?;

@@ -299,6 +299,9 @@ pub fn collect_inputs_with(
 ) -> Result<Vec<Input>, String> {
     walk.check()?;
     let mut out = Vec::new();
+    // `ARCHIVE!/MEMBER` paths (as `--list` prints them), by archive: each
+    // archive is listed once however many of its members are named.
+    let mut by_archive: BTreeMap<PathBuf, (archive::Kind, Vec<&PathBuf>)> = BTreeMap::new();
     for p in paths {
         if p.as_os_str() == archive::STDIN {
             archive::list_stdin(ext, &walk.limits, &mut out);
@@ -314,17 +317,45 @@ pub fn collect_inputs_with(
             },
             Ok(m) => match archive::Kind::of_path(p) {
                 Some(kind) if m.is_file() && !has_ext(p, ext) => {
-                    archive::list(p, kind, ext, &walk.limits, &mut out)
+                    archive::list_named(p, kind, ext, &walk.limits, &mut out)
                 }
                 _ => out.push(Input::File {
                     path: p.clone(),
                     size: if m.is_file() { m.len() } else { 0 },
                 }),
             },
-            Err(err) => out.push(Input::Unlistable {
-                path: p.clone(),
-                message: err.to_string(),
-            }),
+            Err(err) => match archive::split_member_path(p) {
+                Some((a, kind)) => by_archive.entry(a).or_insert((kind, Vec::new())).1.push(p),
+                None => out.push(Input::Unlistable {
+                    path: p.clone(),
+                    message: err.to_string(),
+                }),
+            },
+        }
+    }
+    for (a, (kind, wanted)) in by_archive {
+        let mut listed = Vec::new();
+        archive::list(&a, kind, ext, &walk.limits, &mut listed);
+        let wanted: std::collections::HashSet<&OsStr> =
+            wanted.iter().map(|p| p.as_os_str()).collect();
+        let mut found = std::collections::HashSet::new();
+        for i in listed {
+            match &i {
+                Input::Member(m) if wanted.contains(m.combined.as_os_str()) => {
+                    found.insert(m.combined.clone().into_os_string());
+                    out.push(i);
+                }
+                Input::Member(_) => {}
+                _ => out.push(i),
+            }
+        }
+        for w in wanted {
+            if !found.contains(w) {
+                out.push(Input::Unlistable {
+                    path: PathBuf::from(w),
+                    message: format!("no member named so in {}", a.display()),
+                });
+            }
         }
     }
     // Members that share a name (in one archive) stay in archive order, and
@@ -340,6 +371,17 @@ pub fn collect_inputs_with(
             .then_with(|| offset(a).cmp(&offset(b)))
     });
     out.dedup();
+    // A file whose path is an archive member's record path (`x.zip!/y.map`
+    // as a real file beside `x.zip`): two records would share a path.
+    if let Some(w) = out.windows(2).find(|w| {
+        w[0].sort_key() == w[1].sort_key()
+            && matches!(w[0], Input::Member(_)) != matches!(w[1], Input::Member(_))
+    }) {
+        return Err(format!(
+            "{}: names both a file and an archive member (their records would share this path); rename the file or the archive",
+            w[0].display_path()
+        ));
+    }
     archive::mark_selected(&out);
     Ok(out)
 }
