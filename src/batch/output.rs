@@ -181,7 +181,9 @@ impl InputFiles {
             let path = match i {
                 Input::File { path, .. } | Input::BadArchive { path, .. } => path.as_path(),
                 Input::Member(m) => m.source.path(),
-                Input::Embedded { .. } | Input::Unlistable { .. } => continue,
+                Input::Embedded { .. } | Input::Unlistable { .. } | Input::Special { .. } => {
+                    continue
+                }
             };
             if seen.insert(path) {
                 if let Some(id) = FileId::of(path) {
