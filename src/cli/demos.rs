@@ -228,15 +228,11 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     if args.from.zip(args.to).is_some_and(|(f, t)| f > t) {
         return Err(super::render::from_after_to(args.from, args.to));
     }
-    super::check_output_paths(&[args.output.as_ref()])?;
-    let sel = args
-        .batch
-        .select
-        .select(&args.paths, "demo", embedded::demo_inputs)?;
-    super::check_outputs(
+    let sel = args.batch.select_checked(
+        &args.paths,
+        "demo",
+        embedded::demo_inputs,
         &[("-o", args.output.as_ref())],
-        &args.batch.select,
-        &sel.inputs,
     )?;
     let schema = args.table.schema();
     let (mut writer, commit): (Box<dyn table::TableWriter>, _) = match args.format {
@@ -313,18 +309,14 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
-    super::check_output_paths(&[args.output.as_ref(), args.summary.as_ref()])?;
-    let sel = args
-        .batch
-        .select
-        .select(&args.paths, "demo", embedded::demo_inputs)?;
-    super::check_outputs(
+    let sel = args.batch.select_checked(
+        &args.paths,
+        "demo",
+        embedded::demo_inputs,
         &[
             ("-o", args.output.as_ref()),
             ("--summary", args.summary.as_ref()),
         ],
-        &args.batch.select,
-        &sel.inputs,
     )?;
     let (mut out, commit) = match args.format {
         IndexFormat::Json => {

@@ -146,18 +146,14 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     if args.batch.list {
         return args.batch.list(&args.paths, "map", embedded::map_inputs);
     }
-    super::check_output_paths(&[args.output.as_ref(), args.summary.as_ref()])?;
-    let sel = args
-        .batch
-        .select
-        .select(&args.paths, "map", embedded::map_inputs)?;
-    super::check_outputs(
+    let sel = args.batch.select_checked(
+        &args.paths,
+        "map",
+        embedded::map_inputs,
         &[
             ("-o", args.output.as_ref()),
             ("--summary", args.summary.as_ref()),
         ],
-        &args.batch.select,
-        &sel.inputs,
     )?;
     let (mut sink, commit) = match args.format {
         Format::Json => {

@@ -282,6 +282,26 @@ impl BatchArgs {
     }
 }
 
+impl BatchArgs {
+    /// The inputs of `paths` (see [`collection::SelectArgs::select`]),
+    /// with the outputs checked around the listing: their folders before
+    /// it ([`check_output_paths`]), then against the inputs, the lists and
+    /// each other ([`check_outputs`], where `outputs` are described).
+    pub fn select_checked(
+        &self,
+        paths: &[PathBuf],
+        ext: &str,
+        embedded: impl FnOnce() -> Vec<Input>,
+        outputs: &[(&str, Option<&PathBuf>)],
+    ) -> io::Result<collection::Selection> {
+        let named: Vec<Option<&PathBuf>> = outputs.iter().map(|(_, p)| *p).collect();
+        check_output_paths(&named)?;
+        let sel = self.select.select(paths, ext, embedded)?;
+        check_outputs(outputs, &self.select, &sel.inputs)?;
+        Ok(sel)
+    }
+}
+
 /// `--list`: the inputs' display paths, one per line, on stdout; exit 0.
 /// With `raw` (`-0`), each input's path bytes as given to or found by the
 /// walk, ended by a NUL (archive members as `ARCHIVE!/MEMBER`).

@@ -737,18 +737,12 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
     if args.from.zip(args.to).is_some_and(|(f, t)| f > t) {
         return Err(from_after_to(args.from, args.to));
     }
-    if args.out.is_none() {
-        super::check_output_paths(&[args.output.as_ref()])?;
-    }
-    let sel = args
-        .batch
-        .select
-        .select(&args.paths, "demo", embedded::demo_inputs)?;
     // The records go to stdout; the picture is the output to check.
-    super::check_outputs(
+    let sel = args.batch.select_checked(
+        &args.paths,
+        "demo",
+        embedded::demo_inputs,
         &[("records", None), ("-o", args.output.as_ref())],
-        &args.batch.select,
-        &sel.inputs,
     )?;
     let input_files = InputFiles::of(&sel.inputs);
     if let Some(d) = &args.out {
