@@ -331,6 +331,150 @@ pub fn create(target: &Path) -> io::Result<(OutputFile, PendingOutput)> {
     ))
 }
 
+/// The sink of an output: stdout, or a file written whole or not at all.
+pub enum Sink {
+    Stdout(io::Stdout),
+    File(OutputFile),
+}
+
+impl Write for Sink {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self {
+            Sink::Stdout(o) => o.write(buf),
+            Sink::File(f) => f.write(buf),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self {
+            Sink::Stdout(o) => o.write_all(buf),
+            Sink::File(f) => f.write_all(buf),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self {
+            Sink::Stdout(o) => o.flush(),
+            Sink::File(f) => f.flush(),
+        }
+    }
+}
+
+/// Records on their way to stdout or an output file.
+pub type RecordOut = io::BufWriter<Sink>;
+
+/// What makes a finished output visible: [`Commit::commit`] after its
+/// writer is flushed and dropped. Dropped instead (an error ended the
+/// run), the partial file is removed and the target left as it was.
+#[derive(Debug, Default)]
+#[must_use = "an output is renamed into place only when committed"]
+pub struct Commit(Option<PendingOutput>);
+
+impl Commit {
+    pub fn commit(self) -> io::Result<()> {
+        self.0.map_or(Ok(()), PendingOutput::commit)
+    }
+}
+
+/// Whether an output path means stdout (`-`, or none given).
+pub fn is_stdout(path: Option<&Path>) -> bool {
+    path.is_none_or(|p| p.as_os_str() == "-")
+}
+
+/// Where records go: stdout (no path, or `-`) or the file `path`, through
+/// a temporary file that [`Commit::commit`] renames into place.
+pub fn open(path: Option<&Path>) -> io::Result<(RecordOut, Commit)> {
+    let (sink, commit) = match path {
+        Some(p) if !is_stdout(Some(p)) => {
+            let (file, pending) = create(p)?;
+            (Sink::File(file), Commit(Some(pending)))
+        }
+        _ => (Sink::Stdout(io::stdout()), Commit(None)),
+    };
+    Ok((io::BufWriter::with_capacity(1 << 16, sink), commit))
+}
+
+/// [`open`] for a binary format (`what`, e.g. `--format parquet`): a path
+/// is required, and `-` is stdout only when it is not a terminal.
+pub fn open_binary(path: Option<&Path>, what: &str) -> io::Result<(RecordOut, Commit)> {
+    let usage = |msg: String| io::Error::new(io::ErrorKind::InvalidInput, msg);
+    let Some(path) = path else {
+        return Err(usage(format!(
+            "{what} writes a binary file: name it with -o FILE (or -o - for stdout)"
+        )));
+    };
+    let (out, commit) = open(Some(path))?;
+    let terminal = match out.get_ref() {
+        Sink::Stdout(o) => io::IsTerminal::is_terminal(o),
+        Sink::File(f) => f.is_terminal(),
+    };
+    if terminal {
+        return Err(usage(format!(
+            "{}: {what} writes a binary file, not to a terminal",
+            path.display()
+        )));
+    }
+    Ok((out, commit))
+}
+
+/// Writes `bytes` to `path` (`-`: stdout), whole or not at all.
+pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    if is_stdout(Some(path)) {
+        let mut out = io::stdout().lock();
+        out.write_all(bytes)?;
+        return out.flush();
+    }
+    write_atomic(path, bytes)
+}
+
+/// Checks, before the inputs are listed, the output files named on the
+/// command line (see [`check_output_path`]); stdout (`-`) is always fine.
+pub fn check_folders<'a>(paths: impl IntoIterator<Item = Option<&'a Path>>) -> io::Result<()> {
+    for p in paths.into_iter().flatten() {
+        if !is_stdout(Some(p)) {
+            check_output_path(p)?;
+        }
+    }
+    Ok(())
+}
+
+/// [`check_outputs`] for a run's outputs named on the command line, as
+/// flags and paths with the records' first (where `None` is stdout), and
+/// its `--files-from` `lists`; also refuses two outputs on stdout. An
+/// error of kind `InvalidInput` (a usage error).
+pub fn check_run_outputs(
+    outputs: &[(&str, Option<&Path>)],
+    lists: &[PathBuf],
+    inputs: &[Input],
+) -> io::Result<()> {
+    let usage = |msg: String| io::Error::new(io::ErrorKind::InvalidInput, msg);
+    let on_stdout: Vec<&str> = outputs
+        .iter()
+        .enumerate()
+        .filter(|(i, (_, p))| (*i == 0 && p.is_none()) || p.is_some_and(|p| is_stdout(Some(p))))
+        .map(|(_, (flag, _))| *flag)
+        .collect();
+    if let [a, b, ..] = on_stdout[..] {
+        return Err(usage(format!(
+            "{a} and {b} would both write to stdout: name a file for one of them"
+        )));
+    }
+    let outputs: Vec<Named<'_>> = outputs
+        .iter()
+        .filter_map(|&(flag, p)| p.map(|path| Named { flag, path }))
+        .filter(|o| !is_stdout(Some(o.path)))
+        .collect();
+    let lists: Vec<Named<'_>> = lists
+        .iter()
+        .filter(|p| !is_stdout(Some(p)))
+        .map(|path| Named {
+            flag: "the --files-from list",
+            path,
+        })
+        .collect();
+    check_outputs(&outputs, &lists, inputs).map_err(usage)
+}
+
 /// Writes `bytes` to `target` whole or not at all (see [`create`]).
 pub fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
     let (mut file, pending) = create(target)?;

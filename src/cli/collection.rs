@@ -243,17 +243,7 @@ pub fn host_name() -> String {
 pub fn write_summary_file<A: Aggregate>(path: &Path, doc: &Summary<A>) -> io::Result<()> {
     let mut text = serde_json::to_vec_pretty(doc).map_err(io::Error::from)?;
     text.push(b'\n');
-    write_whole(path, &text)
-}
-
-/// Writes `bytes` to `path` (`-`: stdout), whole or not at all.
-pub fn write_whole(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    if path.as_os_str() == "-" {
-        let mut out = io::stdout().lock();
-        out.write_all(bytes)?;
-        return out.flush();
-    }
-    crate::batch::output::write_atomic(path, bytes)
+    crate::batch::output::write_whole(path, &text)
 }
 
 /// Prints the digest lines of an aggregate, indented, to stderr.
@@ -289,7 +279,11 @@ pub fn merge(args: MergeArgs) -> io::Result<ExitCode> {
             LoadError::Incompatible(_) => 2,
         }))
     };
-    if let Some(p) = args.output.as_ref().filter(|p| !super::is_stdout(Some(p))) {
+    if let Some(p) = args
+        .output
+        .as_deref()
+        .filter(|p| !super::is_stdout(Some(p)))
+    {
         crate::batch::output::check_output_path(p)?;
         let lists: Vec<crate::batch::output::Named<'_>> = args
             .summaries
@@ -366,7 +360,8 @@ fn merge_typed<A: Aggregate>(
     });
     let mut text = serde_json::to_vec_pretty(&merged).map_err(|e| Err(io::Error::other(e)))?;
     text.push(b'\n');
-    write_whole(args.output.as_deref().unwrap_or(Path::new("-")), &text).map_err(Err)?;
+    crate::batch::output::write_whole(args.output.as_deref().unwrap_or(Path::new("-")), &text)
+        .map_err(Err)?;
     if !args.quiet {
         let a = &merged.aggregate;
         let (files, ok, failed) = a.file_counts();

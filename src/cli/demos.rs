@@ -232,12 +232,13 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
         &args.paths,
         "demo",
         embedded::demo_inputs,
-        &[("-o", args.output.as_ref())],
+        &[("-o", args.output.as_deref())],
     )?;
     let schema = args.table.schema();
     let (mut writer, commit): (Box<dyn table::TableWriter>, _) = match args.format {
         table::Format::Parquet => {
-            let (out, commit) = super::open_parquet_file(args.output.as_ref())?;
+            let (out, commit) =
+                crate::batch::output::open_binary(args.output.as_deref(), "--format parquet")?;
             (
                 Box::new(crate::batch::parquet::ParquetTableWriter::new(
                     out, &schema,
@@ -246,7 +247,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
             )
         }
         format => {
-            let (out, commit) = open_output(args.output.as_ref())?;
+            let (out, commit) = open_output(args.output.as_deref())?;
             (table::writer(format, &schema, Box::new(out))?, commit)
         }
     };
@@ -261,9 +262,11 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     // Capped again at the units of work (demos, or segments of split ones).
     let jobs = args.batch.jobs(usize::MAX);
     let total: u64 = inputs.iter().map(crate::batch::Input::listed_size).sum();
-    let mut bar = args
-        .batch
-        .progress(total, inputs.len(), super::is_stdout(args.output.as_ref()));
+    let mut bar = args.batch.progress(
+        total,
+        inputs.len(),
+        super::is_stdout(args.output.as_deref()),
+    );
     let start = std::time::Instant::now();
     let totals = run_export(&inputs, jobs, &opts, &mut *writer, |d| {
         bar.file_done(d.size, || d.path.clone());
@@ -314,18 +317,20 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         "demo",
         embedded::demo_inputs,
         &[
-            ("-o", args.output.as_ref()),
-            ("--summary", args.summary.as_ref()),
+            ("-o", args.output.as_deref()),
+            ("--summary", args.summary.as_deref()),
         ],
     )?;
     let (mut out, commit) = match args.format {
         IndexFormat::Json => {
-            let (out, commit) = open_output(args.output.as_ref())?;
+            let (out, commit) = open_output(args.output.as_deref())?;
             (IndexSink::Json(out), commit)
         }
         IndexFormat::Parquet => {
-            let (w, commit) =
-                super::create_parquet(args.output.as_ref(), crate::batch::parquet::demos_schema())?;
+            let (w, commit) = super::create_parquet(
+                args.output.as_deref(),
+                crate::batch::parquet::demos_schema(),
+            )?;
             (IndexSink::Parquet(Box::new(w)), commit)
         }
     };
@@ -341,7 +346,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         part: sel.part,
         embedded: sel.embedded,
         nothing_found: sel.nothing_found,
-        records_to_stdout: super::is_stdout(args.output.as_ref()),
+        records_to_stdout: super::is_stdout(args.output.as_deref()),
     };
     let (code, _) = batch.run(
         &sel.inputs,
@@ -406,7 +411,7 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
     };
     match slice(&bytes, args.from, args.to, opts) {
         Ok((out, stats)) => {
-            super::collection::write_whole(&args.output, &out)?;
+            crate::batch::output::write_whole(&args.output, &out)?;
             super::note!(
                 "{}: ticks {}..={}: {} ticks, {} snapshots, {} messages ({} chat lines dropped), {} bytes",
                 args.output.display(),

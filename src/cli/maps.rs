@@ -151,25 +151,27 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         "map",
         embedded::map_inputs,
         &[
-            ("-o", args.output.as_ref()),
-            ("--summary", args.summary.as_ref()),
+            ("-o", args.output.as_deref()),
+            ("--summary", args.summary.as_deref()),
         ],
     )?;
     let (mut sink, commit) = match args.format {
         Format::Json => {
-            let (out, commit) = open_output(args.output.as_ref())?;
+            let (out, commit) = open_output(args.output.as_deref())?;
             (RecordSink::Json(out), commit)
         }
         Format::Csv => {
-            let (out, commit) = open_output(args.output.as_ref())?;
+            let (out, commit) = open_output(args.output.as_deref())?;
             (
                 RecordSink::Csv(Box::new(csv::Writer::from_writer(out)), false),
                 commit,
             )
         }
         Format::Parquet => {
-            let (w, commit) =
-                super::create_parquet(args.output.as_ref(), crate::batch::parquet::maps_schema())?;
+            let (w, commit) = super::create_parquet(
+                args.output.as_deref(),
+                crate::batch::parquet::maps_schema(),
+            )?;
             (RecordSink::Parquet(Box::new(w)), commit)
         }
     };
@@ -206,7 +208,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         part: sel.part,
         embedded: sel.embedded,
         nothing_found: sel.nothing_found,
-        records_to_stdout: super::is_stdout(args.output.as_ref()),
+        records_to_stdout: super::is_stdout(args.output.as_deref()),
     };
     let thumb_failures = super::render::WriteFailures::default();
     let (mut code, _) = batch.run(

@@ -29,7 +29,7 @@ use crate::batch::summary::{Aggregate, InputPart, Summary as SummaryDoc};
 use crate::batch::{run_ordered, Input};
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde::Serialize;
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -285,19 +285,19 @@ impl BatchArgs {
 impl BatchArgs {
     /// The inputs of `paths` (see [`collection::SelectArgs::select`]),
     /// with the outputs checked around the listing: their folders before
-    /// it ([`check_output_paths`]), then against the inputs, the lists and
-    /// each other ([`check_outputs`], where `outputs` are described).
+    /// it ([`output::check_folders`]), then against the inputs, the lists
+    /// and each other ([`output::check_run_outputs`], where `outputs` are
+    /// described).
     pub fn select_checked(
         &self,
         paths: &[PathBuf],
         ext: &str,
         embedded: impl FnOnce() -> Vec<Input>,
-        outputs: &[(&str, Option<&PathBuf>)],
+        outputs: &[(&str, Option<&std::path::Path>)],
     ) -> io::Result<collection::Selection> {
-        let named: Vec<Option<&PathBuf>> = outputs.iter().map(|(_, p)| *p).collect();
-        check_output_paths(&named)?;
+        output::check_folders(outputs.iter().map(|(_, p)| *p))?;
         let sel = self.select.select(paths, ext, embedded)?;
-        check_outputs(outputs, &self.select, &sel.inputs)?;
+        output::check_run_outputs(outputs, &self.select.files_from, &sel.inputs)?;
         Ok(sel)
     }
 }
@@ -320,125 +320,7 @@ pub fn list_inputs(inputs: &[Input], raw: bool) -> io::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The sink of an output: stdout, or a file written whole or not at all
-/// (see [`crate::batch::output`]).
-pub enum Sink {
-    Stdout(io::Stdout),
-    File(output::OutputFile),
-}
-
-impl Write for Sink {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self {
-            Sink::Stdout(o) => o.write(buf),
-            Sink::File(f) => f.write(buf),
-        }
-    }
-
-    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
-        match self {
-            Sink::Stdout(o) => o.write_all(buf),
-            Sink::File(f) => f.write_all(buf),
-        }
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        match self {
-            Sink::Stdout(o) => o.flush(),
-            Sink::File(f) => f.flush(),
-        }
-    }
-}
-
-/// Records on their way to stdout or `-o FILE`.
-pub type RecordOut = io::BufWriter<Sink>;
-
-/// What makes a finished output visible: [`Commit::commit`] after its
-/// writer is flushed and dropped. Dropped instead (an error ended the
-/// run), the partial file is removed and the target left as it was.
-#[derive(Debug, Default)]
-#[must_use = "an output is renamed into place only when committed"]
-pub struct Commit(Option<output::PendingOutput>);
-
-impl Commit {
-    pub fn commit(self) -> io::Result<()> {
-        self.0.map_or(Ok(()), output::PendingOutput::commit)
-    }
-}
-
-/// Whether `-o PATH` means stdout (`-o -`, or no `-o`).
-pub fn is_stdout(path: Option<&PathBuf>) -> bool {
-    path.is_none_or(|p| p.as_os_str() == "-")
-}
-
-/// Where records go: stdout (no `-o`, or `-o -`) or `-o FILE`, written to
-/// a temporary file beside FILE that [`Commit::commit`] renames into place
-/// (see [`crate::batch::output`]).
-pub fn open_output(path: Option<&PathBuf>) -> io::Result<(RecordOut, Commit)> {
-    let (sink, commit) = match path {
-        Some(p) if !is_stdout(Some(p)) => {
-            let (file, pending) = output::create(p)?;
-            (Sink::File(file), Commit(Some(pending)))
-        }
-        _ => (Sink::Stdout(io::stdout()), Commit(None)),
-    };
-    Ok((io::BufWriter::with_capacity(1 << 16, sink), commit))
-}
-
-/// Checks, before the inputs are listed, the output files named on the
-/// command line: each one's folder must exist and it must not be a folder
-/// (the error names the path). Stdout (`-`) is always fine.
-pub fn check_output_paths(paths: &[Option<&PathBuf>]) -> io::Result<()> {
-    for p in paths.iter().flatten() {
-        if !is_stdout(Some(p)) {
-            output::check_output_path(p)?;
-        }
-    }
-    Ok(())
-}
-
-/// Refuses (exit 2) outputs that are an input, a `--files-from` list or
-/// each other (see [`output::check_outputs`]), and two outputs on stdout;
-/// `outputs` are the flags and their paths, the records' first (where
-/// `None` is stdout). Run after the inputs are listed and before any is
-/// read.
-pub fn check_outputs(
-    outputs: &[(&str, Option<&PathBuf>)],
-    select: &collection::SelectArgs,
-    inputs: &[Input],
-) -> io::Result<()> {
-    let on_stdout: Vec<&str> = outputs
-        .iter()
-        .enumerate()
-        .filter(|(i, (_, p))| (*i == 0 && p.is_none()) || p.is_some_and(|p| p.as_os_str() == "-"))
-        .map(|(_, (flag, _))| *flag)
-        .collect();
-    if let [a, b, ..] = on_stdout[..] {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{a} and {b} would both write to stdout: name a file for one of them"),
-        ));
-    }
-    let outputs: Vec<output::Named<'_>> = outputs
-        .iter()
-        .filter_map(|(flag, p)| p.map(|p| (flag, p)))
-        .filter(|(_, p)| !is_stdout(Some(p)))
-        .map(|(flag, path)| output::Named { flag, path })
-        .collect();
-    let lists: Vec<output::Named<'_>> = select
-        .files_from
-        .iter()
-        .filter(|p| p.as_os_str() != "-")
-        .map(|path| output::Named {
-            flag: "the --files-from list",
-            path,
-        })
-        .collect();
-    output::check_outputs(&outputs, &lists, inputs)
-        .map_err(|msg| io::Error::new(io::ErrorKind::InvalidInput, msg))
-}
-
-pub use output::with_path;
+pub use output::{is_stdout, open as open_output, with_path, Commit, RecordOut};
 
 /// Whether `e` means the reader of our output went away (`| head`): the
 /// run then ends quietly with exit code 0.
@@ -446,38 +328,13 @@ pub fn is_closed_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
 }
 
-/// The `-o FILE` (or `-o -`: stdout, when it is not a terminal) of a
-/// Parquet output, opened as [`open_output`] does. Required: Parquet is a
-/// binary file format, never written to a terminal.
-pub fn open_parquet_file(path: Option<&PathBuf>) -> io::Result<(RecordOut, Commit)> {
-    let usage = |msg: String| io::Error::new(io::ErrorKind::InvalidInput, msg);
-    let Some(path) = path else {
-        return Err(usage(
-            "--format parquet writes a binary file: name it with -o FILE (or -o - for stdout)"
-                .into(),
-        ));
-    };
-    let (out, commit) = open_output(Some(path))?;
-    let terminal = match out.get_ref() {
-        Sink::Stdout(o) => o.is_terminal(),
-        Sink::File(f) => f.is_terminal(),
-    };
-    if terminal {
-        return Err(usage(format!(
-            "{}: --format parquet writes a binary file, not to a terminal",
-            path.display()
-        )));
-    }
-    Ok((out, commit))
-}
-
 /// A Parquet writer of `schema` records to `-o FILE` (see
-/// [`open_parquet_file`]).
+/// [`output::open_binary`]).
 pub fn create_parquet(
-    path: Option<&PathBuf>,
+    path: Option<&std::path::Path>,
     schema: arrow_schema::SchemaRef,
 ) -> io::Result<(crate::batch::parquet::ParquetSink<RecordOut>, Commit)> {
-    let (out, commit) = open_parquet_file(path)?;
+    let (out, commit) = output::open_binary(path, "--format parquet")?;
     Ok((
         crate::batch::parquet::ParquetSink::new(out, schema)?,
         commit,

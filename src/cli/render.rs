@@ -742,7 +742,7 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
         &args.paths,
         "demo",
         embedded::demo_inputs,
-        &[("records", None), ("-o", args.output.as_ref())],
+        &[("records", None), ("-o", args.output.as_deref())],
     )?;
     let input_files = InputFiles::of(&sel.inputs);
     if let Some(d) = &args.out {
