@@ -652,15 +652,9 @@ fn draw_quad(
             let (x0, x1) = (sx0.max(bx0), sx1.min(bx1));
             meter.charge(1 + x1.saturating_sub(x0).max(0) as u64)?;
             for x in x0..x1 {
-                let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
-                let l0 = ((b.1 - c.1) * (px - c.0) + (c.0 - b.0) * (py - c.1)) / det;
-                let l1 = ((c.1 - a.1) * (px - c.0) + (a.0 - c.0) * (py - c.1)) / det;
-                let l2 = 1.0 - l0 - l1;
-                // Half-open edges: a pixel on the shared diagonal is drawn once.
-                if l0 < 0.0 || l1 < 0.0 || l2 < 0.0 || (tri[0] == 1 && l1 == 0.0) {
+                let Some(l) = barycentric(a, b, c, det, tri[0] == 1, x, y) else {
                     continue;
-                }
-                let l = [l0, l1, l2];
+                };
                 let mut rgba = [0f64; 4];
                 let (mut u, mut v) = (0.0, 0.0);
                 for (k, &wgt) in tri.iter().zip(&l) {
@@ -687,6 +681,27 @@ fn draw_quad(
         }
     }
     Ok(())
+}
+
+/// The barycentric coordinates of pixel `(x, y)`'s centre in triangle
+/// `a, b, c` (whose determinant is `det`), or `None` when it is outside.
+/// Edges are half-open: in the second triangle of a quad (`second`) a
+/// pixel on the shared diagonal is left to the first, so it is drawn once.
+fn barycentric(
+    a: (f64, f64),
+    b: (f64, f64),
+    c: (f64, f64),
+    det: f64,
+    second: bool,
+    x: i64,
+    y: i64,
+) -> Option<[f64; 3]> {
+    let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
+    let l0 = ((b.1 - c.1) * (px - c.0) + (c.0 - b.0) * (py - c.1)) / det;
+    let l1 = ((c.1 - a.1) * (px - c.0) + (a.0 - c.0) * (py - c.1)) / det;
+    let l2 = 1.0 - l0 - l1;
+    let outside = l0 < 0.0 || l1 < 0.0 || l2 < 0.0 || (second && l1 == 0.0);
+    (!outside).then_some([l0, l1, l2])
 }
 
 /// Pixels (two of margin each side) of the row whose centres are at `py`
@@ -781,11 +796,7 @@ mod tests {
             for y in min_y.floor() as i64..max_y.ceil() as i64 {
                 for x in min_x.floor() as i64..max_x.ceil() as i64 {
                     tested += 1;
-                    let (px, py) = (x as f64 + 0.5, y as f64 + 0.5);
-                    let l0 = ((b.1 - c.1) * (px - c.0) + (c.0 - b.0) * (py - c.1)) / det;
-                    let l1 = ((c.1 - a.1) * (px - c.0) + (a.0 - c.0) * (py - c.1)) / det;
-                    let l2 = 1.0 - l0 - l1;
-                    if l0 < 0.0 || l1 < 0.0 || l2 < 0.0 || (tri[0] == 1 && l1 == 0.0) {
+                    if barycentric(a, b, c, det, tri[0] == 1, x, y).is_none() {
                         continue;
                     }
                     canvas.blend(x, y, premultiply(colour));
