@@ -19,7 +19,8 @@ use teebatch::batch::Input;
 use teebatch::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use teebatch::codec::snapshot::{item_key, v06, Changes, Protocol, Snapshot};
 use teebatch::demo::analysis::{Analysis, AnalysisVisitor, Probe, StageWarnings, TrackerConfig};
-use teebatch::demo::export::{RowBatch, Table, TableBuilder};
+use teebatch::demo::export::readback::{rows, Value};
+use teebatch::demo::export::{Table, TableBuilder};
 use teebatch::demo::players::PositionConfig;
 use teebatch::demo::stream::{Decoder, Event, SnapshotEvent, Visitor};
 use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
@@ -209,14 +210,14 @@ fn analysis_follows_changes() {
 }
 
 /// One table's rows of a demo, and the builder's item fills.
-fn table_rows(bytes: &[u8], table: Table, whole: bool) -> (RowBatch, u64) {
+fn table_rows(bytes: &[u8], table: Table, whole: bool) -> (Vec<Vec<Value>>, u64) {
     let demo = Demo::parse(bytes).unwrap();
     let mut dec = Decoder::new(Backend::Simd);
     let mut b = TableBuilder::new(table, demo.decode_protocol(), "d", i32::MIN, i32::MAX);
     let mut unknown = Changes::default();
     unknown.set_unknown();
     let mut s = dec.stream(&demo, Discard);
-    let mut rows = RowBatch::new(table.schema().columns.len());
+    let mut all = Vec::new();
     while let Some(ev) = s.next_event() {
         match ev {
             Ok(Event::Snapshot(e)) => {
@@ -227,18 +228,12 @@ fn table_rows(bytes: &[u8], table: Table, whole: bool) -> (RowBatch, u64) {
             Ok(_) => {}
             Err(_) => break,
         }
-        if b.rows().len() > 4096 {
-            append(&mut rows, b.take_rows());
+        if b.len() > 4096 {
+            all.extend(rows(&b.take_batch()));
         }
     }
-    append(&mut rows, b.take_rows());
-    (rows, b.items_seen)
-}
-
-fn append(all: &mut RowBatch, batch: RowBatch) {
-    for r in batch.rows() {
-        all.push_row().clone_from_slice(r);
-    }
+    all.extend(rows(&b.take_batch()));
+    (all, b.items_seen)
 }
 
 /// Every table of every demo: the builders that follow the changes write

@@ -7,8 +7,8 @@ use crate::common::{datasets, files_with_ext, teebatch};
 use std::path::{Path, PathBuf};
 use teebatch::backend::Backend;
 use teebatch::codec::snapshot::Protocol;
-use teebatch::demo::export::table::{read_csv, read_jsonl};
-use teebatch::demo::export::{export_demo, Table, TableBuilder, Value};
+use teebatch::demo::export::readback::{accepts, read_csv, read_jsonl, read_parquet};
+use teebatch::demo::export::{export_demo, readback, Table, TableBuilder, Value};
 use teebatch::demo::stream::Decoder;
 use teebatch::demo::Demo;
 
@@ -27,11 +27,12 @@ fn ours(path: &Path, table: Table) -> (Protocol, Vec<Vec<Value>>) {
     let mut dec = Decoder::new(Backend::Simd);
     let mut b = TableBuilder::new(table, protocol, "d", i32::MIN, i32::MAX);
     let mut rows = Vec::new();
-    let mut sink = |batch: teebatch::demo::export::RowBatch| {
+    let mut sink = |batch: arrow_array::RecordBatch| {
         // Batches are bounded: 100 rows asked, plus at most one
         // snapshot's items.
-        assert!(batch.len() < 100 + teebatch::codec::snapshot::MAX_ITEMS);
-        rows.extend(batch.rows().map(<[Value]>::to_vec));
+        assert!(batch.num_rows() < 100 + teebatch::codec::snapshot::MAX_ITEMS);
+        assert_eq!(batch.schema(), table.schema());
+        rows.extend(readback::rows(&batch));
         true
     };
     let r = export_demo(&demo, &mut dec, &mut b, i32::MAX, 100, &mut sink);
@@ -41,7 +42,19 @@ fn ours(path: &Path, table: Table) -> (Protocol, Vec<Vec<Value>>) {
 }
 
 fn col(table: Table, name: &str) -> usize {
-    table.schema().index_of(name).unwrap()
+    table.column_index(name).unwrap()
+}
+
+/// The `&'static str` name of a column of `table` (as the layouts name
+/// their fields).
+fn column_name(table: Table, name: &str) -> &'static str {
+    table
+        .layouts()
+        .iter()
+        .flat_map(|l| l.fields.iter())
+        .find(|f| **f == name)
+        .copied()
+        .unwrap_or_else(|| panic!("{}: no field {name}", table.name()))
 }
 
 fn int(v: i32) -> Value {
@@ -452,7 +465,7 @@ fn jobs_and_formats_agree() {
         };
         let (pq1, pq2) = (pq("1"), pq("2"));
         assert!(pq1 == pq2, "{name}: parquet --jobs 1 and 2 differ");
-        let from_parquet = teebatch::batch::parquet::read_table(&schema, pq1).unwrap();
+        let from_parquet = read_parquet(&schema, pq1).unwrap();
         assert_eq!(from_parquet, read_jsonl(&schema, &jsonl).unwrap(), "{name}");
         let a = read_csv(&schema, &csv1).unwrap();
         let b = read_jsonl(&schema, &jsonl).unwrap();
@@ -469,7 +482,7 @@ fn jobs_and_formats_agree() {
             };
             assert_eq!(norm(ra), norm(rb), "{name}");
             for (k, v) in rb.iter().enumerate() {
-                assert!(schema.accepts(k, v), "{name} column {k}: {v:?}");
+                assert!(accepts(&schema, k, v), "{name} column {k}: {v:?}");
             }
         }
         // Rows by demo path, then tick.
@@ -936,11 +949,11 @@ fn item_tables_match_libtw2() {
             let mut mine: Vec<EventRow> = rows
                 .iter()
                 .map(|r| {
-                    let fields = schema.columns[4..]
+                    let fields = schema.fields()[4..]
                         .iter()
                         .enumerate()
                         .filter_map(|(k, c)| match r[4 + k] {
-                            Value::I32(v) => Some((c.name, v)),
+                            Value::I32(v) => Some((column_name(table, c.name()), v)),
                             _ => None,
                         })
                         .collect();
@@ -1172,10 +1185,11 @@ fn corrupted_demos_never_panic() {
             let mut dec = Decoder::new(Backend::Simd);
             let mut b = TableBuilder::new(table, demo.decode_protocol(), "d", i32::MIN, i32::MAX);
             let schema = table.schema();
-            let mut sink = |batch: teebatch::demo::export::RowBatch| {
-                for r in batch.rows() {
+            let mut sink = |batch: arrow_array::RecordBatch| {
+                assert_eq!(batch.schema(), schema);
+                for r in readback::rows(&batch) {
                     for (k, v) in r.iter().enumerate() {
-                        assert!(schema.accepts(k, v), "{} {k} {v:?}", table.name());
+                        assert!(accepts(&schema, k, v), "{} {k} {v:?}", table.name());
                     }
                 }
                 true

@@ -480,8 +480,8 @@ fn split_export_reads_each_demo_once_per_worker() {
     let rows = |opts: &ExportOptions, buf: &mut ReadBuf, unit: &teebatch::batch::export::Unit| {
         let mut decoder = Decoder::new(Backend::default());
         let mut n = 0u64;
-        let mut sink = |b: teebatch::demo::export::RowBatch| {
-            n += b.len() as u64;
+        let mut sink = |b: arrow_array::RecordBatch| {
+            n += b.num_rows() as u64;
             true
         };
         let done = export_input(
@@ -521,7 +521,7 @@ fn split_export_reads_each_demo_once_per_worker() {
         size: 80 << 20,
         path: huge,
     };
-    let mut sink = |_: teebatch::demo::export::RowBatch| true;
+    let mut sink = |_: arrow_array::RecordBatch| true;
     let done = export_input(
         &mut Decoder::new(Backend::default()),
         &mut buf,

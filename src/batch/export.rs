@@ -26,13 +26,14 @@
 //! segment.
 
 use super::record::{BatchStats, ErrorRecord, Stage};
+use super::tables::{BatchEncoder, TableWriter};
 use super::{load, Input, Loaded, MmapMode};
 use crate::backend::Backend;
-use crate::demo::export::table::BatchEncoder;
-use crate::demo::export::{export_segment, RowBatch, RowSink, Table, TableBuilder, TableWriter};
+use crate::demo::export::{export_segment, BatchSink, Table, TableBuilder};
 use crate::demo::stream::{segments, Decoder, Segment};
 use crate::demo::Demo;
 use crate::limits::Limits;
+use arrow_array::RecordBatch;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
@@ -72,7 +73,7 @@ impl ExportOptions {
             mmap: MmapMode::Auto,
             backend: Backend::default(),
             limits: Limits::default(),
-            batch_rows: 1024,
+            batch_rows: 8192,
             queue_batches: 4,
             split_bytes: DEFAULT_SPLIT_BYTES,
         }
@@ -202,7 +203,7 @@ fn split_input(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8>
 }
 
 enum Msg {
-    Rows(RowBatch),
+    Rows(RecordBatch),
     /// A batch already encoded by the writer's encoder.
     Bytes(Vec<u8>),
     Done(DemoDone),
@@ -226,9 +227,8 @@ pub fn run_export(
     let posted = Condvar::new();
     let next = AtomicUsize::new(0);
     let cancel = AtomicBool::new(false);
-    // Batches the writer is done with, for the workers to fill again
+    // Byte buffers the writer is done with, for the workers to fill again
     // (fresh ones would cost page faults batch after batch).
-    let spares: Mutex<Vec<RowBatch>> = Mutex::new(Vec::new());
     let max_spares = jobs.max(1) * (opts.queue_batches.max(1) + 1);
     let byte_spares: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
     let mut totals = ExportTotals {
@@ -239,7 +239,7 @@ pub fn run_export(
     let mut result = Ok(());
     std::thread::scope(|scope| {
         for w in 0..totals.jobs {
-            let (slots, posted, next, cancel, spares) = (&slots, &posted, &next, &cancel, &spares);
+            let (slots, posted, next, cancel) = (&slots, &posted, &next, &cancel);
             let byte_spares = &byte_spares;
             // Row formats are encoded on the workers, in parallel.
             let mut encoder = writer.encoder();
@@ -268,10 +268,8 @@ pub fn run_export(
                         let input = &inputs[unit.input];
                         let mut sink = ChannelSink {
                             tx: &tx,
-                            spares,
                             byte_spares,
                             encoder: encoder.as_mut(),
-                            own_spare: None,
                         };
                         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                             let seg = unit.segment.as_ref();
@@ -336,10 +334,6 @@ pub fn run_export(
                             cancel.store(true, Ordering::Relaxed);
                             break;
                         }
-                        let mut pool = spares.lock().expect("spares");
-                        if pool.len() < max_spares {
-                            pool.push(b);
-                        }
                     }
                     Msg::Bytes(b) => {
                         if let Err(e) = writer.write_encoded(&b) {
@@ -385,20 +379,16 @@ fn report(totals: &mut ExportTotals, d: Option<DemoDone>, on_demo: &mut impl FnM
     on_demo(&d);
 }
 
-/// Sends batches down a worker's channel and takes spare batches from the
-/// writer's pool.
+/// Sends batches down a worker's channel, encoded by the worker when the
+/// writer has an encoder (row formats).
 struct ChannelSink<'a> {
     tx: &'a std::sync::mpsc::SyncSender<Msg>,
-    spares: &'a Mutex<Vec<RowBatch>>,
     byte_spares: &'a Mutex<Vec<Vec<u8>>>,
-    /// With an encoder, batches go down the channel as bytes and the
-    /// worker keeps the batch for its next rows.
     encoder: Option<&'a mut Box<dyn BatchEncoder + Send>>,
-    own_spare: Option<RowBatch>,
 }
 
-impl RowSink for ChannelSink<'_> {
-    fn emit(&mut self, batch: RowBatch) -> bool {
+impl BatchSink for ChannelSink<'_> {
+    fn emit(&mut self, batch: RecordBatch) -> bool {
         if let Some(enc) = self.encoder.as_deref_mut() {
             let mut buf = self
                 .byte_spares
@@ -410,17 +400,10 @@ impl RowSink for ChannelSink<'_> {
             // Encoding into memory only fails on a value the format cannot
             // hold: the writer then meets it in the batch and reports it.
             if enc.encode(&batch, &mut buf).is_ok() {
-                self.own_spare = Some(batch);
                 return self.tx.send(Msg::Bytes(buf)).is_ok();
             }
         }
         self.tx.send(Msg::Rows(batch)).is_ok()
-    }
-
-    fn spare(&mut self) -> Option<RowBatch> {
-        self.own_spare
-            .take()
-            .or_else(|| self.spares.lock().expect("spares").pop())
     }
 }
 
@@ -433,7 +416,7 @@ pub fn export_input(
     input: &Input,
     segment: Option<&Segment>,
     opts: &ExportOptions,
-    sink: &mut dyn RowSink,
+    sink: &mut dyn BatchSink,
 ) -> DemoDone {
     let mut done = DemoDone {
         path: input.display_path(),

@@ -17,11 +17,13 @@ pub mod archive;
 pub mod demos;
 pub mod embedded;
 pub mod export;
+pub mod export_bench;
 pub mod maps;
 pub mod output;
 pub mod parquet;
 pub mod record;
 pub mod summary;
+pub mod tables;
 
 use crate::limits::Limits;
 use rayon::iter::{ParallelBridge, ParallelIterator};

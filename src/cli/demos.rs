@@ -63,8 +63,8 @@ pub struct ExportArgs {
     #[arg(long, value_enum)]
     pub table: crate::demo::export::Table,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = crate::demo::export::Format::Csv)]
-    pub format: crate::demo::export::Format,
+    #[arg(long, value_enum, default_value_t = crate::batch::tables::Format::Csv)]
+    pub format: crate::batch::tables::Format,
     /// Write rows here instead of stdout.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
@@ -221,7 +221,7 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 
 fn export(args: ExportArgs) -> io::Result<ExitCode> {
     use crate::batch::export::{run_export, ExportOptions};
-    use crate::demo::export::table;
+    use crate::batch::tables;
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
@@ -235,20 +235,15 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
         &[("-o", args.output.as_deref())],
     )?;
     let schema = args.table.schema();
-    let (mut writer, commit): (Box<dyn table::TableWriter>, _) = match args.format {
-        table::Format::Parquet => {
+    let (mut writer, commit): (Box<dyn tables::TableWriter>, _) = match args.format {
+        tables::Format::Parquet => {
             let (out, commit) =
                 crate::batch::output::open_binary(args.output.as_deref(), "--format parquet")?;
-            (
-                Box::new(crate::batch::parquet::ParquetTableWriter::new(
-                    out, &schema,
-                )?),
-                commit,
-            )
+            (tables::writer(args.format, &schema, Box::new(out))?, commit)
         }
         format => {
             let (out, commit) = open_output(args.output.as_deref())?;
-            (table::writer(format, &schema, Box::new(out))?, commit)
+            (tables::writer(format, &schema, Box::new(out))?, commit)
         }
     };
     let inputs = sel.inputs;

@@ -571,7 +571,10 @@ fn heat_demo(
     from: i32,
     to: i32,
 ) -> HeatDemoRecord {
-    use crate::demo::export::{export_demo, RowBatch, Table, TableBuilder, Value};
+    use crate::demo::export::{export_demo, Table, TableBuilder};
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+    use arrow_array::{Array, RecordBatch};
     let mut rec = HeatDemoRecord {
         path: input.display_path(),
         size: input.listed_size(),
@@ -647,8 +650,7 @@ fn heat_demo(
         demos: 1,
         trails: Default::default(),
     };
-    let schema = Table::Positions.schema();
-    let col = |n: &str| schema.index_of(n).expect("positions column");
+    let col = |n: &str| Table::Positions.column_index(n).expect("positions column");
     let (ci, xi, yi, ni) = (col("client_id"), col("x"), col("y"), col("name"));
     let mut builder = TableBuilder::new(
         Table::Positions,
@@ -660,26 +662,33 @@ fn heat_demo(
     let mut positions = 0u64;
     let trails = args.trails;
     let players = &args.players;
-    let mut sink = |batch: RowBatch| {
-        for row in batch.rows() {
-            let (Value::I32(c), Value::I32(x), Value::I32(y)) = (&row[ci], &row[xi], &row[yi])
-            else {
+    let mut sink = |batch: RecordBatch| {
+        let ids = batch.column(ci).as_primitive::<Int32Type>();
+        let (xs, ys) = (batch.column(xi), batch.column(yi));
+        let (xs, ys) = (
+            xs.as_primitive::<Int32Type>(),
+            ys.as_primitive::<Int32Type>(),
+        );
+        let names = batch.column(ni).as_dictionary::<Int32Type>();
+        let name_values = names.values().as_string::<i32>();
+        for r in 0..batch.num_rows() {
+            if xs.is_null(r) || ys.is_null(r) {
                 continue;
-            };
-            if !players.is_empty() && !players.contains(c) {
+            }
+            let (c, x, y) = (ids.value(r), xs.value(r), ys.value(r));
+            if !players.is_empty() && !players.contains(&c) {
                 continue;
             }
             positions += 1;
             if trails {
-                let t = heat.trails.entry((index, *c)).or_default();
-                if t.name.is_empty() {
-                    if let Value::Str(n) = &row[ni] {
-                        t.name = n.to_string();
-                    }
+                let t = heat.trails.entry((index, c)).or_default();
+                if t.name.is_empty() && names.is_valid(r) {
+                    let key = names.keys().value(r) as usize;
+                    t.name = name_values.value(key).to_string();
                 }
-                t.push((*x, *y), heat.min_step);
+                t.push((x, y), heat.min_step);
             } else {
-                heat.grid.add(*x, *y);
+                heat.grid.add(x, y);
             }
         }
         true

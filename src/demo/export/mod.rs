@@ -1,35 +1,35 @@
 //! `demos export`: a demo's snapshot items and game messages as typed
 //! tables (see [`tables::Table`] and the README for the columns).
+//!
+//! The [`TableBuilder`] appends each decoded item and message straight
+//! into the table's column buffers ([`columns::Columns`]) and hands them
+//! on as Arrow record batches of the table's schema; the writers
+//! (`crate::batch::tables`), the heat maps and the library's callers all
+//! take those batches.
 
-pub mod table;
+pub mod builder;
+pub mod columns;
+pub mod readback;
 pub mod tables;
 
-pub use table::{Column, ColumnType, Format, RowBatch, Schema, TableWriter, Value};
-pub use tables::{Table, TableBuilder};
+pub use builder::TableBuilder;
+pub use readback::Value;
+pub use tables::Table;
+
+use arrow_array::RecordBatch;
 
 use crate::demo::stream::{Decoder, Event, Segment, StreamError};
 use crate::demo::Demo;
 
 /// Where [`export_demo`] hands its rows.
-pub trait RowSink {
+pub trait BatchSink {
     /// Takes a batch of rows; `false` stops the export.
-    fn emit(&mut self, batch: RowBatch) -> bool;
-    /// An emptied batch whose memory the next rows can reuse, if any.
-    fn spare(&mut self) -> Option<RowBatch> {
-        None
-    }
+    fn emit(&mut self, batch: RecordBatch) -> bool;
 }
 
-impl<F: FnMut(RowBatch) -> bool> RowSink for F {
-    fn emit(&mut self, batch: RowBatch) -> bool {
+impl<F: FnMut(RecordBatch) -> bool> BatchSink for F {
+    fn emit(&mut self, batch: RecordBatch) -> bool {
         self(batch)
-    }
-}
-
-fn take(builder: &mut TableBuilder, sink: &mut dyn RowSink) -> RowBatch {
-    match sink.spare() {
-        Some(spare) => builder.swap_rows(spare),
-        None => builder.take_rows(),
     }
 }
 
@@ -56,7 +56,7 @@ pub fn export_demo(
     builder: &mut TableBuilder,
     to: i32,
     batch_rows: usize,
-    sink: &mut dyn RowSink,
+    sink: &mut dyn BatchSink,
 ) -> DemoExport {
     let whole = Segment::whole(demo);
     export_segment(demo, &whole, decoder, builder, to, batch_rows, sink)
@@ -73,7 +73,7 @@ pub fn export_segment(
     builder: &mut TableBuilder,
     to: i32,
     batch_rows: usize,
-    sink: &mut dyn RowSink,
+    sink: &mut dyn BatchSink,
 ) -> DemoExport {
     let mut out = DemoExport::default();
     // An export's output is rows and the error; stream warnings are not
@@ -102,17 +102,13 @@ pub fn export_segment(
                 break;
             }
         }
-        if builder.rows().len() >= batch_rows {
-            let rows = take(builder, sink);
-            if !sink.emit(rows) {
-                out.stopped = true;
-                break;
-            }
+        if builder.len() >= batch_rows && !sink.emit(builder.take_batch()) {
+            out.stopped = true;
+            break;
         }
     }
-    if !out.stopped && !builder.rows().is_empty() {
-        let rows = take(builder, sink);
-        out.stopped = !sink.emit(rows);
+    if !out.stopped && !builder.is_empty() {
+        out.stopped = !sink.emit(builder.take_batch());
     }
     out.rows = builder.rows_made;
     out.items_seen = builder.items_seen;

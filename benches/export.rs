@@ -1,0 +1,96 @@
+//! The table builders of `demos export` and the writers behind them, on
+//! generated demos (`teebatch::synth`, 16 and 64 players): decoding into
+//! record batches of `positions` and `events` (the builders), then the
+//! batches encoded as CSV, JSON lines and Parquet. Throughput is in rows.
+//! `teebatch bench export` measures whole runs against the decode.
+//!
+//! `cargo bench --bench export -- --warm-up-time 1 --measurement-time 3`
+
+use std::hint::black_box;
+
+use arrow_array::RecordBatch;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use teebatch::backend::Backend;
+use teebatch::batch::tables::{writer, Format};
+use teebatch::demo::export::{export_demo, Table, TableBuilder};
+use teebatch::demo::stream::Decoder;
+use teebatch::demo::Demo;
+use teebatch::synth::demo::{generate, SynthParams};
+
+/// The batches of `table` for one demo.
+fn build(bytes: &[u8], table: Table, dec: &mut Decoder) -> Vec<RecordBatch> {
+    let demo = Demo::parse(bytes).expect("generated demo");
+    let mut b = TableBuilder::new(
+        table,
+        demo.decode_protocol(),
+        "bench.demo",
+        i32::MIN,
+        i32::MAX,
+    );
+    let mut out = Vec::new();
+    let mut sink = |batch: RecordBatch| {
+        out.push(batch);
+        true
+    };
+    let r = export_demo(&demo, dec, &mut b, i32::MAX, 8192, &mut sink);
+    assert!(r.error.is_none());
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let demos: Vec<(String, Vec<u8>)> = [16usize, 64]
+        .iter()
+        .map(|&players| {
+            let params = SynthParams {
+                players,
+                duration_ticks: 50 * 30,
+                ..SynthParams::default()
+            };
+            (format!("{players}p"), generate(&params))
+        })
+        .collect();
+    let mut dec = Decoder::new(Backend::Simd);
+    let mut g = c.benchmark_group("export_build");
+    for (name, bytes) in &demos {
+        for table in [Table::Positions, Table::Events] {
+            let rows: usize = build(bytes, table, &mut dec)
+                .iter()
+                .map(|b| b.num_rows())
+                .sum();
+            g.throughput(Throughput::Elements(rows as u64));
+            g.bench_with_input(BenchmarkId::new(table.name(), name), bytes, |b, bytes| {
+                b.iter(|| build(black_box(bytes), table, &mut dec))
+            });
+        }
+    }
+    g.finish();
+
+    let mut g = c.benchmark_group("export_write");
+    let (name, bytes) = &demos[1];
+    let batches = build(bytes, Table::Positions, &mut dec);
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    g.throughput(Throughput::Elements(rows as u64));
+    for (label, format) in [
+        ("csv", Format::Csv),
+        ("jsonl", Format::Jsonl),
+        ("parquet", Format::Parquet),
+    ] {
+        g.bench_with_input(BenchmarkId::new(label, name), &batches, |b, batches| {
+            b.iter(|| {
+                let mut out = Vec::new();
+                let mut w =
+                    writer(format, &Table::Positions.schema(), Box::new(&mut out)).expect("writer");
+                for batch in batches {
+                    w.write_batch(black_box(batch)).expect("write");
+                }
+                w.finish().expect("finish");
+                drop(w);
+                out.len()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,194 @@
+//! `teebatch bench export`: what writing each table costs, against the
+//! decode it rests on, measured in one run.
+//!
+//! Every figure is process CPU time (user + system, all threads: the
+//! export's worker and its writer) of a one-job run over the inputs, the
+//! median of repeated runs; the floor is the same demos decoded in full
+//! (Huffman, varints, deltas, checksums, messages) without a table. Rows
+//! go to a writer that only counts the bytes.
+
+use super::export::{run_export, ExportOptions};
+use super::tables::{self, Format};
+use super::{load, Input, MmapMode};
+use crate::backend::Backend;
+use crate::demo::export::Table;
+use crate::demo::stream::{Decoder, Event};
+use crate::demo::Demo;
+use serde::Serialize;
+use std::io::{self, Write};
+use std::time::Instant;
+
+/// Process CPU seconds so far (wall seconds where the platform has no
+/// process clock).
+pub fn cpu_seconds() -> f64 {
+    #[cfg(target_os = "linux")]
+    {
+        let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+        t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        use std::sync::OnceLock;
+        static START: OnceLock<Instant> = OnceLock::new();
+        START.get_or_init(Instant::now).elapsed().as_secs_f64()
+    }
+}
+
+/// One measured line: a table in a format, or the decode floor.
+#[derive(Clone, Debug, Serialize)]
+pub struct ExportFigure {
+    /// The table, or `decode` for the floor.
+    pub table: &'static str,
+    /// `csv`, `jsonl`, `parquet`, or `none` for the floor.
+    pub format: &'static str,
+    pub rows: u64,
+    /// Huffman-decoded bytes of the snapshot and message chunks read.
+    pub chunk_bytes: u64,
+    /// Bytes written (the table's file size).
+    pub output_bytes: u64,
+    /// Median CPU seconds of one run.
+    pub cpu_s: f64,
+    /// Median wall seconds of one run.
+    pub wall_s: f64,
+    pub runs: u32,
+    /// Rows per CPU second.
+    pub rows_per_s: f64,
+    /// MB (10^6 bytes) of chunk data per CPU second.
+    pub mb_per_s: f64,
+    /// CPU time over the decode floor's.
+    pub x_decode: f64,
+}
+
+/// Counts the bytes written to it.
+#[derive(Debug, Default)]
+struct Count(u64);
+
+impl Write for Count {
+    fn write(&mut self, b: &[u8]) -> io::Result<usize> {
+        self.0 += b.len() as u64;
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Repeats `f` until `seconds` of wall time have passed (at least
+/// `min_runs` times); returns the median (CPU, wall) seconds and the runs,
+/// and the last run's result.
+fn repeat<T>(seconds: f64, min_runs: u32, mut f: impl FnMut() -> T) -> (f64, f64, u32, T) {
+    let start = Instant::now();
+    let (mut cpu, mut wall) = (Vec::new(), Vec::new());
+    loop {
+        let (c0, w0) = (cpu_seconds(), Instant::now());
+        let out = f();
+        cpu.push(cpu_seconds() - c0);
+        wall.push(w0.elapsed().as_secs_f64());
+        if cpu.len() as u32 >= min_runs && start.elapsed().as_secs_f64() >= seconds {
+            let median = |v: &mut Vec<f64>| {
+                v.sort_by(f64::total_cmp);
+                v[v.len() / 2]
+            };
+            let runs = cpu.len() as u32;
+            return (median(&mut cpu), median(&mut wall), runs, out);
+        }
+    }
+}
+
+/// The decode floor: every input decoded in full on this thread.
+fn decode_all(inputs: &[Input], backend: Backend) -> u64 {
+    let mut decoder = Decoder::new(backend);
+    let mut buf = Vec::new();
+    let mut chunk_bytes = 0u64;
+    for input in inputs {
+        let Ok(bytes) = load(input, MmapMode::Never, &mut buf) else {
+            continue;
+        };
+        let Ok(demo) = Demo::parse(&bytes) else {
+            continue;
+        };
+        let mut s = decoder.stream(&demo, crate::warn::Discard);
+        while let Some(ev) = s.next_event() {
+            match ev {
+                Ok(Event::Snapshot(e)) => chunk_bytes += e.payload.decompressed.len() as u64,
+                Ok(Event::Message(m)) => chunk_bytes += m.payload.decompressed.len() as u64,
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+    }
+    chunk_bytes
+}
+
+/// Measures the decode floor, then every table in every format, one job
+/// each, `seconds` per line.
+pub fn measure(
+    inputs: &[Input],
+    tables: &[Table],
+    formats: &[Format],
+    seconds: f64,
+    backend: Backend,
+    mut progress: impl FnMut(&ExportFigure),
+) -> io::Result<Vec<ExportFigure>> {
+    let (cpu, wall, runs, chunk_bytes) = repeat(seconds, 3, || decode_all(inputs, backend));
+    let rate = |x: f64, s: f64| if s > 0.0 { x / s } else { 0.0 };
+    let floor = ExportFigure {
+        table: "decode",
+        format: "none",
+        rows: 0,
+        chunk_bytes,
+        output_bytes: 0,
+        cpu_s: cpu,
+        wall_s: wall,
+        runs,
+        rows_per_s: 0.0,
+        mb_per_s: rate(chunk_bytes as f64 / 1e6, cpu),
+        x_decode: 1.0,
+    };
+    progress(&floor);
+    let mut out = vec![floor];
+    for &table in tables {
+        for &format in formats {
+            let mut opts = ExportOptions::new(table);
+            opts.mmap = MmapMode::Never;
+            opts.backend = backend;
+            let run = || -> io::Result<(u64, u64, u64)> {
+                let mut count = Count::default();
+                let totals = {
+                    let mut w = tables::writer(format, &table.schema(), Box::new(&mut count))?;
+                    let t = run_export(inputs, 1, &opts, &mut *w, |_| {})?;
+                    w.finish()?;
+                    t
+                };
+                Ok((totals.rows, totals.chunk_bytes, count.0))
+            };
+            let (cpu, wall, runs, r) = repeat(seconds, 3, run);
+            let (rows, chunk_bytes, output_bytes) = r?;
+            let f = ExportFigure {
+                table: table.name(),
+                format: format_name(format),
+                rows,
+                chunk_bytes,
+                output_bytes,
+                cpu_s: cpu,
+                wall_s: wall,
+                runs,
+                rows_per_s: rate(rows as f64, cpu),
+                mb_per_s: rate(chunk_bytes as f64 / 1e6, cpu),
+                x_decode: rate(cpu, out[0].cpu_s),
+            };
+            progress(&f);
+            out.push(f);
+        }
+    }
+    Ok(out)
+}
+
+/// The name of `format` on the command line.
+pub fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Csv => "csv",
+        Format::Jsonl => "jsonl",
+        Format::Parquet => "parquet",
+    }
+}

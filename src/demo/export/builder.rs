@@ -1,0 +1,1072 @@
+//! The builder that turns one demo's decoded stream into a table's rows,
+//! appended straight into the table's column buffers ([`Columns`]).
+
+use super::columns::Columns;
+use super::tables::{ItemLayout, Table, TypeRef, DDNET_CHARACTER_LAYOUT};
+use crate::codec::snapshot::uuid::{lookup_uuid, uuid_from_ints, OFFSET_UUID_TYPE};
+use crate::codec::snapshot::{item_id, item_key, item_type, Changes, Protocol, Snapshot};
+use crate::demo::message::{self, Body, ChatMode};
+use crate::demo::players::{PlayerChanges, PlayerTracker, PlayerView, TrackerConfig};
+use crate::warn::Discard;
+use arrow_array::RecordBatch;
+use std::collections::BTreeMap;
+
+/// A layout with the positions of its fields in the table's block of
+/// item ints (see [`TableBuilder`]).
+struct Resolved {
+    /// The key of the layout's kind in every batch's `kind` dictionary.
+    kind: i32,
+    /// Block position of each field.
+    slots: Vec<usize>,
+}
+
+impl Resolved {
+    /// Writes `data` into an item's ints; ints the item lacks are left as
+    /// they are.
+    fn fill(&self, ints: &mut [i32], valid: &mut u64, data: &[i32]) {
+        for (&k, &v) in self.slots.iter().zip(data) {
+            ints[k] = v;
+            *valid |= 1 << k;
+        }
+    }
+
+    /// Marks the layout's ints null.
+    fn clear(&self, valid: &mut u64) {
+        for &k in &self.slots {
+            *valid &= !(1 << k);
+        }
+    }
+}
+
+/// One player's state as the `players` table compares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct PlayerState {
+    client_id: u16,
+    name: Option<String>,
+    clan: Option<String>,
+    country: Option<i32>,
+    skin: Option<String>,
+    team: Option<i32>,
+    score: Option<i32>,
+    local: bool,
+}
+
+impl PlayerState {
+    fn same_as(&self, v: &PlayerView) -> bool {
+        self.name == v.name
+            && self.clan == v.clan
+            && self.country == v.country
+            && self.skin == v.skin
+            && self.team == v.team
+            && self.score == v.score
+            && self.local == v.local
+    }
+
+    fn set(&mut self, v: &PlayerView) {
+        self.client_id = v.client_id;
+        self.name.clone_from(&v.name);
+        self.clan.clone_from(&v.clan);
+        self.country = v.country;
+        self.skin.clone_from(&v.skin);
+        self.team = v.team;
+        self.score = v.score;
+        self.local = v.local;
+    }
+
+    fn from_view(v: &PlayerView) -> PlayerState {
+        let mut s = PlayerState {
+            client_id: 0,
+            name: None,
+            clan: None,
+            country: None,
+            skin: None,
+            team: None,
+            score: None,
+            local: false,
+        };
+        s.set(v);
+        s
+    }
+}
+
+fn chat_mode(m: ChatMode) -> &'static str {
+    match m {
+        ChatMode::All => "all",
+        ChatMode::Team => "team",
+        ChatMode::Whisper => "whisper",
+        ChatMode::WhisperSent => "whisper_sent",
+        ChatMode::WhisperReceived => "whisper_received",
+        ChatMode::Other(_) => "other",
+    }
+}
+
+/// Where an item goes in an item table (or `positions`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    /// A row of its own, with this layout.
+    Row(usize),
+    /// `positions`: the DDNet character fields of the row of the character
+    /// with the same id.
+    Ddnet,
+}
+
+/// An item's row as the current snapshot has it: where its ints are in
+/// the [`Slab`].
+#[derive(Clone, Copy, Debug)]
+struct ItemRow {
+    /// Key of the kind (item tables).
+    kind: i32,
+    /// The character's layout (`positions`).
+    layout: usize,
+    slot: u32,
+}
+
+/// The ints of the current snapshot's rows, one row of the table's block
+/// of item columns per slot, in one flat buffer, and which of them are
+/// set (bit `k` of a slot's mask: block column `k`; slots of removed items
+/// are reused).
+#[derive(Debug, Default)]
+struct Slab {
+    width: usize,
+    ints: Vec<i32>,
+    valid: Vec<u64>,
+    free: Vec<u32>,
+}
+
+/// Most item columns of a table (the bits of a row's validity mask).
+pub const MAX_BLOCK: usize = 64;
+
+impl Slab {
+    /// A slot of nulls.
+    fn alloc(&mut self) -> u32 {
+        let w = self.width;
+        if let Some(s) = self.free.pop() {
+            self.valid[s as usize] = 0;
+            return s;
+        }
+        let s = self.valid.len() as u32;
+        self.ints.resize(self.ints.len() + w, 0);
+        self.valid.push(0);
+        s
+    }
+
+    fn release(&mut self, slot: u32) {
+        self.free.push(slot);
+    }
+
+    fn clear(&mut self) {
+        self.ints.clear();
+        self.valid.clear();
+        self.free.clear();
+    }
+
+    fn row(&mut self, slot: u32) -> (&mut [i32], &mut u64) {
+        let at = slot as usize * self.width;
+        (
+            &mut self.ints[at..at + self.width],
+            &mut self.valid[slot as usize],
+        )
+    }
+}
+
+/// Builds one table's rows from one demo's events.
+///
+/// Feed it [`TableBuilder::snapshot_changed`] (or
+/// [`TableBuilder::snapshot`]) and [`TableBuilder::message`] in stream
+/// order; rows collect in the builder's column buffers, which the caller
+/// takes as an Arrow [`RecordBatch`] ([`TableBuilder::take_batch`])
+/// whenever it wants to pass them on. Rows come by tick, then by id
+/// (client id, item id), then in stream order; only ticks in `from..=to`
+/// give rows, but every event before them still updates the players
+/// (names at the first exported tick are right).
+///
+/// Item tables and `positions` keep each item of the previous snapshot as
+/// its row's ints, by (id, type), and follow what each delta changed
+/// ([`Changes`]): a removed item drops its row, an updated or added one is
+/// (re)filled, and every other row is repeated as it was. So a delta that
+/// touches 3 of 300 items costs 3 item fills
+/// ([`TableBuilder::items_seen`]), whatever the snapshot holds. A full
+/// snapshot, a change not described item by item, a change to a UUID
+/// declaration or a snapshot after ticks out of range fills every row
+/// anew. A snapshot's rows are appended column by column.
+pub struct TableBuilder {
+    table: Table,
+    protocol: Protocol,
+    from: i32,
+    to: i32,
+    layouts: Vec<Resolved>,
+    /// The `kind` values of the table's layouts, in key order.
+    kinds: Vec<&'static str>,
+    /// By ordinal type id: the layout index, for this protocol.
+    by_ordinal: Vec<Option<usize>>,
+    /// Layouts of extended types, by netobject name.
+    by_ex: Vec<(&'static str, usize)>,
+    /// Extended types declared in the current snapshot: (type id, layout).
+    ex_in_snap: Vec<(u16, usize)>,
+    ddnet_character: Option<Resolved>,
+    /// The table column of each int of the block.
+    block_cols: Vec<usize>,
+    /// Keeps chat lines only for the `chat` table, which takes each as it
+    /// comes ([`PlayerTracker::drain_chat`]): no table holds the chat of
+    /// the whole demo.
+    tracker: Option<PlayerTracker>,
+    /// `chat`: the lines of the current message, taken from the tracker
+    /// (reused).
+    chat: Vec<crate::demo::players::ChatLine>,
+    /// `players`: the previous snapshot's players, by client id (`None`
+    /// before the first snapshot in range).
+    players: Option<Vec<PlayerState>>,
+    /// Item tables and `positions`: the current snapshot's items by (id,
+    /// type) (`positions`: by (id, 0)), in output order.
+    cache: BTreeMap<(u16, u16), ItemRow>,
+    /// Their ints.
+    slab: Slab,
+    /// `cache` in output order as (slot, id, kind), rebuilt after items
+    /// come or go.
+    order: Vec<(u32, i32, i32)>,
+    order_stale: bool,
+    /// Whether `cache` and `ex_in_snap` are those of the snapshot before
+    /// (else the next snapshot is read whole).
+    cache_valid: bool,
+    /// What the current snapshot changed in the player items (fed to the
+    /// tracker right away).
+    player_changes: PlayerChanges,
+    /// `positions`: the name each client id had in the previous row, with
+    /// its key in the batch numbered `.2`.
+    names: Vec<Option<(String, i32, u64)>>,
+    /// `positions`: each row's name key and team (reused).
+    name_team: Vec<(Option<i32>, Option<i32>)>,
+    /// Batches taken so far (the name keys' batch number).
+    batch_no: u64,
+    columns: Columns,
+    /// Rows made so far.
+    pub rows_made: u64,
+    /// Snapshot items read into rows by the item tables (work counter:
+    /// item fills, not rows repeated).
+    pub items_seen: u64,
+}
+
+/// `positions`: the column of the first character field, of `name`, of
+/// `team`.
+const FIRST_FIELD: usize = 3;
+const NAME_COL: usize = FIRST_FIELD + super::tables::POSITION_FIELDS.len();
+const TEAM_COL: usize = NAME_COL + 1;
+
+impl TableBuilder {
+    pub fn new(table: Table, protocol: Protocol, demo: &str, from: i32, to: i32) -> TableBuilder {
+        let schema = table.schema();
+        // The block: the item columns, in table order.
+        let block_cols: Vec<usize> = match table {
+            Table::Positions => (FIRST_FIELD..schema.fields().len())
+                .filter(|&c| c != NAME_COL && c != TEAM_COL)
+                .collect(),
+            t if !t.layouts().is_empty() => (4..schema.fields().len()).collect(),
+            _ => Vec::new(),
+        };
+        let resolve = |l: &ItemLayout, kinds: &mut Vec<&'static str>| {
+            let kind = match kinds.iter().position(|&k| k == l.kind) {
+                Some(k) => k,
+                None => {
+                    kinds.push(l.kind);
+                    kinds.len() - 1
+                }
+            };
+            Resolved {
+                kind: kind as i32,
+                slots: l
+                    .fields
+                    .iter()
+                    .map(|f| {
+                        let c = table.column_index(f).expect("layout field in schema");
+                        block_cols
+                            .iter()
+                            .position(|&b| b == c)
+                            .expect("layout field in the block")
+                    })
+                    .collect(),
+            }
+        };
+        let mut kinds = Vec::new();
+        let mut layouts = Vec::new();
+        let mut by_ordinal = Vec::new();
+        let mut by_ex = Vec::new();
+        for l in table.layouts() {
+            match l.ty {
+                TypeRef::Ordinal(p, t) if p == protocol => {
+                    let t = usize::from(t);
+                    if by_ordinal.len() <= t {
+                        by_ordinal.resize(t + 1, None);
+                    }
+                    by_ordinal[t] = Some(layouts.len());
+                }
+                TypeRef::Ordinal(..) => continue,
+                TypeRef::Ex(name) => by_ex.push((name, layouts.len())),
+            }
+            layouts.push(resolve(l, &mut kinds));
+        }
+        let ddnet_character =
+            (table == Table::Positions).then(|| resolve(&DDNET_CHARACTER_LAYOUT, &mut Vec::new()));
+        let width = block_cols.len();
+        assert!(width <= MAX_BLOCK, "{}: {width} item columns", table.name());
+        let mut b = TableBuilder {
+            table,
+            protocol,
+            from,
+            to,
+            layouts,
+            kinds,
+            by_ordinal,
+            by_ex,
+            ex_in_snap: Vec::new(),
+            ddnet_character,
+            block_cols,
+            tracker: table.needs_tracker().then(|| {
+                let config = TrackerConfig {
+                    keep_chat: table == Table::Chat,
+                    ..TrackerConfig::default()
+                };
+                PlayerTracker::new(protocol, config)
+            }),
+            chat: Vec::new(),
+            players: None,
+            cache: BTreeMap::new(),
+            slab: Slab::default(),
+            order: Vec::new(),
+            order_stale: true,
+            cache_valid: false,
+            player_changes: PlayerChanges::new(),
+            names: Vec::new(),
+            name_team: Vec::new(),
+            batch_no: 0,
+            columns: Columns::new(schema, 0, demo),
+            rows_made: 0,
+            items_seen: 0,
+        };
+        b.slab.width = width;
+        b.seed_kinds();
+        b
+    }
+
+    /// Puts the layouts' kinds in the fresh batch's `kind` dictionary, so
+    /// that a kind's key is its position in `kinds`.
+    fn seed_kinds(&mut self) {
+        if self.table == Table::Positions || self.layouts.is_empty() {
+            return;
+        }
+        let dict = self.columns.dict(2);
+        for (i, k) in self.kinds.iter().enumerate() {
+            let key = dict.key(k);
+            debug_assert_eq!(key as usize, i);
+        }
+    }
+
+    /// Chat lines held (kept by the player tracker or waiting to become
+    /// rows), with the room reserved for them: what the chat of a demo
+    /// costs the export, which does not grow with the demo's chat.
+    pub fn chat_lines_held(&self) -> usize {
+        let kept = self.tracker.as_ref().map_or(0, |t| t.chat().len());
+        kept + self.chat.capacity()
+    }
+
+    /// The number of rows made since the last [`TableBuilder::take_batch`].
+    pub fn len(&self) -> usize {
+        self.columns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.columns.is_empty()
+    }
+
+    /// Takes the rows made so far as a record batch of the table's schema.
+    pub fn take_batch(&mut self) -> RecordBatch {
+        let batch = self.columns.take_batch();
+        self.batch_no += 1;
+        self.seed_kinds();
+        batch
+    }
+
+    fn in_range(&self, tick: i32) -> bool {
+        (self.from..=self.to).contains(&tick)
+    }
+
+    /// A snapshot of tick `tick`, read whole (as after a full snapshot).
+    pub fn snapshot(&mut self, tick: i32, snap: &Snapshot) {
+        let mut whole = Changes::default();
+        whole.set_unknown();
+        self.snapshot_changed(tick, snap, &whole);
+    }
+
+    /// A snapshot of tick `tick` that `changes` made from the previous
+    /// snapshot fed (see the type docs).
+    pub fn snapshot_changed(&mut self, tick: i32, snap: &Snapshot, changes: &Changes) {
+        if let Some(t) = &mut self.tracker {
+            self.player_changes.note(t.protocol(), snap, changes);
+            // Tables are rows: the players' warnings are not part of them.
+            t.feed_snapshot_changed(tick, snap, &self.player_changes, &mut Discard);
+            self.player_changes.clear();
+        }
+        if !self.in_range(tick) {
+            self.cache_valid = false;
+            return;
+        }
+        match self.table {
+            Table::Players => self.players(tick),
+            Table::Positions => {
+                self.follow_items(snap, changes);
+                self.emit_positions(tick);
+            }
+            t if !t.layouts().is_empty() => {
+                self.follow_items(snap, changes);
+                self.emit_items(tick);
+            }
+            _ => {}
+        }
+    }
+
+    /// Brings the cached rows from the previous snapshot to `snap`.
+    fn follow_items(&mut self, snap: &Snapshot, changes: &Changes) {
+        let is_declaration = |k: u32| item_type(k) == 0 && item_id(k) >= OFFSET_UUID_TYPE;
+        let whole = !self.cache_valid
+            || (!(self.by_ex.is_empty() && self.ddnet_character.is_none())
+                && changes.touches(snap, is_declaration))
+            || !changes.is_known();
+        if whole {
+            self.declared_types(snap);
+            self.cache.clear();
+            self.slab.clear();
+            self.order_stale = true;
+            for i in 0..snap.len() {
+                self.add_item(snap, i, true);
+            }
+            self.cache_valid = true;
+            return;
+        }
+        for &(key, _) in changes.removed() {
+            self.remove_item(key);
+        }
+        for &i in changes.updated() {
+            self.update_item(snap, i as usize);
+        }
+        for i in changes.added_from()..snap.len() {
+            self.add_item(snap, i, false);
+        }
+    }
+
+    /// Where an item of type `ty` goes in this table, if anywhere.
+    fn slot(&self, ty: u16) -> Option<Slot> {
+        if ty >= OFFSET_UUID_TYPE {
+            let &(_, l) = self.ex_in_snap.iter().find(|&&(t, _)| t == ty)?;
+            return Some(match l {
+                usize::MAX => Slot::Ddnet,
+                l => Slot::Row(l),
+            });
+        }
+        self.by_ordinal
+            .get(usize::from(ty))
+            .copied()
+            .flatten()
+            .map(Slot::Row)
+    }
+
+    /// The DDNet character type declared in the current snapshot.
+    fn ddnet_type(&self) -> Option<u16> {
+        self.ex_in_snap
+            .iter()
+            .find(|&&(_, l)| l == usize::MAX)
+            .map(|&(t, _)| t)
+    }
+
+    /// The cache key of an item: `positions` has one row per character id.
+    fn cache_key(&self, id: u16, ty: u16) -> (u16, u16) {
+        if self.table == Table::Positions {
+            (id, 0)
+        } else {
+            (id, ty)
+        }
+    }
+
+    /// Adds the row of item `i` of `snap` (`whole`: the snapshot is read
+    /// from scratch, so a character finds its DDNet fields itself and the
+    /// DDNet items need no pass of their own).
+    fn add_item(&mut self, snap: &Snapshot, i: usize, whole: bool) {
+        let Some((key, data)) = snap.item(i) else {
+            return;
+        };
+        let (ty, id) = (item_type(key), item_id(key));
+        match self.slot(ty) {
+            Some(Slot::Row(layout)) => {
+                self.items_seen += 1;
+                let ddnet = self.ddnet_type().and_then(|t| snap.get(item_key(t, id)));
+                let slot = self.slab.alloc();
+                let l = &self.layouts[layout];
+                let row = ItemRow {
+                    kind: l.kind,
+                    layout,
+                    slot,
+                };
+                let (ints, valid) = self.slab.row(slot);
+                l.fill(ints, valid, data);
+                if let (Some(dd), Some(d)) = (&self.ddnet_character, ddnet) {
+                    dd.fill(ints, valid, d);
+                }
+                let k = self.cache_key(id, ty);
+                if let Some(old) = self.cache.insert(k, row) {
+                    self.slab.release(old.slot);
+                }
+                self.order_stale = true;
+            }
+            Some(Slot::Ddnet) if !whole => self.set_ddnet(id, Some(data)),
+            _ => {}
+        }
+    }
+
+    /// Refills the row of the kept item `i` of `snap`, which the delta
+    /// updated.
+    fn update_item(&mut self, snap: &Snapshot, i: usize) {
+        let Some((key, data)) = snap.item(i) else {
+            return;
+        };
+        let (ty, id) = (item_type(key), item_id(key));
+        match self.slot(ty) {
+            Some(Slot::Row(layout)) => {
+                let k = self.cache_key(id, ty);
+                let positions = self.table == Table::Positions;
+                if let Some(row) = self.cache.get_mut(&k) {
+                    self.items_seen += 1;
+                    let (ints, valid) = self.slab.row(row.slot);
+                    if positions {
+                        // A character's ints are read whole: one of
+                        // another size leaves no stale field.
+                        self.layouts[row.layout].clear(valid);
+                        row.layout = layout;
+                    }
+                    self.layouts[layout].fill(ints, valid, data);
+                }
+            }
+            Some(Slot::Ddnet) => self.set_ddnet(id, Some(data)),
+            None => {}
+        }
+    }
+
+    /// Drops the row of the removed item `key`.
+    fn remove_item(&mut self, key: u32) {
+        let (ty, id) = (item_type(key), item_id(key));
+        match self.slot(ty) {
+            Some(Slot::Row(_)) => {
+                let k = self.cache_key(id, ty);
+                if let Some(old) = self.cache.remove(&k) {
+                    self.slab.release(old.slot);
+                    self.order_stale = true;
+                }
+            }
+            Some(Slot::Ddnet) => self.set_ddnet(id, None),
+            None => {}
+        }
+    }
+
+    /// Sets (or with `None` clears) the DDNet fields of character `id`'s
+    /// row, if it has one.
+    fn set_ddnet(&mut self, id: u16, data: Option<&[i32]>) {
+        let Some(dd) = &self.ddnet_character else {
+            return;
+        };
+        let Some(row) = self.cache.get(&(id, 0)) else {
+            return;
+        };
+        self.items_seen += 1;
+        let (ints, valid) = self.slab.row(row.slot);
+        dd.clear(valid);
+        if let Some(d) = data {
+            dd.fill(ints, valid, d);
+        }
+    }
+
+    /// Finds the extended types of this table declared in `snap`.
+    fn declared_types(&mut self, snap: &Snapshot) {
+        self.ex_in_snap.clear();
+        if self.by_ex.is_empty() && self.ddnet_character.is_none() {
+            return;
+        }
+        for (key, data) in snap.iter() {
+            if item_type(key) != 0 || item_id(key) < OFFSET_UUID_TYPE {
+                continue;
+            }
+            let Some(known) = uuid_from_ints(data).and_then(|u| lookup_uuid(&u)) else {
+                continue;
+            };
+            let layout = if self.ddnet_character.is_some()
+                && known.name == DDNET_CHARACTER_LAYOUT.kind_name()
+            {
+                usize::MAX
+            } else if let Some(&(_, l)) = self.by_ex.iter().find(|(n, _)| *n == known.name) {
+                l
+            } else {
+                continue;
+            };
+            self.ex_in_snap.push((item_id(key), layout));
+        }
+    }
+
+    /// Brings `order` up to date with `cache`.
+    fn refresh_order(&mut self) {
+        if self.order_stale {
+            self.order.clear();
+            self.order.extend(
+                self.cache
+                    .iter()
+                    .map(|(&(id, _), r)| (r.slot, i32::from(id), r.kind)),
+            );
+            self.order_stale = false;
+        }
+    }
+
+    /// Appends the rows of the cached items at `tick`, column by column:
+    /// tick, id (column `id_col`) and the block of item ints.
+    fn emit_rows(&mut self, tick: i32, id_col: usize) {
+        self.refresh_order();
+        let n = self.order.len();
+        let order = &self.order;
+        self.columns
+            .i32(1)
+            .values
+            .extend(std::iter::repeat_n(tick, n));
+        self.columns
+            .i32(id_col)
+            .values
+            .extend(order.iter().map(|&(_, id, _)| id));
+        let w = self.slab.width;
+        let (ints, valid) = (&self.slab.ints, &self.slab.valid);
+        // The columns every row has: their validity is all set.
+        let (mut all, mut any) = (u64::MAX, 0);
+        for &(s, _, _) in order {
+            all &= valid[s as usize];
+            any |= valid[s as usize];
+        }
+        for (k, &c) in self.block_cols.iter().enumerate() {
+            let col = self.columns.i32(c);
+            let bit = 1u64 << k;
+            if any & bit == 0 {
+                // No row has it: nulls (values are never read).
+                col.values.extend(std::iter::repeat_n(0, n));
+                col.valid.extend(std::iter::repeat_n(false, n));
+                continue;
+            }
+            col.values
+                .extend(order.iter().map(|&(s, _, _)| ints[s as usize * w + k]));
+            if all & bit != 0 {
+                col.valid.extend(std::iter::repeat_n(true, n));
+            } else {
+                col.valid
+                    .extend(order.iter().map(|&(s, _, _)| valid[s as usize] & bit != 0));
+            }
+        }
+        self.rows_made += n as u64;
+        self.columns.add_rows(n);
+    }
+
+    /// One row per character, with the current name and team of its
+    /// client.
+    fn emit_positions(&mut self, tick: i32) {
+        self.refresh_order();
+        let mut name_team = std::mem::take(&mut self.name_team);
+        name_team.clear();
+        for i in 0..self.order.len() {
+            let id = self.order[i].1 as u16;
+            name_team.push(self.name_key_and_team(id));
+        }
+        let names = self.columns.dict(NAME_COL);
+        for &(name, _) in &name_team {
+            names.push_key(name);
+        }
+        let teams = self.columns.i32(TEAM_COL);
+        for &(_, team) in &name_team {
+            teams.push(team);
+        }
+        self.name_team = name_team;
+        self.emit_rows(tick, 2);
+    }
+
+    /// One row per item of the table, repeated from the cache.
+    fn emit_items(&mut self, tick: i32) {
+        self.refresh_order();
+        let kinds = self.columns.dict(2);
+        for &(_, _, kind) in &self.order {
+            kinds.push_key(Some(kind));
+        }
+        self.emit_rows(tick, 3);
+    }
+
+    /// The key of the current name of client `id` in this batch's `name`
+    /// dictionary (looked up once per batch while the name does not
+    /// change), and its team.
+    fn name_key_and_team(&mut self, id: u16) -> (Option<i32>, Option<i32>) {
+        let Some(t) = &self.tracker else {
+            return (None, None);
+        };
+        let views = t.current_view();
+        let Ok(at) = views.binary_search_by_key(&id, |v| v.client_id) else {
+            return (None, None);
+        };
+        let v = &views[at];
+        let Some(name) = &v.name else {
+            return (None, v.team);
+        };
+        let slot = usize::from(id);
+        if self.names.len() <= slot {
+            self.names.resize(slot + 1, None);
+        }
+        let cached = &mut self.names[slot];
+        let key = match cached {
+            Some((n, key, batch)) if *batch == self.batch_no && n == name => *key,
+            _ => {
+                let key = self.columns.dict(NAME_COL).key(name);
+                *cached = Some((name.clone(), key, self.batch_no));
+                key
+            }
+        };
+        (Some(key), v.team)
+    }
+
+    fn players(&mut self, tick: i32) {
+        let Some(t) = &self.tracker else { return };
+        let views = t.current_view();
+        let prev = self.players.get_or_insert_with(Vec::new);
+        let mut next: Vec<PlayerState> = Vec::with_capacity(views.len());
+        let mut out: Vec<(&'static str, PlayerState)> = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        // Both lists are sorted by client id: a merge.
+        while i < prev.len() || j < views.len() {
+            let p = prev.get(i);
+            let v = views.get(j);
+            match (p, v) {
+                (Some(p), Some(v)) if p.client_id == v.client_id => {
+                    if !p.same_as(v) {
+                        out.push(("update", PlayerState::from_view(v)));
+                        let mut s = p.clone();
+                        s.set(v);
+                        next.push(s);
+                    } else {
+                        next.push(p.clone());
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                (Some(p), v) if v.is_none_or(|v| p.client_id < v.client_id) => {
+                    out.push(("leave", p.clone()));
+                    i += 1;
+                }
+                (_, Some(v)) => {
+                    let s = PlayerState::from_view(v);
+                    out.push(("join", s.clone()));
+                    next.push(s);
+                    j += 1;
+                }
+                _ => break,
+            }
+        }
+        *prev = next;
+        for (change, s) in out {
+            self.rows_made += 1;
+            self.columns
+                .row()
+                .i32(Some(tick))
+                .i32(Some(i32::from(s.client_id)))
+                .str(Some(change))
+                .str(s.name.as_deref())
+                .str(s.clan.as_deref())
+                .i32(s.country)
+                .str(s.skin.as_deref())
+                .i32(s.team)
+                .i32(s.score)
+                .bool(Some(s.local))
+                .end();
+        }
+    }
+
+    /// A message chunk's bytes at tick `tick`.
+    pub fn message(&mut self, tick: i32, bytes: &[u8]) {
+        if !self.table.needs_messages() {
+            return;
+        }
+        // As for players, message warnings are not part of the tables.
+        let Ok(msg) = message::decode(bytes, self.protocol, &mut Discard) else {
+            return;
+        };
+        if let Some(t) = &mut self.tracker {
+            t.feed_message(tick, &msg);
+        }
+        let in_range = self.in_range(tick);
+        match (self.table, &msg.body) {
+            (Table::Chat, _) => {
+                let Some(t) = &mut self.tracker else { return };
+                let mut lines = std::mem::take(&mut self.chat);
+                lines.extend(t.drain_chat());
+                if !in_range {
+                    lines.clear();
+                }
+                for l in lines.drain(..) {
+                    self.rows_made += 1;
+                    self.columns
+                        .row()
+                        .i32(Some(l.tick))
+                        .i32(Some(l.client_id))
+                        .str(l.name.as_deref())
+                        .str(Some(chat_mode(l.mode)))
+                        .i32(Some(l.raw_mode))
+                        .i32(l.target_id)
+                        .str(Some(&l.text))
+                        .end();
+                }
+                self.chat = lines;
+            }
+            (Table::Kills, Body::KillMsg(k)) if in_range => {
+                let killer = self.name_of(k.killer);
+                let victim = self.name_of(k.victim);
+                self.rows_made += 1;
+                self.columns
+                    .row()
+                    .i32(Some(tick))
+                    .str(Some("kill"))
+                    .i32(Some(k.killer))
+                    .str(killer.as_deref())
+                    .i32(Some(k.victim))
+                    .str(victim.as_deref())
+                    .i32(Some(k.weapon))
+                    .i32(Some(k.mode_special))
+                    .i32(None)
+                    .i32(None)
+                    .end();
+            }
+            (Table::Kills, Body::KillMsgTeam { team, first }) if in_range => {
+                self.rows_made += 1;
+                self.columns
+                    .row()
+                    .i32(Some(tick))
+                    .str(Some("team_kill"))
+                    .i32(None)
+                    .str(None)
+                    .i32(None)
+                    .str(None)
+                    .i32(None)
+                    .i32(None)
+                    .i32(Some(*team))
+                    .i32(Some(*first))
+                    .end();
+            }
+            (Table::Broadcasts, Body::Broadcast { text }) if in_range => {
+                self.rows_made += 1;
+                self.columns
+                    .row()
+                    .i32(Some(tick))
+                    .str(Some(text.as_ref()))
+                    .end();
+            }
+            (
+                Table::Finishes,
+                Body::RaceFinish {
+                    client_id,
+                    time,
+                    diff,
+                    record_personal,
+                    record_server,
+                },
+            ) if in_range => {
+                let name = self.name_of(*client_id);
+                self.rows_made += 1;
+                self.columns
+                    .row()
+                    .i32(Some(tick))
+                    .str(Some("race_finish"))
+                    .i32(Some(*client_id))
+                    .str(name.as_deref())
+                    .i32(Some(*time))
+                    .i32(Some(*diff))
+                    .bool(Some(*record_personal))
+                    .bool(*record_server)
+                    .i32(None)
+                    .i32(None)
+                    .end();
+            }
+            (
+                Table::Finishes,
+                Body::Record {
+                    server_time_best,
+                    player_time_best,
+                },
+            ) if in_range => {
+                self.rows_made += 1;
+                self.columns
+                    .row()
+                    .i32(Some(tick))
+                    .str(Some("record"))
+                    .i32(None)
+                    .str(None)
+                    .i32(None)
+                    .i32(None)
+                    .bool(None)
+                    .bool(None)
+                    .i32(Some(*server_time_best))
+                    .i32(Some(*player_time_best))
+                    .end();
+            }
+            _ => {}
+        }
+    }
+
+    /// The current name of client `id`, if it has one.
+    fn name_of(&self, id: i32) -> Option<String> {
+        let id = u16::try_from(id).ok()?;
+        self.tracker.as_ref()?.current_name(id).map(str::to_owned)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::demo::export::readback::{accepts, rows, Value};
+    use Protocol::V06;
+
+    fn take(b: &mut TableBuilder) -> Vec<Vec<Value>> {
+        let batch = b.take_batch();
+        assert_eq!(batch.schema(), b.table.schema());
+        rows(&batch)
+    }
+
+    /// Lasers and flags (none in the real demos): ordinal and DDNet
+    /// extended items in one table, by id, then type; the extended type
+    /// found through its declaration; ints a short item lacks are null.
+    #[test]
+    fn lasers_and_flags_from_a_snapshot() {
+        use crate::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
+        let mut s = Snapshot::new();
+        s.push(item_key(3, 7), &[1, 2, 3, 4, 5]).unwrap();
+        s.push(
+            item_key(0, 0x7ffe),
+            &uuid_to_ints(&uuid_from_name("laser@netobj.ddnet.tw")),
+        )
+        .unwrap();
+        s.push(item_key(0x7ffe, 2), &[10, 20, 30, 40, 50, 1, 0, 0, 0, 0])
+            .unwrap();
+        s.push(item_key(3, 2), &[6, 7]).unwrap();
+        s.push(item_key(5, 1), &[100, 200, 1]).unwrap();
+        let mut b = TableBuilder::new(Table::Lasers, V06, "d", i32::MIN, i32::MAX);
+        b.snapshot(9, &s);
+        let rows = take(&mut b);
+        let col = |n| Table::Lasers.column_index(n).unwrap();
+        let got: Vec<(String, i32, Value, Value)> = rows
+            .iter()
+            .map(|r| {
+                let Value::Str(k) = &r[2] else { panic!() };
+                let Value::I32(id) = r[3] else { panic!() };
+                (
+                    k.to_string(),
+                    id,
+                    r[col("x")].clone(),
+                    r[col("owner")].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("laser".into(), 2, Value::I32(6), Value::Null),
+                ("ddnet_laser".into(), 2, Value::I32(10), Value::I32(1)),
+                ("laser".into(), 7, Value::I32(1), Value::Null),
+            ]
+        );
+        assert_eq!(rows[0][col("from_x")], Value::Null);
+        let mut b = TableBuilder::new(Table::Flags, V06, "d", i32::MIN, i32::MAX);
+        b.snapshot(9, &s);
+        let rows = take(&mut b);
+        assert_eq!(rows.len(), 1);
+        assert_eq!(
+            rows[0][..],
+            [
+                Value::Str("d".into()),
+                Value::I32(9),
+                Value::Str("flag".into()),
+                Value::I32(1),
+                Value::I32(100),
+                Value::I32(200),
+                Value::I32(1)
+            ]
+        );
+    }
+
+    /// Message tables: a 0.6 broadcast and kill, each in its table only,
+    /// and only in the tick range.
+    #[test]
+    fn message_rows() {
+        let broadcast = [0x04, b'h', b'i', 0];
+        let kill = [0x08, 1, 2, 3, 0];
+        let mut all = Vec::new();
+        for table in [Table::Broadcasts, Table::Kills, Table::Chat] {
+            let mut b = TableBuilder::new(table, V06, "d", 10, 20);
+            for tick in [5, 10, 21] {
+                b.message(tick, &broadcast);
+                b.message(tick, &kill);
+            }
+            all.push(take(&mut b));
+        }
+        assert_eq!(all[0].len(), 1);
+        assert_eq!(all[0][0][1..], [Value::I32(10), Value::Str("hi".into())]);
+        assert_eq!(all[1].len(), 1);
+        assert_eq!(
+            all[1][0][1..],
+            [
+                Value::I32(10),
+                Value::Str("kill".into()),
+                Value::I32(1),
+                Value::Null,
+                Value::I32(2),
+                Value::Null,
+                Value::I32(3),
+                Value::I32(0),
+                Value::Null,
+                Value::Null,
+            ]
+        );
+        assert!(all[2].is_empty());
+    }
+
+    #[test]
+    fn positions_rows_from_a_snapshot() {
+        let mut s = Snapshot::new();
+        let mut ch = [0i32; 22];
+        for (i, v) in ch.iter_mut().enumerate() {
+            *v = i as i32 * 10;
+        }
+        s.push(item_key(9, 4), &ch).unwrap();
+        s.push(item_key(9, 2), &ch[..3]).unwrap();
+        let mut b = TableBuilder::new(Table::Positions, V06, "d.demo", 0, 100);
+        b.snapshot(5, &s);
+        b.snapshot(101, &s);
+        let rows = take(&mut b);
+        assert_eq!(rows.len(), 2);
+        let col = |n| Table::Positions.column_index(n).unwrap();
+        let r = &rows[1];
+        assert_eq!(r[2], Value::I32(4));
+        assert_eq!(r[col("x")], Value::I32(10));
+        assert_eq!(r[col("attack_tick")], Value::I32(210));
+        assert_eq!(r[col("triggered_events")], Value::Null);
+        // A short item: the ints it has, null for the rest.
+        let r = &rows[0];
+        assert_eq!(r[2], Value::I32(2));
+        assert_eq!(r[col("y")], Value::I32(20));
+        assert_eq!(r[col("vel_x")], Value::Null);
+        let schema = Table::Positions.schema();
+        for (i, v) in r.iter().enumerate() {
+            assert!(accepts(&schema, i, v), "{i} {v:?}");
+        }
+        // The next batch starts a dictionary of its own: the kinds of an
+        // item table keep their keys.
+        let mut b = TableBuilder::new(Table::Projectiles, V06, "d", 0, 100);
+        let mut s = Snapshot::new();
+        s.push(item_key(2, 1), &[1, 2, 3, 4, 5, 6]).unwrap();
+        for tick in [1, 2] {
+            b.snapshot(tick, &s);
+            let rows = take(&mut b);
+            assert_eq!(rows[0][2], Value::Str("projectile".into()));
+        }
+    }
+}
