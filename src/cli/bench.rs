@@ -155,7 +155,7 @@ struct Document<'a> {
     date: String,
     command: Vec<String>,
     machine: Machine,
-    tiers: crate::backend::Tiers,
+    tiers: crate::codec::kernels::Tiers,
     /// The inputs, as the text header says.
     inputs: &'a str,
     seconds_min: f64,
@@ -192,7 +192,10 @@ impl Report {
 
     /// The header: what the inputs are, then the machine's tiers.
     fn header(&self, inputs: String) {
-        self.line(format_args!("{inputs} ({})", crate::backend::describe()));
+        self.line(format_args!(
+            "{inputs} ({})",
+            crate::codec::kernels::describe()
+        ));
         *self.inputs.borrow_mut() = inputs;
     }
 
@@ -213,7 +216,7 @@ impl Report {
                 date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
                 command: std::env::args().collect(),
                 machine: Machine::current(),
-                tiers: crate::backend::tiers(),
+                tiers: crate::codec::kernels::tiers(),
                 inputs: &inputs,
                 seconds_min: self.seconds,
                 figures: &figures,
