@@ -36,9 +36,10 @@
 //! The fast tier is compiled twice: portable, and for BMI2 ([`Tier::Bmi2`],
 //! shifts by a register without flags, which the bit reader does at every
 //! table entry). [`decompress`] runs the fast tier chosen once per process
-//! ([`Tier::chosen`]: BMI2 where [`X86Level::active`](crate::backend::X86Level::active) is AVX2 or higher);
-//! [`decompress_with`] forces a [`Tier`]. There is no SIMD tier, so this
-//! module takes no [`Backend`]: [`Tier::for_backend`] maps one.
+//! ([`Tier::chosen`]: BMI2 where
+//! [`X86Level::active`](crate::backend::X86Level::active) is AVX2 or
+//! higher); [`decompress_tier`] forces a [`Tier`]. There is no SIMD tier:
+//! [`Tier::for_backend`] maps a [`Backend`] to a tier.
 //!
 //! [`decompress_batch`] decodes several independent streams (consecutive
 //! demo chunk payloads) at once, interleaving their table lookups so that
@@ -53,7 +54,7 @@ pub mod tree;
 
 use crate::backend::Backend;
 
-pub use batch::{decompress_batch, decompress_batch_with};
+pub use batch::{decompress_batch, decompress_batch_tier};
 pub use encode::{compress, compressed_len};
 
 /// What went wrong while decoding.
@@ -140,12 +141,12 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
     (Tier::chosen().entry())(input, out)
 }
 
-/// [`decompress`] with the tier `tier`.
+/// [`decompress`] with the tier `tier`, whatever was chosen.
 ///
 /// # Panics
 ///
 /// Where this CPU cannot run `tier` (see [`Tier::available`]).
-pub fn decompress_with(tier: Tier, input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
+pub fn decompress_tier(tier: Tier, input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
     (tier.forced().entry())(input, out)
 }
 

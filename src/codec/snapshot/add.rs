@@ -9,7 +9,6 @@
 //! snapshot checksum (the wrapping sum of all data) changes. They process
 //! `min(data.len(), diff.len())` ints.
 
-use crate::backend::Backend;
 use wide::{i32x4, i32x8};
 
 /// Reference: one int at a time.
@@ -56,16 +55,6 @@ pub fn wrapping_add_simd(old: &[i32], diff: &[i32], out: &mut [i32]) {
         o.copy_from_slice(s.as_array());
     }
     wrapping_add_oracle(ac.remainder(), dc.remainder(), oc.into_remainder());
-}
-
-/// `out = old + diff` (wrapping) by the tier `backend` selects.
-#[inline]
-pub fn wrapping_add_with(backend: Backend, old: &[i32], diff: &[i32], out: &mut [i32]) {
-    match backend {
-        Backend::Oracle => wrapping_add_oracle(old, diff, out),
-        Backend::Scalar => wrapping_add_scalar(old, diff, out),
-        Backend::Simd => wrapping_add_simd(old, diff, out),
-    }
 }
 
 /// Reference: `data += diff` one int at a time; returns the wrapping sum of
@@ -335,17 +324,6 @@ pub fn wrapping_add_assign_kernel(kernel: AddKernel, data: &mut [i32], diff: &[i
         // SAFETY: `forced` checked that the CPU has AVX2.
         AddKernel::Avx2 => unsafe { wrapping_add_assign_avx2_inner(data, diff) },
         _ => wrapping_add_assign_simd(data, diff),
-    }
-}
-
-/// `data += diff` (wrapping) by the tier `backend` selects; returns the
-/// wrapping sum of the diff ints used.
-#[inline]
-pub fn wrapping_add_assign_with(backend: Backend, data: &mut [i32], diff: &[i32]) -> i32 {
-    match backend {
-        Backend::Oracle => wrapping_add_assign_oracle(data, diff),
-        Backend::Scalar => wrapping_add_assign_scalar(data, diff),
-        Backend::Simd => wrapping_add_assign_simd(data, diff),
     }
 }
 

@@ -6,7 +6,6 @@
 //! Wrapping addition is associative and commutative, so any lane split gives
 //! the oracle's result bit for bit.
 
-use crate::backend::Backend;
 use wide::i32x8;
 
 /// Reference: one int at a time.
@@ -159,17 +158,6 @@ impl Kernel {
 /// Where this CPU cannot run `kernel` (see [`Kernel::available`]).
 pub fn checksum_kernel(kernel: Kernel, data: &[i32]) -> i32 {
     (kernel.forced().entry())(data)
-}
-
-/// The checksum of `data` computed by the tier `backend` selects (`Simd`:
-/// the kernel chosen once per process, [`Kernel::chosen`]).
-#[inline]
-pub fn checksum_with(backend: Backend, data: &[i32]) -> i32 {
-    match backend {
-        Backend::Oracle => checksum_oracle(data),
-        Backend::Scalar => checksum_scalar(data),
-        Backend::Simd => (Kernel::chosen().entry())(data),
-    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,8 @@
 //! The SIMD tier: 64-byte windows read through their extend bits.
 //!
-//! [`unpack`] runs the kernel chosen once per process ([`Kernel::chosen`],
-//! from [`X86Level::active`](crate::backend::X86Level::active)): the AVX-512 kernel (x86-64 with AVX-512
-//! VBMI2, see `avx512.rs`), else the AVX2 shuffle kernel (AVX2 + BMI2,
+//! [`unpack`] runs the kernel chosen for this CPU ([`Kernel::chosen`],
+//! from [`X86Level::active`](crate::backend::X86Level::active)): the
+//! AVX-512 kernel (x86-64 with AVX-512 VBMI2, see `avx512.rs`), else the AVX2 shuffle kernel (AVX2 + BMI2,
 //! `vpshufb` patterns from a table, see `avx2.rs`), else
 //! [`unpack_baseline`], which uses only what the build target guarantees
 //! (`wide`, so SSE2 on x86-64, NEON on aarch64). All give exactly the
@@ -71,7 +71,7 @@ use crate::warn::Warn;
 use wide::{i16x16, i32x16, i8x16};
 
 use super::scalar::{store_int_at, unpack_from};
-use super::{VarintError, VarintWarning};
+use super::{UnpackFn, VarintError, VarintWarning};
 
 /// Input bytes one window covers: their extend bits form one `u64`.
 const WINDOW: usize = 64;
@@ -99,10 +99,6 @@ crate::backend::kernel_family! {
         Wide = ("wide", Sse2, chosen),
     }
 }
-
-/// A varint unpacker: [`super::unpack`]'s contract.
-pub type UnpackFn =
-    fn(&[u8], &mut [i32], &mut dyn Warn<VarintWarning>) -> Result<usize, VarintError>;
 
 impl Kernel {
     /// The kernel's entry point. Only [`Kernel::available`] kernels may be
