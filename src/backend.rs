@@ -6,7 +6,7 @@
 //! `-C target-feature`). Kernels that have tiers for higher x86 levels are
 //! chosen from [`X86Level::active`] (the CPU's level, capped by the
 //! `TEEBATCH_X86_LEVEL` environment variable): each family lists its
-//! kernels once with [`kernel_family!`] (name, level needed, whether it may
+//! kernels once with `kernel_family!` (name, level needed, whether it may
 //! be chosen), and [`widest`] picks the widest one within the level for
 //! every family alike: the varint unpacker (AVX-512 VBMI2, AVX2 + BMI2,
 //! `wide`), the Huffman decoder (BMI2 or portable bit reader), the snapshot

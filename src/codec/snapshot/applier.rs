@@ -26,7 +26,7 @@ pub enum AddTier {
     /// ([`AddKernel::Wide`]).
     Wide,
     /// [`super::wrapping_add_simd`] for `old + diff`,
-    /// [`super::wrapping_add_assign_avx2_lanes`] in the in-place applier
+    /// `wrapping_add_assign_avx2_lanes` (x86-64) in the in-place applier
     /// ([`AddKernel::Avx2`]; only where the CPU has AVX2).
     Avx2,
 }
