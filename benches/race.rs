@@ -118,7 +118,7 @@ pub fn print_machine(min: Duration, rounds: u32) {
         })
         .unwrap_or_else(|| "unknown CPU".to_string());
     println!("machine: {cpu}");
-    println!("teebatch: {}", teebatch::backend::describe());
+    println!("teebatch: {}", teebatch::codec::kernels::describe());
     let clock = if wall() {
         "wall-clock seconds"
     } else {

@@ -1,17 +1,23 @@
-//! Choice of kernel tier, made once per run.
+//! The CPU the kernels run on, and the one way a kernel is chosen.
 //!
-//! `wide` selects its instructions at compile time (SSE2 is the x86-64
-//! baseline; AVX2 only with `-C target-cpu=native` or `-C target-feature`).
-//! Kernels that have tiers for higher x86 levels pick one once per process
-//! from [`X86Level::active`] (the CPU's level, capped by the
-//! `TEEBATCH_X86_LEVEL` environment variable) and keep it as a function
-//! pointer: the varint unpacker (AVX-512 VBMI2, AVX2 + BMI2, `wide`), the
-//! Huffman decoder (BMI2 or portable bit reader) and the snapshot checksum
-//! (AVX2 or `wide`). [`tiers`] says what each chose. [`Backend`] chooses
-//! whether to use those kernels at all: [`Backend::Scalar`] forces the
-//! scalar tier, [`Backend::Oracle`] the reference, which is what benchmarks
-//! and differential tests compare against; each family also has a way to
-//! force one of its kernels (e.g. `varint::simd::unpack_kernel`).
+//! The ground floor under every kernel family: it imports nothing of the
+//! crate. `wide` selects its instructions at compile time (SSE2 is the
+//! x86-64 baseline; AVX2 only with `-C target-cpu=native` or
+//! `-C target-feature`). Kernels that have tiers for higher x86 levels are
+//! chosen from [`X86Level::active`] (the CPU's level, capped by the
+//! `TEEBATCH_X86_LEVEL` environment variable): each family lists its
+//! kernels once with `kernel_family!` (name, level needed, whether it may
+//! be chosen), and [`widest`] picks the widest one within the level for
+//! every family alike: the varint unpacker (AVX-512 VBMI2, AVX2 + BMI2,
+//! `wide`), the Huffman decoder (BMI2 or portable bit reader), the snapshot
+//! checksum and the in-place delta add (AVX2 or `wide`).
+//! [`crate::codec::kernels::tiers`] says what each chose. [`Backend`]
+//! chooses whether to use those kernels at all: [`Backend::Scalar`] forces
+//! the scalar tier, [`Backend::Oracle`] the reference, which is what
+//! benchmarks and differential tests compare against; a
+//! [`crate::codec::kernels::Kernels`] value holds what a backend resolved
+//! to. Each family can also force one of its kernels (`forced`, e.g.
+//! `varint::simd::unpack_kernel`).
 
 use std::fmt;
 use std::str::FromStr;
@@ -196,52 +202,164 @@ impl FromStr for X86Level {
     }
 }
 
-/// The tier each kernel family chose for the SIMD backend in this process.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
-pub struct Tiers {
-    /// The highest x86 level this CPU has.
-    pub detected: X86Level,
-    /// The level the kernels may use (`detected`, capped by
-    /// [`X86_LEVEL_ENV`]).
-    pub active: X86Level,
-    /// The varint unpacker's kernel.
-    pub varint: &'static str,
-    /// The Huffman decoder's kernel.
-    pub huffman: &'static str,
-    /// The snapshot checksum's kernel.
-    pub checksum: &'static str,
-    /// The snapshot delta add's kernel.
-    pub delta_add: &'static str,
+/// Defines a kernel family's enum of SIMD-tier kernels from one table (name,
+/// x86 level needed, whether it may be chosen) with the one chooser every
+/// family shares: `ALL` (in table order), `name`, `level`, `available`
+/// (this CPU has the level, whatever the cap), `chosen` (the widest
+/// kernel within [`X86Level::active`]: the highest level a choosable kernel
+/// needs, the first in the table among kernels of that level) and
+/// `forced` (the kernel itself, or a panic where the CPU cannot run it).
+///
+/// ```ignore
+/// kernel_family! {
+///     /// The checksum's kernels.
+///     pub enum Kernel: "checksum kernel" {
+///         /// 256-bit AVX2 adds.
+///         Avx2 = ("avx2", Avx2, chosen),
+///         /// `wide` (SSE2 on x86-64).
+///         Wide = ("wide", Sse2, chosen),
+///     }
+/// }
+/// ```
+macro_rules! kernel_family {
+    (
+        $(#[$meta:meta])*
+        $vis:vis enum $family:ident: $what:literal {
+            $(
+                $(#[$vmeta:meta])*
+                $variant:ident = ($name:literal, $level:ident, $choice:ident)
+            ),+ $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $family {
+            $($(#[$vmeta])* $variant,)+
+        }
+
+        impl $family {
+            /// Every kernel of the family, in table order.
+            pub const ALL: [$family; [$($family::$variant),+].len()] = [$($family::$variant),+];
+
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($family::$variant => $name,)+
+                }
+            }
+
+            /// The x86 level the kernel needs.
+            pub fn level(self) -> $crate::backend::X86Level {
+                match self {
+                    $($family::$variant => $crate::backend::X86Level::$level,)+
+                }
+            }
+
+            /// Whether [`Self::chosen`] may pick the kernel.
+            fn choosable(self) -> bool {
+                match self {
+                    $($family::$variant => $crate::backend::kernel_choice!($choice),)+
+                }
+            }
+
+            /// Whether this CPU can run the kernel (whatever the level cap).
+            pub fn available(self) -> bool {
+                self.level() <= $crate::backend::X86Level::detected()
+            }
+
+            /// The kernel the family runs in this process: the widest one
+            /// within [`X86Level::active`](crate::backend::X86Level::active).
+            pub fn chosen() -> $family {
+                Self::widest_within($crate::backend::X86Level::active())
+            }
+
+            /// The kernel [`Self::chosen`] picks where the active level is
+            /// `cap`.
+            pub fn widest_within(cap: $crate::backend::X86Level) -> $family {
+                $crate::backend::widest(&Self::ALL, cap, |k| (k.level(), k.choosable()))
+            }
+
+            /// `self`, for a caller that forces this kernel.
+            ///
+            /// # Panics
+            ///
+            /// Where this CPU cannot run it (see [`Self::available`]).
+            #[track_caller]
+            pub fn forced(self) -> $family {
+                assert!(
+                    self.available(),
+                    concat!("this CPU cannot run the {} ", $what),
+                    self.name()
+                );
+                self
+            }
+        }
+    };
 }
 
-/// What was detected and what each kernel family chose.
-pub fn tiers() -> Tiers {
-    Tiers {
-        detected: X86Level::detected(),
-        active: X86Level::active(),
-        varint: crate::codec::varint::simd::Kernel::chosen().name(),
-        huffman: crate::codec::huffman::Tier::chosen().name(),
-        checksum: crate::codec::snapshot::checksum::Kernel::chosen().name(),
-        delta_add: crate::codec::snapshot::AddKernel::chosen().name(),
+pub(crate) use kernel_family;
+
+/// `chosen` or `never` in a [`kernel_family!`] table: whether the
+/// family's chooser may pick the kernel (`never`: it is only ever forced,
+/// for comparisons).
+macro_rules! kernel_choice {
+    (chosen) => {
+        true
+    };
+    (never) => {
+        false
+    };
+}
+
+pub(crate) use kernel_choice;
+
+/// The one chooser of every kernel family: of the `kernels` that may be
+/// chosen and need at most `cap`, the one needing the highest level (the
+/// first of them in `kernels` order). `shape` gives a kernel's level and
+/// whether it may be chosen.
+///
+/// # Panics
+///
+/// Where no kernel may be chosen at `cap` (a family without a baseline
+/// kernel: a bug in its table).
+pub fn widest<K: Copy>(kernels: &[K], cap: X86Level, shape: impl Fn(K) -> (X86Level, bool)) -> K {
+    let mut best: Option<(K, X86Level)> = None;
+    for &k in kernels {
+        let (level, choosable) = shape(k);
+        if choosable && level <= cap && best.is_none_or(|(_, b)| level > b) {
+            best = Some((k, level));
+        }
     }
+    best.expect("every kernel family has a baseline kernel").0
 }
 
-/// One line for `--version` and the bench headers: architecture, compiled
-/// SIMD features, the detected and active x86 level, and the kernel each
-/// family chose.
-pub fn describe() -> String {
-    let t = tiers();
-    format!(
-        "{} (target features: {}; cpu level {}, active {} ({X86_LEVEL_ENV} caps it); \
-         simd tier kernels: varint {}, huffman {}, checksum {}, delta add {}; \
-         `--backend scalar` forces scalar)",
-        std::env::consts::ARCH,
-        compiled_target_features().join(","),
-        t.detected,
-        t.active,
-        t.varint,
-        t.huffman,
-        t.checksum,
-        t.delta_add,
-    )
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widest_takes_the_highest_level_within_the_cap_first_in_order() {
+        use X86Level::*;
+        // (name, level, may be chosen)
+        let ks = [
+            ("a", Avx512, true),
+            ("b", Avx2, true),
+            ("c", Avx2, true),
+            ("d", Sse2, false),
+            ("e", Sse2, true),
+        ];
+        let pick = |cap| widest(&ks, cap, |k| (k.1, k.2)).0;
+        assert_eq!(pick(Avx512), "a");
+        assert_eq!(pick(Avx2), "b");
+        assert_eq!(pick(Sse2), "e");
+        // Order does not make a lower level win.
+        let rev: Vec<_> = ks.iter().rev().copied().collect();
+        assert_eq!(widest(&rev, Avx512, |k| (k.1, k.2)).0, "a");
+        assert_eq!(widest(&rev, Avx2, |k| (k.1, k.2)).0, "c");
+    }
+
+    #[test]
+    #[should_panic(expected = "baseline")]
+    fn a_family_without_a_baseline_is_a_bug() {
+        widest(&[X86Level::Avx2], X86Level::Sse2, |k| (k, true));
+    }
 }

@@ -3,14 +3,16 @@
 //! The crate is layered so that every parser works on a borrowed `&[u8]` and
 //! never sees a file handle. From the ground up:
 //!
-//! - [`bytes`], [`backend`] (kernel tiers), [`warn`] (the warning sink
+//! - [`bytes`], [`backend`] (the CPU's x86 level, the `--backend` choice
+//!   and the one chooser of every kernel family), [`warn`] (the warning sink
 //!   every layer reports through: counts every warning, keeps the first N)
 //!   and [`kind`] (the names of errors and warnings in reports: each kind's
 //!   `kind()` and the [`kind::Stage`] that reports it).
 //! - [`datafile`]: the Teeworlds datafile container (maps), versions 3 and 4.
 //! - [`map`]: the high-level map view on top of a datafile.
 //! - [`codec`]: the demo/network kernels (Huffman, variable-length ints,
-//!   snapshots and deltas), each with a reference, a scalar and a SIMD tier.
+//!   snapshots and deltas), each with a reference, a scalar and a SIMD tier;
+//!   [`codec::kernels::Kernels`] is what a backend resolves to, once.
 //! - [`demo`]: the demo container (header, chunks), the snapshot stream,
 //!   messages, players, dumps, export tables and the writer.
 //! - [`limits`]: the resource limits of a run, one value carried in every
@@ -22,7 +24,9 @@
 //!   and demo generators.
 //!
 //! The format modules (`codec`, `datafile`, `map`, `demo`) never use
-//! `batch`, `limits` or the command line (a test checks it). The command
+//! `batch`, `limits` or the command line, and no two rooms below `batch`
+//! (`backend`, `codec::kernels`, `synth::map`, ...) use each other, directly
+//! or round a circle (tests check both). The command
 //! line (`cli`, for the `teebatch` binary) and `test_support` (for the
 //! tests and benchmarks) are public only for those; they are hidden from
 //! the documentation and are not API.
@@ -150,5 +154,165 @@ mod tests {
             }
         }
         assert!(upward.is_empty(), "upward uses:\n{}", upward.join("\n"));
+    }
+
+    /// The module path of the source file `f` under `src`
+    /// (`codec/huffman/mod.rs` → `["codec", "huffman"]`).
+    fn module_of(src: &std::path::Path, f: &std::path::Path) -> Vec<String> {
+        let rel = f.strip_prefix(src).unwrap().with_extension("");
+        let mut m: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        if m.last().is_some_and(|l| l == "mod" || l == "lib") {
+            m.pop();
+        }
+        m
+    }
+
+    /// The module paths the code of `text` names (comments and the test
+    /// part at the end of a file, from `#[cfg(test)]` or
+    /// `#[cfg(all(test, ...))]` on, aside), each with its line:
+    /// `crate::a::b` (also `$crate::`), and `super::x` / `self::x` resolved
+    /// against `module`, the module of the file (a `mod.rs` is its
+    /// folder's module, so `super` is the parent in both cases).
+    fn named_modules(text: &str, module: &[String]) -> Vec<(Vec<String>, usize)> {
+        let mut out = Vec::new();
+        for (i, line) in text.lines().enumerate() {
+            let l = line.trim_start();
+            if l.starts_with("#[cfg(test)]") || l.starts_with("#[cfg(all(test,") {
+                break;
+            }
+            let code = line.split("//").next().unwrap_or("");
+            let bytes = code.as_bytes();
+            let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+            let mut at = 0;
+            while at < code.len() {
+                let rest = &code[at..];
+                let Some(root) = ["crate::", "super::", "self::"]
+                    .into_iter()
+                    .find(|r| rest.starts_with(r) && (at == 0 || !word(bytes[at - 1])))
+                else {
+                    at += rest.chars().next().map_or(1, char::len_utf8);
+                    continue;
+                };
+                let mut path: Vec<String> = match root {
+                    "crate::" => Vec::new(),
+                    // A file `a/b.rs` is module `a::b`: `self` is it, `super`
+                    // is `a`; `a/b/mod.rs` is module `a::b` too.
+                    "self::" => module.to_vec(),
+                    _ => module[..module.len().saturating_sub(1)].to_vec(),
+                };
+                let mut p = at + root.len();
+                loop {
+                    let seg: String = code[p..].chars().take_while(|&c| word(c as u8)).collect();
+                    if seg.is_empty() {
+                        break;
+                    }
+                    p += seg.len();
+                    if seg == "super" {
+                        path.pop();
+                    } else {
+                        path.push(seg);
+                    }
+                    if code[p..].starts_with("::") {
+                        p += 2;
+                    } else {
+                        break;
+                    }
+                }
+                out.push((path, i + 1));
+                at = p.max(at + 1);
+            }
+        }
+        out
+    }
+
+    /// No import circle between the rooms below `batch`: with each file in
+    /// the room its module path starts with (the longest such), no room
+    /// uses a room that uses it back, directly or through others. Test
+    /// modules at the end of a file (from `#[cfg(test)]` on) may use any
+    /// room.
+    #[test]
+    fn no_import_circles_between_rooms() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let rooms: Vec<Vec<&str>> = [
+            "backend",
+            "bytes",
+            "warn",
+            "kind",
+            "datafile",
+            "map",
+            "codec",
+            "codec::huffman",
+            "codec::varint",
+            "codec::snapshot",
+            "codec::kernels",
+            "demo",
+            "synth",
+            "synth::demo",
+            "synth::map",
+            "synth::rng",
+        ]
+        .iter()
+        .map(|r| r.split("::").collect())
+        .collect();
+        let room_of = |m: &[String]| {
+            rooms
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.len() <= m.len() && r.iter().zip(m).all(|(a, b)| a == b))
+                .max_by_key(|(_, r)| r.len())
+                .map(|(i, _)| i)
+        };
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        // uses[a][b]: where room a names room b first.
+        let n = rooms.len();
+        let mut uses = vec![vec![None::<String>; n]; n];
+        for f in &files {
+            let module = module_of(&src, f);
+            let Some(a) = room_of(&module) else { continue };
+            let text = std::fs::read_to_string(f).unwrap();
+            for (path, line) in named_modules(&text, &module) {
+                if let Some(b) = room_of(&path).filter(|&b| b != a) {
+                    uses[a][b].get_or_insert_with(|| format!("{}:{line}", f.display()));
+                }
+            }
+        }
+        // The resolution finds the arrows that remain of the two circles
+        // this test was written against (backend.rs <-> codec through
+        // `tiers()`, synth/demo.rs <-> synth/map.rs).
+        let room = |name: &str| rooms.iter().position(|r| r.join("::") == name).unwrap();
+        assert!(uses[room("codec::kernels")][room("backend")].is_some());
+        assert!(uses[room("codec::varint")][room("backend")].is_some());
+        assert!(uses[room("synth::demo")][room("synth::map")].is_some());
+        // Every pair of rooms that reach each other.
+        let mut reach: Vec<Vec<bool>> = (0..n)
+            .map(|a| (0..n).map(|b| uses[a][b].is_some()).collect())
+            .collect();
+        for k in 0..n {
+            for a in 0..n {
+                for b in 0..n {
+                    reach[a][b] |= reach[a][k] && reach[k][b];
+                }
+            }
+        }
+        let mut circles = Vec::new();
+        for a in 0..n {
+            for b in 0..n {
+                if let Some(at) = &uses[a][b] {
+                    if reach[b][a] {
+                        let (ra, rb) = (rooms[a].join("::"), rooms[b].join("::"));
+                        circles.push(format!("{ra} uses {rb} ({at}) and {rb} leads back"));
+                    }
+                }
+            }
+        }
+        assert!(
+            circles.is_empty(),
+            "import circles:\n{}",
+            circles.join("\n")
+        );
     }
 }

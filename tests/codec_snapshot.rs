@@ -239,7 +239,7 @@ fn check_kernels(v: &[i32], w: &[i32]) {
     assert_eq!(checksum_scalar(v), want, "checksum scalar len {}", v.len());
     assert_eq!(checksum_simd(v), want, "checksum simd len {}", v.len());
     for b in Backend::ALL {
-        assert_eq!(checksum_with(b, v), want);
+        assert_eq!(SnapshotKernels::new(b).checksum(v), want);
     }
     let n = v.len().min(w.len());
     let mut want_sum = vec![0; n];
@@ -249,7 +249,7 @@ fn check_kernels(v: &[i32], w: &[i32]) {
     }
     for b in Backend::ALL {
         let mut got = vec![0x5555_5555; n];
-        wrapping_add_with(b, &v[..n], &w[..n], &mut got);
+        SnapshotKernels::new(b).wrapping_add(&v[..n], &w[..n], &mut got);
         assert_eq!(got, want_sum, "wrapping add {b} len {n}");
     }
     // In place, returning the sum of the diff ints used (the common length).
@@ -275,7 +275,10 @@ fn check_kernels(v: &[i32], w: &[i32]) {
     }
     for b in Backend::ALL {
         let mut got = v.to_vec();
-        assert_eq!(wrapping_add_assign_with(b, &mut got, w), want_diff_sum);
+        assert_eq!(
+            SnapshotKernels::new(b).wrapping_add_assign(&mut got, w),
+            want_diff_sum
+        );
         assert_eq!(got, want_data, "add assign {b} len {n}");
     }
     // Every kernel of the SIMD tier this CPU can run (AVX2, `wide`).
@@ -324,7 +327,7 @@ proptest! {
         let mut back = Snapshot::new();
         back.parse_into(&ints).unwrap();
         prop_assert_eq!(&back, &s);
-        prop_assert_eq!(back.checksum(), s.checksum_with(Backend::Oracle));
+        prop_assert_eq!(back.checksum(), SnapshotKernels::new(Backend::Oracle).checksum(s.data()));
         prop_assert_eq!(back.to_ints(), ints);
         for (k, d) in s.iter() {
             prop_assert_eq!(back.get(k), Some(d));
@@ -338,10 +341,10 @@ proptest! {
         for b in Backend::ALL {
             let mut got = Snapshot::new();
             let mut w = Vec::new();
-            apply_delta_with(b, &old, &delta, p, &mut got, &mut w).unwrap();
+            SnapshotKernels::new(b).apply_delta(&old, &delta, p, &mut got, &mut w).unwrap();
             prop_assert!(w.is_empty(), "{:?}", w);
             prop_assert_eq!(&got, &new);
-            prop_assert_eq!(got.checksum_with(b), new.checksum_with(Backend::Oracle));
+            prop_assert_eq!(SnapshotKernels::new(b).checksum(got.data()), SnapshotKernels::new(Backend::Oracle).checksum(new.data()));
         }
         // The model of DDNet's applier agrees.
         let model = model_apply(&old, &delta, p).unwrap();
@@ -382,7 +385,7 @@ proptest! {
         for b in Backend::ALL {
             let mut got = Snapshot::new();
             let mut w = Vec::new();
-            let r = apply_delta_with(b, &old, &ints, p, &mut got, &mut w);
+            let r = SnapshotKernels::new(b).apply_delta(&old, &ints, p, &mut got, &mut w);
             if r.is_err() {
                 prop_assert!(got.is_empty());
             }
@@ -739,17 +742,20 @@ fn wrapping_overflow() {
     assert_eq!(new.get(key(5, 0)), Some(&[i32::MIN, i32::MAX, 0][..]));
     for b in Backend::ALL {
         let mut got = Snapshot::new();
-        apply_delta_with(
-            b,
-            &old,
-            &[0, 1, 0, 5, 0, 1, -1, 1],
-            P6,
-            &mut got,
-            &mut Vec::new(),
-        )
-        .unwrap();
+        SnapshotKernels::new(b)
+            .apply_delta(
+                &old,
+                &[0, 1, 0, 5, 0, 1, -1, 1],
+                P6,
+                &mut got,
+                &mut Vec::new(),
+            )
+            .unwrap();
         assert_eq!(got, new);
-        assert_eq!(got.checksum_with(b), i32::MIN.wrapping_add(i32::MAX));
+        assert_eq!(
+            SnapshotKernels::new(b).checksum(got.data()),
+            i32::MIN.wrapping_add(i32::MAX)
+        );
     }
     let mut d = Vec::new();
     create_delta(&old, &new, P6, &mut d).unwrap();
@@ -1187,23 +1193,22 @@ fn check_in_place(
     };
     let mut want = Snapshot::new();
     let mut want_w = vec![earlier];
-    let want_r = apply_delta_with(backend, old, delta, p, &mut want, &mut want_w);
+    let want_r = SnapshotKernels::new(backend).apply_delta(old, delta, p, &mut want, &mut want_w);
     let mut got = old.clone();
     let mut got_w = vec![earlier];
-    let got_r = apply_delta_in_place_with(
-        backend,
-        &mut got,
-        spare,
-        delta,
-        p,
-        &mut got_w,
-        old.checksum(),
-    );
+    let kernels = SnapshotKernels::new(backend);
+    let mut applier = DeltaApplier::with_spare(kernels, std::mem::replace(spare, Snapshot::new()));
+    let got_r = applier.apply_in_place(&mut got, delta, p, &mut got_w, old.checksum());
+    *spare = applier.into_spare();
     assert_eq!(got_w, want_w, "warnings, delta {delta:?}");
     match (got_r, want_r) {
         (Ok(sum), Ok(())) => {
             assert_eq!(got, want, "delta {delta:?}");
-            assert_eq!(sum, want.checksum_with(Backend::Oracle), "delta {delta:?}");
+            assert_eq!(
+                sum,
+                SnapshotKernels::new(Backend::Oracle).checksum(want.data()),
+                "delta {delta:?}"
+            );
             for (i, (k, d)) in want.iter().enumerate() {
                 assert_eq!(got.index_of(k), Some(i));
                 assert_eq!(got.get(k), Some(d));
@@ -1408,7 +1413,7 @@ proptest! {
         for _tick in 0..80 {
             let delta = random_delta(&truth, p, &mut rng);
             let mut w = Vec::new();
-            let r = apply_delta_with(Backend::Simd, &truth, &delta, p, &mut next, &mut w);
+            let r = SnapshotKernels::new(Backend::Simd).apply_delta(&truth, &delta, p, &mut next, &mut w);
             let mut got_w = Vec::new();
             let got = apply_delta_in_place(&mut cur, &mut spare, &delta, p, &mut got_w, sum);
             prop_assert_eq!(&got_w, &w);
@@ -1607,7 +1612,8 @@ fn in_place_limits() {
 /// the golden `snapshots.tsv`.
 #[test]
 fn in_place_on_real_demos() {
-    use teebatch::codec::{huffman, varint};
+    use teebatch::codec::huffman;
+    use teebatch::codec::kernels::Kernels;
     use teebatch::demo::{ChunkKind, Demo};
     let Some(root) = crate::common::datasets() else {
         return;
@@ -1627,7 +1633,7 @@ fn in_place_on_real_demos() {
             let golden = std::fs::read_to_string(golden_path).unwrap();
             let mut golden = golden.lines();
             let (mut copy, mut copy_next) = (Snapshot::new(), Snapshot::new());
-            let (mut cur, mut spare) = (Snapshot::new(), Snapshot::new());
+            let (mut cur, mut applier) = (Snapshot::new(), DeltaApplier::new(b));
             let mut sum = 0;
             let (mut w, mut got_w) = (Vec::new(), Vec::new());
             for chunk in demo.chunks() {
@@ -1640,22 +1646,25 @@ fn in_place_on_real_demos() {
                 let n = if payload.is_empty() {
                     0
                 } else {
-                    let m = huffman::decompress_with(
+                    let m = huffman::decompress_tier(
                         huffman::Tier::for_backend(b),
                         payload,
                         &mut bytes,
                     )
                     .unwrap();
-                    varint::unpack_with(b, &bytes[..m], &mut ints, &mut Vec::new()).unwrap()
+                    Kernels::new(b)
+                        .unpack(&bytes[..m], &mut ints, &mut Vec::new())
+                        .unwrap()
                 };
                 let ints = &ints[..n];
                 if is_delta {
-                    apply_delta_with(b, &copy, ints, p, &mut copy_next, &mut w).unwrap();
+                    SnapshotKernels::new(b)
+                        .apply_delta(&copy, ints, p, &mut copy_next, &mut w)
+                        .unwrap();
                     std::mem::swap(&mut copy, &mut copy_next);
-                    sum = apply_delta_in_place_with(
-                        b, &mut cur, &mut spare, ints, p, &mut got_w, sum,
-                    )
-                    .unwrap();
+                    sum = applier
+                        .apply_in_place(&mut cur, ints, p, &mut got_w, sum)
+                        .unwrap();
                     assert_eq!(cur, copy, "{stem} {b}");
                     assert_eq!(got_w, w);
                     if b == Backend::Simd {
@@ -1676,7 +1685,7 @@ fn in_place_on_real_demos() {
                 } else {
                     copy.parse_into(ints).unwrap();
                     cur.parse_into(ints).unwrap();
-                    sum = cur.checksum_with(b);
+                    sum = SnapshotKernels::new(b).checksum(cur.data());
                     if b == Backend::Simd {
                         fulls += 1;
                     }

@@ -6,9 +6,9 @@
 
 use proptest::prelude::*;
 use teebatch::backend::Backend;
+use teebatch::codec::kernels::Kernels;
 use teebatch::codec::varint::{
-    self, pack, pack_int, unpack_with, VarintError, VarintErrorKind, VarintWarning,
-    VarintWarningKind,
+    self, pack, pack_int, VarintError, VarintErrorKind, VarintWarning, VarintWarningKind,
 };
 
 use teebatch::warn::Warn;
@@ -38,7 +38,11 @@ fn run_impl(
 }
 
 fn run(backend: Backend, input: &[u8], limit: usize) -> Outcome {
-    run_impl(|i, o, w| unpack_with(backend, i, o, w), input, limit)
+    run_impl(
+        |i, o, w| Kernels::new(backend).unpack(i, o, w),
+        input,
+        limit,
+    )
 }
 
 /// Unpacks with every implementation into `limit` slots, asserts they

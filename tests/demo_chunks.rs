@@ -7,6 +7,7 @@ use serde_json::Value;
 use sha2::Digest;
 use teebatch::backend::Backend;
 use teebatch::codec::huffman::{self, tree::Tree};
+use teebatch::codec::kernels::Kernels;
 use teebatch::codec::varint::{self, VarintWarning};
 use teebatch::demo::{ChunkKind, Demo, DemoErrorKind, DemoWarning, DemoWarningKind, Section};
 
@@ -88,7 +89,7 @@ fn chunks_match_golden() {
                 .unwrap_or_else(|e| panic!("{name} chunk {}: {e}", chunk.index));
             for backend in [Backend::Oracle, Backend::Scalar] {
                 let mut warnings_other = Vec::new();
-                let r = varint::unpack_with(backend, decoded, &mut ints_other, &mut warnings_other);
+                let r = Kernels::new(backend).unpack(decoded, &mut ints_other, &mut warnings_other);
                 assert_eq!(r, Ok(count), "{name} chunk {} {backend}", chunk.index);
                 assert_eq!(ints[..count], ints_other[..count]);
                 assert_eq!(warnings, warnings_other);

@@ -26,6 +26,7 @@ use serde_json::Value;
 use teebatch::backend::Backend;
 use teebatch::batch::{self, MmapMode};
 use teebatch::codec::huffman::{self, HuffmanErrorKind};
+use teebatch::codec::kernels::Kernels;
 use teebatch::codec::snapshot::{self, item_key, Protocol, Snapshot};
 use teebatch::codec::varint::{self, VarintErrorKind, VarintWarningKind};
 use teebatch::datafile::{self, Datafile, ErrorKind, Inflater, Section};
@@ -713,7 +714,7 @@ fn huffman_payload_without_eof() {
         for backend in huffman::Tier::ALL.into_iter().filter(|t| t.available()) {
             let mut out = vec![0; Limits::MAX_CHUNK_PAYLOAD];
             let payload = &d[at + 3..];
-            let eb = huffman::decompress_with(backend, payload, &mut out).unwrap_err();
+            let eb = huffman::decompress_tier(backend, payload, &mut out).unwrap_err();
             assert_eq!(eb, e, "{backend:?}");
         }
         let (events, err) = stream(&d, None);
@@ -759,7 +760,9 @@ fn varint_continuation_bytes() {
     for backend in [Backend::Oracle, Backend::Scalar, Backend::Simd] {
         let mut out = vec![0i32; Limits::MAX_CHUNK_PAYLOAD / 4];
         let mut warnings = Vec::new();
-        let e = varint::unpack_with(backend, &input, &mut out, &mut warnings).unwrap_err();
+        let e = Kernels::new(backend)
+            .unpack(&input, &mut out, &mut warnings)
+            .unwrap_err();
         assert_eq!(
             (e.kind, e.offset),
             (VarintErrorKind::OutputFull, 5 * 16384),

@@ -161,10 +161,11 @@ fn run_stream(
 ) -> i32 {
     let mut w = Vec::new();
     let mut sum = 0i32;
+    let k = SnapshotKernels::new(backend);
     a.clone_from(first);
     for d in deltas {
-        apply_delta_with(backend, a, d, Protocol::V06, b, &mut w).unwrap();
-        sum = sum.wrapping_add(b.checksum_with(backend));
+        k.apply_delta(a, d, Protocol::V06, b, &mut w).unwrap();
+        sum = sum.wrapping_add(k.checksum(b.data()));
         std::mem::swap(a, b);
     }
     sum
@@ -180,13 +181,18 @@ fn run_stream_in_place(
 ) -> i32 {
     let mut w = Vec::new();
     let mut sum = 0i32;
+    // `b` is the spare snapshot, lent to the applier.
+    let k = SnapshotKernels::new(backend);
+    let mut applier = DeltaApplier::with_spare(k, std::mem::replace(b, Snapshot::new()));
     a.clone_from(first);
-    let mut checksum = a.checksum_with(backend);
+    let mut checksum = k.checksum(a.data());
     for d in deltas {
-        checksum =
-            apply_delta_in_place_with(backend, a, b, d, Protocol::V06, &mut w, checksum).unwrap();
+        checksum = applier
+            .apply_in_place(a, d, Protocol::V06, &mut w, checksum)
+            .unwrap();
         sum = sum.wrapping_add(checksum);
     }
+    *b = applier.into_spare();
     sum
 }
 
@@ -228,17 +234,21 @@ fn real_streams() -> Option<Vec<RealStream>> {
 fn real_copy(backend: Backend, streams: &[RealStream], a: &mut Snapshot, b: &mut Snapshot) -> i32 {
     let mut w = Vec::new();
     let mut sum = 0i32;
+    // `b` is the spare snapshot, lent to the applier.
+    let k = SnapshotKernels::new(backend);
+    let mut applier = DeltaApplier::with_spare(k, std::mem::replace(b, Snapshot::new()));
     for s in streams {
         for (is_delta, ints) in &s.chunks {
             let checksum = if *is_delta {
-                apply_delta_by_copy_with(backend, a, b, ints, s.protocol, &mut w).unwrap()
+                applier.apply_by_copy(a, ints, s.protocol, &mut w).unwrap()
             } else {
                 a.parse_into(ints).unwrap();
-                a.checksum_with(backend)
+                k.checksum(a.data())
             };
             sum = sum.wrapping_add(checksum);
         }
     }
+    *b = applier.into_spare();
     sum
 }
 
@@ -251,19 +261,24 @@ fn real_in_place(
 ) -> i32 {
     let mut w = Vec::new();
     let mut sum = 0i32;
+    // `b` is the spare snapshot, lent to the applier.
+    let k = SnapshotKernels::new(backend);
+    let mut applier = DeltaApplier::with_spare(k, std::mem::replace(b, Snapshot::new()));
     for s in streams {
         let mut checksum = 0;
         for (is_delta, ints) in &s.chunks {
             checksum = if *is_delta {
-                apply_delta_in_place_with(backend, a, b, ints, s.protocol, &mut w, checksum)
+                applier
+                    .apply_in_place(a, ints, s.protocol, &mut w, checksum)
                     .unwrap()
             } else {
                 a.parse_into(ints).unwrap();
-                a.checksum_with(backend)
+                k.checksum(a.data())
             };
             sum = sum.wrapping_add(checksum);
         }
     }
+    *b = applier.into_spare();
     sum
 }
 
@@ -275,8 +290,9 @@ pub fn bench(c: &mut Criterion) {
         let v = random_ints(ints, 7);
         g.throughput(Throughput::Bytes(4 * ints as u64));
         for b in Backend::ALL {
+            let k = SnapshotKernels::new(b);
             g.bench_with_input(BenchmarkId::new(b.name(), 4 * ints), &v, |bn, v| {
-                bn.iter(|| checksum_with(b, black_box(v)))
+                bn.iter(|| k.checksum(black_box(v)))
             });
         }
         for k in teebatch::codec::snapshot::checksum::Kernel::ALL {
@@ -298,9 +314,10 @@ pub fn bench(c: &mut Criterion) {
         let mut out = vec![0; ints];
         g.throughput(Throughput::Bytes(4 * ints as u64));
         for b in Backend::ALL {
+            let k = SnapshotKernels::new(b);
             g.bench_function(BenchmarkId::new(b.name(), 4 * ints), |bn| {
                 bn.iter(|| {
-                    wrapping_add_with(b, black_box(&old), black_box(&diff), &mut out);
+                    k.wrapping_add(black_box(&old), black_box(&diff), &mut out);
                     black_box(&out);
                 })
             });

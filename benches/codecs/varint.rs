@@ -3,6 +3,7 @@
 //! counts packed input bytes.
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use teebatch::backend::Backend;
+use teebatch::codec::kernels::Kernels;
 use teebatch::codec::varint;
 
 use crate::common::corpora;
@@ -14,17 +15,20 @@ pub fn bench(c: &mut Criterion) {
         let mut warnings = Vec::new();
         for input in inputs {
             for backend in Backend::ALL {
-                varint::unpack_with(backend, input, &mut ints, &mut warnings).expect("valid ints");
+                Kernels::new(backend)
+                    .unpack(input, &mut ints, &mut warnings)
+                    .expect("valid ints");
             }
         }
         let mut group = c.benchmark_group("varint/unpack");
         group.throughput(Throughput::Bytes(corpus.decompressed_bytes()));
         for backend in Backend::ALL {
+            let k = Kernels::new(backend);
             group.bench_function(BenchmarkId::new(backend.name(), corpus.name), |b| {
                 b.iter(|| {
                     for input in inputs {
                         warnings.clear();
-                        let r = varint::unpack_with(backend, input, &mut ints, &mut warnings);
+                        let r = k.unpack(input, &mut ints, &mut warnings);
                         black_box(r.ok());
                     }
                 })

@@ -17,9 +17,10 @@
 //!   [`snapshot`].
 
 use teebatch::backend::Backend;
+use teebatch::codec::kernels::Kernels;
 use teebatch::codec::snapshot::{
-    self, apply_delta_in_place_with, apply_delta_with, create_delta, item_key, Delta, Protocol,
-    Snapshot, MAX_ITEMS, MAX_SIZE,
+    self, create_delta, item_key, Delta, DeltaApplier, Protocol, Snapshot, SnapshotKernels,
+    MAX_ITEMS, MAX_SIZE,
 };
 use teebatch::codec::{huffman, varint};
 use teebatch::datafile::{Datafile, InflateLimits, Inflater};
@@ -148,12 +149,12 @@ pub fn huffman(data: &[u8]) {
     assert_eq!(packed.len(), huffman::compressed_len(payload));
     for backend in huffman::Tier::ALL.into_iter().filter(|t| t.available()) {
         let mut out = vec![0; payload.len()];
-        let r = huffman::decompress_with(backend, &packed, &mut out);
+        let r = huffman::decompress_tier(backend, &packed, &mut out);
         assert_eq!(r, Ok(payload.len()), "{backend:?}");
         assert_eq!(out, payload, "{backend:?}");
         if !payload.is_empty() {
             let mut short = vec![0; payload.len() - 1];
-            let r = huffman::decompress_with(backend, &packed, &mut short);
+            let r = huffman::decompress_tier(backend, &packed, &mut short);
             assert_eq!(
                 r.map_err(|e| e.kind),
                 Err(huffman::HuffmanErrorKind::OutputFull),
@@ -166,8 +167,8 @@ pub fn huffman(data: &[u8]) {
 fn huffman_agree(payload: &[u8], limit: usize) {
     let mut a = vec![0xa5; limit];
     let mut b = vec![0x5a; limit];
-    let ra = huffman::decompress_with(huffman::Tier::Oracle, payload, &mut a);
-    let rb = huffman::decompress_with(huffman::Tier::Portable, payload, &mut b);
+    let ra = huffman::decompress_tier(huffman::Tier::Oracle, payload, &mut a);
+    let rb = huffman::decompress_tier(huffman::Tier::Portable, payload, &mut b);
     assert_eq!(ra, rb, "limit {limit}");
     if let Ok(n) = ra {
         assert!(n <= limit);
@@ -211,7 +212,7 @@ pub fn varint(data: &[u8]) {
     for backend in Backend::ALL {
         let mut out = vec![0; values.len()];
         let mut warnings = Vec::new();
-        let r = varint::unpack_with(backend, &packed, &mut out, &mut warnings);
+        let r = Kernels::new(backend).unpack(&packed, &mut out, &mut warnings);
         assert_eq!(r, Ok(values.len()), "{backend}");
         assert_eq!(out, values, "{backend}");
         assert!(warnings.is_empty(), "{backend}");
@@ -223,7 +224,7 @@ fn varint_agree(payload: &[u8], limit: usize) {
     for backend in Backend::ALL {
         let mut out = vec![0x5a5a_5a5a; limit];
         let mut warnings = Vec::new();
-        let r = varint::unpack_with(backend, payload, &mut out, &mut warnings);
+        let r = Kernels::new(backend).unpack(payload, &mut out, &mut warnings);
         if let Ok(n) = r {
             assert!(n <= limit);
             out.truncate(n);
@@ -269,7 +270,8 @@ fn apply_all(old: &Snapshot, delta: &[i32], protocol: Protocol) -> Option<Snapsh
     for backend in Backend::ALL {
         let mut new = Snapshot::new();
         let mut warnings = Vec::new();
-        let r = apply_delta_with(backend, old, delta, protocol, &mut new, &mut warnings);
+        let k = SnapshotKernels::new(backend);
+        let r = k.apply_delta(old, delta, protocol, &mut new, &mut warnings);
         if r.is_err() {
             assert!(new.is_empty(), "{backend}: not cleared on error");
         }
@@ -284,17 +286,9 @@ fn apply_all(old: &Snapshot, delta: &[i32], protocol: Protocol) -> Option<Snapsh
     // In place: the same snapshot, warnings and error; the checksum carried.
     for backend in Backend::ALL {
         let mut snap = old.clone();
-        let mut spare = Snapshot::new();
+        let mut applier = DeltaApplier::new(backend);
         let mut warnings = Vec::new();
-        let r = apply_delta_in_place_with(
-            backend,
-            &mut snap,
-            &mut spare,
-            delta,
-            protocol,
-            &mut warnings,
-            old.checksum(),
-        );
+        let r = applier.apply_in_place(&mut snap, delta, protocol, &mut warnings, old.checksum());
         assert_eq!(r.map(|_| ()), *r0, "{backend} in place");
         assert_eq!(&warnings, w0, "{backend} in place");
         if let Ok(sum) = r {
@@ -314,9 +308,10 @@ fn check_snapshot(s: &Snapshot) {
     let ints = s.to_ints();
     let back = Snapshot::parse(&ints).expect("a built snapshot parses back");
     assert_eq!(&back, s);
-    let c = s.checksum_with(Backend::Oracle);
-    assert_eq!(s.checksum_with(Backend::Scalar), c);
-    assert_eq!(s.checksum_with(Backend::Simd), c);
+    let checksum = |b| SnapshotKernels::new(b).checksum(s.data());
+    let c = checksum(Backend::Oracle);
+    assert_eq!(checksum(Backend::Scalar), c);
+    assert_eq!(checksum(Backend::Simd), c);
     assert_eq!(s.summary().canonical_crc32, back.canonical_crc32());
 }
 

@@ -155,7 +155,7 @@ struct Document<'a> {
     date: String,
     command: Vec<String>,
     machine: Machine,
-    tiers: crate::backend::Tiers,
+    tiers: crate::codec::kernels::Tiers,
     /// The inputs, as the text header says.
     inputs: &'a str,
     seconds_min: f64,
@@ -192,7 +192,10 @@ impl Report {
 
     /// The header: what the inputs are, then the machine's tiers.
     fn header(&self, inputs: String) {
-        self.line(format_args!("{inputs} ({})", crate::backend::describe()));
+        self.line(format_args!(
+            "{inputs} ({})",
+            crate::codec::kernels::describe()
+        ));
         *self.inputs.borrow_mut() = inputs;
     }
 
@@ -213,7 +216,7 @@ impl Report {
                 date: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
                 command: std::env::args().collect(),
                 machine: Machine::current(),
-                tiers: crate::backend::tiers(),
+                tiers: crate::codec::kernels::tiers(),
                 inputs: &inputs,
                 seconds_min: self.seconds,
                 figures: &figures,
@@ -531,7 +534,8 @@ fn demo_payloads(files: &[(Input, Vec<u8>)]) -> Payloads {
 }
 
 fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
-    use crate::codec::snapshot::{checksum, checksum_with, wrapping_add_with};
+    use crate::codec::kernels::Kernels;
+    use crate::codec::snapshot::{checksum, SnapshotKernels};
     use crate::codec::{huffman, varint};
     let r = Report::new("codecs", &a);
     let files = load_all(&a.paths, "demo")?;
@@ -579,7 +583,7 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
     for &tier in &huffman_tiers {
         let m = measure(min, || {
             for c in &p.compressed {
-                std::hint::black_box(huffman::decompress_with(tier, c, &mut out).ok());
+                std::hint::black_box(huffman::decompress_tier(tier, c, &mut out).ok());
             }
         });
         row("huffman decode", tier.name(), "output", decomp, m);
@@ -595,7 +599,7 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
             let m = measure(min, || {
                 for (inputs, caps) in inputs.chunks(size).zip(caps.chunks(size)) {
                     let results = &mut results[..inputs.len()];
-                    huffman::decompress_batch_with(tier, inputs, caps, &mut arena, results);
+                    huffman::decompress_batch_tier(tier, inputs, caps, &mut arena, results);
                     std::hint::black_box(results);
                 }
             });
@@ -604,10 +608,11 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
         }
     }
     for tier in [Backend::Oracle, Backend::Scalar] {
+        let k = Kernels::new(tier);
         let m = measure(min, || {
             for d in &p.decompressed {
                 warnings.clear();
-                std::hint::black_box(varint::unpack_with(tier, d, &mut ints, &mut warnings).ok());
+                std::hint::black_box(k.unpack(d, &mut ints, &mut warnings).ok());
             }
         });
         row("varint unpack", tier.name(), "input", decomp, m);
@@ -644,9 +649,10 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
     });
     row("huffman encode", "scalar", "input", decomp, m);
     for tier in [Backend::Oracle, Backend::Scalar] {
+        let k = SnapshotKernels::new(tier);
         let m = measure(min, || {
             for i in &p.ints {
-                std::hint::black_box(checksum_with(tier, i));
+                std::hint::black_box(k.checksum(i));
             }
         });
         row("snapshot checksum", tier.name(), "ints", int_bytes, m);
@@ -670,9 +676,10 @@ fn bench_codecs(a: BenchArgs) -> io::Result<ExitCode> {
     }
     let mut sum = vec![0i32; 1 << 16];
     for tier in Backend::ALL {
+        let k = SnapshotKernels::new(tier);
         let m = measure(min, || {
             for i in &p.ints {
-                wrapping_add_with(tier, i, i, &mut sum[..i.len()]);
+                k.wrapping_add(i, i, &mut sum[..i.len()]);
                 std::hint::black_box(&sum);
             }
         });
@@ -704,11 +711,11 @@ fn delta_streams(files: &[(Input, Vec<u8>)]) -> Vec<DeltaStream> {
 /// stream did), and in place with the incremental checksum. MB/s of delta
 /// ints and ns per delta; full snapshots are parsed in both.
 fn snapshot_delta_rows(r: &Report, files: &[(Input, Vec<u8>)], min: Duration) {
-    use crate::codec::snapshot::{apply_delta_by_copy_with, apply_delta_in_place_with, Snapshot};
+    use crate::codec::snapshot::{DeltaApplier, Snapshot};
     let streams = delta_streams(files);
     let deltas = streams.iter().flat_map(|(_, c)| c).filter(|c| c.0);
     let (count, ints) = deltas.fold((0u64, 0u64), |(n, i), c| (n + 1, i + c.1.len() as u64));
-    let (mut a, mut b) = (Snapshot::new(), Snapshot::new());
+    let mut a = Snapshot::new();
     let mut w = Vec::new();
     let row = |kernel: &str, tier: Backend, (secs, runs): (f64, u32)| {
         let ns = secs * 1e9 / count.max(1) as f64;
@@ -727,18 +734,20 @@ fn snapshot_delta_rows(r: &Report, files: &[(Input, Vec<u8>)], min: Duration) {
         });
     };
     for tier in Backend::ALL {
+        let mut applier = DeltaApplier::new(tier);
+        let k = applier.kernels();
         let m = measure(min, || {
             let mut sum = 0i32;
             for (p, chunks) in &streams {
                 for (is_delta, d) in chunks {
                     let checksum = if *is_delta {
                         w.clear();
-                        match apply_delta_by_copy_with(tier, &mut a, &mut b, d, *p, &mut w) {
+                        match applier.apply_by_copy(&mut a, d, *p, &mut w) {
                             Ok(checksum) => checksum,
                             Err(_) => break,
                         }
                     } else if a.parse_into(d).is_ok() {
-                        a.checksum_with(tier)
+                        k.checksum(a.data())
                     } else {
                         break;
                     };
@@ -755,14 +764,12 @@ fn snapshot_delta_rows(r: &Report, files: &[(Input, Vec<u8>)], min: Duration) {
                 for (is_delta, d) in chunks {
                     if *is_delta {
                         w.clear();
-                        match apply_delta_in_place_with(
-                            tier, &mut a, &mut b, d, *p, &mut w, checksum,
-                        ) {
+                        match applier.apply_in_place(&mut a, d, *p, &mut w, checksum) {
                             Ok(c) => checksum = c,
                             Err(_) => break,
                         }
                     } else if a.parse_into(d).is_ok() {
-                        checksum = a.checksum_with(tier);
+                        checksum = k.checksum(a.data());
                     } else {
                         break;
                     }

@@ -177,7 +177,7 @@ pub fn long_version() -> String {
         "{}\n{}\nkernels: huffman, varint, snapshot delta/checksum (oracle | scalar | simd); \
          {} caps the x86 level (sse2 | avx2 | avx512)",
         env!("CARGO_PKG_VERSION"),
-        crate::backend::describe(),
+        crate::codec::kernels::describe(),
         crate::backend::X86_LEVEL_ENV,
     )
 }

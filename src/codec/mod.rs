@@ -5,5 +5,6 @@
 //! chosen once through [`crate::backend::Backend`].
 
 pub mod huffman;
+pub mod kernels;
 pub mod snapshot;
 pub mod varint;

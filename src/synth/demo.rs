@@ -352,7 +352,7 @@ const CHAT: [&str; 16] = [
 ];
 
 /// Appends `s` as DDNet's strings-in-ints (`StrToInts`) of `n` ints.
-pub(super) fn push_str_ints(out: &mut Vec<i32>, s: &str, n: usize) {
+fn push_str_ints(out: &mut Vec<i32>, s: &str, n: usize) {
     out.extend(to_i32_string(s, n));
 }
 

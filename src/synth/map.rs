@@ -606,7 +606,7 @@ pub fn deathmatch_map(width: usize, height: usize, seed: u64) -> Vec<u8> {
     }
     let name = |s: &str| {
         let mut v = Vec::new();
-        super::demo::push_str_ints(&mut v, s, 3);
+        v.extend(to_i32_string(s, 3));
         v
     };
     let mut df = DatafileWriter::new();

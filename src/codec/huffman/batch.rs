@@ -78,7 +78,7 @@ pub fn decompress_batch(
     arena: &mut [u8],
     results: &mut [Result<usize, HuffmanError>],
 ) {
-    decompress_batch_with(Tier::chosen(), inputs, caps, arena, results);
+    decompress_batch_tier(Tier::chosen(), inputs, caps, arena, results);
 }
 
 /// [`decompress_batch`] with the tier `tier`: [`Tier::Oracle`] decodes the
@@ -89,19 +89,14 @@ pub fn decompress_batch(
 ///
 /// As [`decompress_batch`], and where this CPU cannot run `tier` (see
 /// [`Tier::available`]).
-pub fn decompress_batch_with(
+pub fn decompress_batch_tier(
     tier: Tier,
     inputs: &[&[u8]],
     caps: &[usize],
     arena: &mut [u8],
     results: &mut [Result<usize, HuffmanError>],
 ) {
-    assert!(
-        tier.available(),
-        "this CPU cannot run the {} Huffman tier",
-        tier.name()
-    );
-    match tier {
+    match tier.forced() {
         Tier::Oracle => {
             check_shapes(inputs, caps, arena, results);
             let mut rest = arena;

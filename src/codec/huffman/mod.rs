@@ -36,9 +36,10 @@
 //! The fast tier is compiled twice: portable, and for BMI2 ([`Tier::Bmi2`],
 //! shifts by a register without flags, which the bit reader does at every
 //! table entry). [`decompress`] runs the fast tier chosen once per process
-//! ([`Tier::chosen`]: BMI2 where [`X86Level::active`] is AVX2 or higher);
-//! [`decompress_with`] forces a [`Tier`]. There is no SIMD tier, so this
-//! module takes no [`Backend`]: [`Tier::for_backend`] maps one.
+//! ([`Tier::chosen`]: BMI2 where
+//! [`X86Level::active`](crate::backend::X86Level::active) is AVX2 or
+//! higher); [`decompress_tier`] forces a [`Tier`]. There is no SIMD tier:
+//! [`Tier::for_backend`] maps a [`Backend`] to a tier.
 //!
 //! [`decompress_batch`] decodes several independent streams (consecutive
 //! demo chunk payloads) at once, interleaving their table lookups so that
@@ -51,10 +52,9 @@ pub mod fast;
 pub mod oracle;
 pub mod tree;
 
-use crate::backend::{Backend, X86Level};
-use std::sync::OnceLock;
+use crate::backend::Backend;
 
-pub use batch::{decompress_batch, decompress_batch_with};
+pub use batch::{decompress_batch, decompress_batch_tier};
 pub use encode::{compress, compressed_len};
 
 /// What went wrong while decoding.
@@ -85,46 +85,22 @@ pub struct HuffmanError {
     pub offset: usize,
 }
 
-/// The Huffman decoder's tiers.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Tier {
-    /// [`oracle::decompress`]: the tree, bit by bit.
-    Oracle,
-    /// [`fast::decompress`]: the table decoder, portable.
-    Portable,
-    /// The table decoder compiled for BMI1 + BMI2 (x86-64 only).
-    Bmi2,
+crate::backend::kernel_family! {
+    /// The Huffman decoder's tiers.
+    pub enum Tier: "Huffman tier" {
+        /// [`oracle::decompress`]: the tree, bit by bit.
+        Oracle = ("oracle", Sse2, never),
+        /// [`fast::decompress`]: the table decoder, portable.
+        Portable = ("portable", Sse2, chosen),
+        /// The table decoder compiled for BMI1 + BMI2 (x86-64 only).
+        Bmi2 = ("bmi2", Avx2, chosen),
+    }
 }
 
 /// A Huffman decoder: [`decompress`]'s contract.
-type DecompressFn = fn(&[u8], &mut [u8]) -> Result<usize, HuffmanError>;
+pub type DecompressFn = fn(&[u8], &mut [u8]) -> Result<usize, HuffmanError>;
 
 impl Tier {
-    pub const ALL: [Tier; 3] = [Tier::Oracle, Tier::Portable, Tier::Bmi2];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Tier::Oracle => "oracle",
-            Tier::Portable => "portable",
-            Tier::Bmi2 => "bmi2",
-        }
-    }
-
-    /// Whether this CPU can run the tier (whatever the level cap).
-    pub fn available(self) -> bool {
-        match self {
-            Tier::Oracle | Tier::Portable => true,
-            Tier::Bmi2 => cfg!(target_arch = "x86_64") && X86Level::detected() >= X86Level::Avx2,
-        }
-    }
-
-    /// The fast tier [`decompress`] runs in this process (chosen once):
-    /// [`Tier::Bmi2`] where [`X86Level::active`] is AVX2 or higher, else
-    /// [`Tier::Portable`].
-    pub fn chosen() -> Tier {
-        chosen().0
-    }
-
     /// The tier a [`Backend`] means: the oracle, the portable table
     /// decoder for `Scalar`, the chosen fast tier for `Simd`.
     pub fn for_backend(backend: Backend) -> Tier {
@@ -135,7 +111,9 @@ impl Tier {
         }
     }
 
-    fn entry(self) -> DecompressFn {
+    /// The tier's entry point. Only [`Tier::available`] tiers may be asked
+    /// for (see [`Tier::forced`]).
+    pub(crate) fn entry(self) -> DecompressFn {
         match self {
             Tier::Oracle => oracle::decompress,
             #[cfg(target_arch = "x86_64")]
@@ -145,22 +123,10 @@ impl Tier {
     }
 }
 
-fn chosen() -> (Tier, DecompressFn) {
-    static CHOSEN: OnceLock<(Tier, DecompressFn)> = OnceLock::new();
-    *CHOSEN.get_or_init(|| {
-        let t = if cfg!(target_arch = "x86_64") && X86Level::active() >= X86Level::Avx2 {
-            Tier::Bmi2
-        } else {
-            Tier::Portable
-        };
-        (t, t.entry())
-    })
-}
-
 #[cfg(target_arch = "x86_64")]
 fn decompress_bmi2(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
     // SAFETY: this entry is only handed out for `Tier::Bmi2`, which
-    // `chosen` and `decompress_with` give only where the CPU has BMI1/2.
+    // `Tier::chosen` and `Tier::forced` give only where the CPU has BMI1/2.
     unsafe { fast::decompress_bmi2(input, out) }
 }
 
@@ -172,21 +138,16 @@ fn decompress_bmi2(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> 
 /// at a time). Never writes past `out.len()`, never reads past `input`.
 #[inline]
 pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
-    (chosen().1)(input, out)
+    (Tier::chosen().entry())(input, out)
 }
 
-/// [`decompress`] with the tier `tier`.
+/// [`decompress`] with the tier `tier`, whatever was chosen.
 ///
 /// # Panics
 ///
 /// Where this CPU cannot run `tier` (see [`Tier::available`]).
-pub fn decompress_with(tier: Tier, input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
-    assert!(
-        tier.available(),
-        "this CPU cannot run the {} Huffman tier",
-        tier.name()
-    );
-    (tier.entry())(input, out)
+pub fn decompress_tier(tier: Tier, input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
+    (tier.forced().entry())(input, out)
 }
 
 #[cfg(test)]

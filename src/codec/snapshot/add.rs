@@ -9,8 +9,6 @@
 //! snapshot checksum (the wrapping sum of all data) changes. They process
 //! `min(data.len(), diff.len())` ints.
 
-use crate::backend::{Backend, X86Level};
-use std::sync::OnceLock;
 use wide::{i32x4, i32x8};
 
 /// Reference: one int at a time.
@@ -57,16 +55,6 @@ pub fn wrapping_add_simd(old: &[i32], diff: &[i32], out: &mut [i32]) {
         o.copy_from_slice(s.as_array());
     }
     wrapping_add_oracle(ac.remainder(), dc.remainder(), oc.into_remainder());
-}
-
-/// `out = old + diff` (wrapping) by the tier `backend` selects.
-#[inline]
-pub fn wrapping_add_with(backend: Backend, old: &[i32], diff: &[i32], out: &mut [i32]) {
-    match backend {
-        Backend::Oracle => wrapping_add_oracle(old, diff, out),
-        Backend::Scalar => wrapping_add_scalar(old, diff, out),
-        Backend::Simd => wrapping_add_simd(old, diff, out),
-    }
 }
 
 /// Reference: `data += diff` one int at a time; returns the wrapping sum of
@@ -312,47 +300,14 @@ fn wrapping_add_assign_avx2_inner(data: &mut [i32], diff: &[i32]) -> i32 {
     reduce_add_avx2(wrapping_add_assign_avx2_lanes(data, diff))
 }
 
-/// The SIMD tier's kernels of `data += diff` in the in-place delta
-/// applier (its item loop is compiled once per kernel).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum AddKernel {
-    /// 256-bit AVX2 adds ([`wrapping_add_assign_avx2_lanes`]).
-    Avx2,
-    /// [`wrapping_add_assign_simd_lanes`] (`wide`, SSE2 on x86-64).
-    Wide,
-}
-
-impl AddKernel {
-    pub const ALL: [AddKernel; 2] = [AddKernel::Avx2, AddKernel::Wide];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            AddKernel::Avx2 => "avx2",
-            AddKernel::Wide => "wide",
-        }
-    }
-
-    /// Whether this CPU can run the kernel (whatever the level cap).
-    pub fn available(self) -> bool {
-        match self {
-            AddKernel::Avx2 => {
-                cfg!(target_arch = "x86_64") && X86Level::detected() >= X86Level::Avx2
-            }
-            AddKernel::Wide => true,
-        }
-    }
-
-    /// The kernel the SIMD tier runs in this process: AVX2 where
-    /// [`X86Level::active`] is AVX2 or higher (chosen once).
-    pub fn chosen() -> AddKernel {
-        static CHOSEN: OnceLock<AddKernel> = OnceLock::new();
-        *CHOSEN.get_or_init(|| {
-            if cfg!(target_arch = "x86_64") && X86Level::active() >= X86Level::Avx2 {
-                AddKernel::Avx2
-            } else {
-                AddKernel::Wide
-            }
-        })
+crate::backend::kernel_family! {
+    /// The SIMD tier's kernels of `data += diff` in the in-place delta
+    /// applier (its item loop is compiled once per kernel).
+    pub enum AddKernel: "add kernel" {
+        /// 256-bit AVX2 adds ([`wrapping_add_assign_avx2_lanes`]).
+        Avx2 = ("avx2", Avx2, chosen),
+        /// [`wrapping_add_assign_simd_lanes`] (`wide`, SSE2 on x86-64).
+        Wide = ("wide", Sse2, chosen),
     }
 }
 
@@ -364,27 +319,11 @@ impl AddKernel {
 ///
 /// Where this CPU cannot run `kernel` (see [`AddKernel::available`]).
 pub fn wrapping_add_assign_kernel(kernel: AddKernel, data: &mut [i32], diff: &[i32]) -> i32 {
-    assert!(
-        kernel.available(),
-        "this CPU cannot run the {} add kernel",
-        kernel.name()
-    );
-    match kernel {
+    match kernel.forced() {
         #[cfg(target_arch = "x86_64")]
-        // SAFETY: `available` checked that the CPU has AVX2.
+        // SAFETY: `forced` checked that the CPU has AVX2.
         AddKernel::Avx2 => unsafe { wrapping_add_assign_avx2_inner(data, diff) },
         _ => wrapping_add_assign_simd(data, diff),
-    }
-}
-
-/// `data += diff` (wrapping) by the tier `backend` selects; returns the
-/// wrapping sum of the diff ints used.
-#[inline]
-pub fn wrapping_add_assign_with(backend: Backend, data: &mut [i32], diff: &[i32]) -> i32 {
-    match backend {
-        Backend::Oracle => wrapping_add_assign_oracle(data, diff),
-        Backend::Scalar => wrapping_add_assign_scalar(data, diff),
-        Backend::Simd => wrapping_add_assign_simd(data, diff),
     }
 }
 

@@ -6,8 +6,6 @@
 //! Wrapping addition is associative and commutative, so any lane split gives
 //! the oracle's result bit for bit.
 
-use crate::backend::{Backend, X86Level};
-use std::sync::OnceLock;
 use wide::i32x8;
 
 /// Reference: one int at a time.
@@ -122,65 +120,34 @@ fn checksum_avx2_inner(data: &[i32]) -> i32 {
 #[cfg(target_arch = "x86_64")]
 fn checksum_avx2(data: &[i32]) -> i32 {
     // SAFETY: this entry is only handed out for `Kernel::Avx2`, which
-    // `chosen` and `checksum_kernel` give only where the CPU has AVX2.
+    // `Kernel::chosen` and `Kernel::forced` give only where the CPU has
+    // AVX2.
     unsafe { checksum_avx2_inner(data) }
 }
 
-/// The SIMD tier's kernels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kernel {
-    /// 256-bit AVX2 adds.
-    Avx2,
-    /// [`checksum_simd`] (`wide`, SSE2 on x86-64).
-    Wide,
+crate::backend::kernel_family! {
+    /// The SIMD tier's kernels.
+    pub enum Kernel: "checksum kernel" {
+        /// 256-bit AVX2 adds.
+        Avx2 = ("avx2", Avx2, chosen),
+        /// [`checksum_simd`] (`wide`, SSE2 on x86-64).
+        Wide = ("wide", Sse2, chosen),
+    }
 }
 
+/// A checksum kernel.
+pub type ChecksumFn = fn(&[i32]) -> i32;
+
 impl Kernel {
-    pub const ALL: [Kernel; 2] = [Kernel::Avx2, Kernel::Wide];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Avx2 => "avx2",
-            Kernel::Wide => "wide",
-        }
-    }
-
-    /// Whether this CPU can run the kernel (whatever the level cap).
-    pub fn available(self) -> bool {
-        match self {
-            Kernel::Avx2 => cfg!(target_arch = "x86_64") && X86Level::detected() >= X86Level::Avx2,
-            Kernel::Wide => true,
-        }
-    }
-
-    /// The kernel the SIMD tier runs in this process (chosen once from
-    /// [`X86Level::active`]).
-    pub fn chosen() -> Kernel {
-        chosen().0
-    }
-
-    fn entry(self) -> ChecksumFn {
+    /// The kernel's entry point. Only [`Kernel::available`] kernels may be
+    /// asked for (see [`Kernel::forced`]).
+    pub(crate) fn entry(self) -> ChecksumFn {
         match self {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx2 => checksum_avx2,
             _ => checksum_simd,
         }
     }
-}
-
-/// A checksum kernel.
-type ChecksumFn = fn(&[i32]) -> i32;
-
-fn chosen() -> (Kernel, ChecksumFn) {
-    static CHOSEN: OnceLock<(Kernel, ChecksumFn)> = OnceLock::new();
-    *CHOSEN.get_or_init(|| {
-        let k = if cfg!(target_arch = "x86_64") && X86Level::active() >= X86Level::Avx2 {
-            Kernel::Avx2
-        } else {
-            Kernel::Wide
-        };
-        (k, k.entry())
-    })
 }
 
 /// The checksum with the kernel `kernel`, whatever was chosen (for tests
@@ -190,23 +157,7 @@ fn chosen() -> (Kernel, ChecksumFn) {
 ///
 /// Where this CPU cannot run `kernel` (see [`Kernel::available`]).
 pub fn checksum_kernel(kernel: Kernel, data: &[i32]) -> i32 {
-    assert!(
-        kernel.available(),
-        "this CPU cannot run the {} checksum kernel",
-        kernel.name()
-    );
-    (kernel.entry())(data)
-}
-
-/// The checksum of `data` computed by the tier `backend` selects (`Simd`:
-/// the kernel chosen once per process, [`Kernel::chosen`]).
-#[inline]
-pub fn checksum_with(backend: Backend, data: &[i32]) -> i32 {
-    match backend {
-        Backend::Oracle => checksum_oracle(data),
-        Backend::Scalar => checksum_scalar(data),
-        Backend::Simd => (chosen().1)(data),
-    }
+    (kernel.forced().entry())(data)
 }
 
 #[cfg(test)]

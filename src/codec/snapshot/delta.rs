@@ -35,9 +35,10 @@
 //! delta removed and updated the same key: that item was appended, and the
 //! re-created delta puts it back at its old place.
 
+use super::applier::{AddTier, SnapshotKernels};
 use super::{
-    item_id, item_key, item_type, wrapping_add_with, Error, ErrorKind, Protocol, Snapshot, Warning,
-    WarningKind, MAX_ID, MAX_ITEM_SIZE, MAX_TYPE,
+    item_id, item_key, item_type, Error, ErrorKind, Protocol, Snapshot, Warning, WarningKind,
+    MAX_ID, MAX_ITEM_SIZE, MAX_TYPE,
 };
 use crate::backend::Backend;
 use crate::warn::Warn;
@@ -359,7 +360,7 @@ impl<'a> Iterator for ItemDeltas<'a> {
 
 const REMOVED: u32 = u32::MAX;
 
-/// [`apply_delta_with`] with the SIMD tier.
+/// [`SnapshotKernels::apply_delta`] with the SIMD tier.
 pub fn apply_delta(
     old: &Snapshot,
     delta: &[i32],
@@ -367,14 +368,13 @@ pub fn apply_delta(
     new: &mut Snapshot,
     warnings: &mut impl Warn<Warning>,
 ) -> Result<(), Error> {
-    apply_delta_with(Backend::Simd, old, delta, protocol, new, warnings)
+    SnapshotKernels::new(Backend::Simd).apply_delta(old, delta, protocol, new, warnings)
 }
 
-/// Applies the delta ints `delta` to `old`, writing the result into `new`
-/// (its buffers are reused; on error it is left empty). Warnings are
-/// appended to `warnings` (those met before an error stay there).
-pub fn apply_delta_with(
-    backend: Backend,
+/// [`SnapshotKernels::apply_delta`]: the add kernel is chosen once per delta, and
+/// the item loop compiled for each.
+pub(super) fn apply_delta_by(
+    kernels: &SnapshotKernels,
     old: &Snapshot,
     delta: &[i32],
     protocol: Protocol,
@@ -382,15 +382,41 @@ pub fn apply_delta_with(
     warnings: &mut impl Warn<Warning>,
 ) -> Result<(), Error> {
     new.clear();
-    let r = apply_inner(backend, old, delta, protocol, new, warnings);
+    let r = match kernels.add_tier() {
+        AddTier::Oracle => apply_inner(
+            super::wrapping_add_oracle,
+            old,
+            delta,
+            protocol,
+            new,
+            warnings,
+        ),
+        AddTier::Scalar => apply_inner(
+            super::wrapping_add_scalar,
+            old,
+            delta,
+            protocol,
+            new,
+            warnings,
+        ),
+        AddTier::Wide | AddTier::Avx2 => apply_inner(
+            super::wrapping_add_simd,
+            old,
+            delta,
+            protocol,
+            new,
+            warnings,
+        ),
+    };
     if r.is_err() {
         new.clear();
     }
     r
 }
 
+/// `new = apply(old, ints)` with `add` as the `old + diff` kernel.
 fn apply_inner(
-    backend: Backend,
+    add: impl Fn(&[i32], &[i32], &mut [i32]),
     old: &Snapshot,
     ints: &[i32],
     protocol: Protocol,
@@ -515,7 +541,7 @@ fn apply_inner(
             let (s, e) = (new.starts[j] as usize, new.starts[j + 1] as usize);
             let dst = &mut new.data[s..e];
             match old_data {
-                Some(od) => wrapping_add_with(backend, od, item.data, dst),
+                Some(od) => add(od, item.data, dst),
                 None => dst.copy_from_slice(item.data),
             }
         }

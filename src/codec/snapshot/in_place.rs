@@ -1,6 +1,6 @@
 //! Applying a snapshot delta in place, with an incremental checksum.
 //!
-//! [`apply_delta_with`](super::apply_delta_with) builds the new snapshot in
+//! [`SnapshotKernels::apply_delta`] builds the new snapshot in
 //! a second buffer: it copies every kept item, then the stream sums all data
 //! again for the checksum. Most real deltas change little: of the 2781 deltas in the 10 real demos,
 //! 2029 remove nothing and 669 remove only items at the end of the old
@@ -18,7 +18,7 @@
 //! checksum(new) = checksum(old) - sum(removed) + sum(diffs) + sum(new items)
 //! ```
 //!
-//! The result, warnings and errors equal `apply_delta_with`'s, DDNet's
+//! The result, warnings and errors equal `SnapshotKernels::apply_delta`'s, DDNet's
 //! quirks (see [`super::delta`]) included; where in place needs care:
 //!
 //! - A kept item updated twice in one delta is `old + last diff`, not
@@ -36,19 +36,19 @@
 //! updates skip one unchanged item (a character, then an unchanged player
 //! item...), so the guess is the last update's position plus the last
 //! stride, then the next position, then the key index. The update itself is
-//! one pass of [`wrapping_add_assign_with`](super::wrapping_add_assign_with)
-//! (data += diff; the SIMD tier keeps the diffs' sum in lanes and reduces
-//! once per delta; 22-int items, characters, 95 % of the real item deltas,
-//! get a copy unrolled for that size). The item loop is compiled once per
-//! tier and keeps its state in locals: the item reader's guess
-//! ([`ItemShape`](super::delta)) is two scalars, the kept items' keys,
-//! starts and stamps are slices of one length; new and repeated items
+//! one pass of [`SnapshotKernels::wrapping_add_assign`] (data += diff; the
+//! SIMD tier keeps the diffs' sum in lanes and reduces once per delta;
+//! 22-int items, characters, 95 % of the real item deltas, get a copy
+//! unrolled for that size). The item loop is compiled once per [`AddTier`],
+//! chosen once per delta, and keeps its state in locals: the item reader's
+//! guess ([`ItemShape`](super::delta)) is two scalars, the kept items'
+//! keys, starts and stamps are slices of one length; new and repeated items
 //! leave the loop for an out-of-line path.
 
+use super::applier::{AddTier, SnapshotKernels};
 use super::delta::{ItemShape, DELTA_HEADER_INTS};
 use super::{
-    checksum_with, wrapping_add_with, Changes, Delta, Error, ErrorKind, ItemDelta, Protocol,
-    Snapshot, Warning, WarningKind,
+    Changes, Delta, Error, ErrorKind, ItemDelta, Protocol, Snapshot, Warning, WarningKind,
 };
 use crate::backend::Backend;
 use crate::warn::Warn;
@@ -77,7 +77,9 @@ fn stamp_offset(stamp: u64) -> usize {
     stamp as u32 as usize
 }
 
-/// [`apply_delta_in_place_with`] with the SIMD tier.
+/// [`DeltaApplier::apply_in_place`](super::DeltaApplier::apply_in_place)
+/// with the SIMD tier and the spare snapshot `spare` (its contents are
+/// unspecified afterwards).
 pub fn apply_delta_in_place(
     snap: &mut Snapshot,
     spare: &mut Snapshot,
@@ -86,42 +88,9 @@ pub fn apply_delta_in_place(
     warnings: &mut impl Warn<Warning>,
     checksum: i32,
 ) -> Result<i32, Error> {
-    apply_delta_in_place_with(
-        Backend::Simd,
-        snap,
-        spare,
-        delta,
-        protocol,
-        warnings,
-        checksum,
-    )
-}
-
-/// Applies `delta` to `snap` in place.
-///
-/// Afterwards `snap` holds exactly what
-/// `apply_delta_with(backend, &old_snap, delta, protocol, &mut new, warnings)`
-/// would have put in `new` (same items, order and data; the same warnings
-/// pushed in the same order; the same error kind and offset). Returns the new
-/// checksum (equal to `snap.checksum()`), computed from `checksum`, which
-/// must be the old snapshot's checksum, plus what changed.
-///
-/// `spare` is a reusable buffer (it receives the removed items, whose old
-/// data a key both removed and updated needs); its contents are
-/// unspecified afterwards. On error `snap`'s contents are unspecified too
-/// (but it is a valid snapshot, fit for [`Snapshot::parse_into`] or another
-/// delta); warnings met before the error stay in `warnings`.
-pub fn apply_delta_in_place_with(
-    backend: Backend,
-    snap: &mut Snapshot,
-    spare: &mut Snapshot,
-    delta: &[i32],
-    protocol: Protocol,
-    warnings: &mut impl Warn<Warning>,
-    checksum: i32,
-) -> Result<i32, Error> {
+    let kernels = SnapshotKernels::new(Backend::Simd);
     apply_in_place(
-        backend,
+        &kernels,
         snap,
         spare,
         delta,
@@ -132,31 +101,9 @@ pub fn apply_delta_in_place_with(
     )
 }
 
-/// [`apply_delta_in_place_with`], also filling `changes` with what the
-/// delta changed (see [`Changes`]): the removed items' keys and sizes as
-/// they are removed, the positions of the updated kept items as their
-/// diffs are added, and where the appended items start. No extra pass over
-/// the snapshot. On error `changes` is unspecified.
-#[allow(clippy::too_many_arguments)]
-pub fn apply_delta_in_place_tracked_with(
-    backend: Backend,
-    snap: &mut Snapshot,
-    spare: &mut Snapshot,
-    delta: &[i32],
-    protocol: Protocol,
-    warnings: &mut impl Warn<Warning>,
-    checksum: i32,
-    changes: &mut Changes,
-) -> Result<i32, Error> {
-    changes.clear();
-    apply_in_place(
-        backend, snap, spare, delta, protocol, warnings, checksum, changes,
-    )
-}
-
 /// Receives what an in-place application changes; [`NoTrack`] ignores it
 /// (the plain kernel compiles without a trace of it).
-trait Track {
+pub(super) trait Track {
     /// The item `key` of `size` data ints was removed.
     fn removed(&mut self, key: u32, size: usize);
     /// Kept item `i` (a position in the new snapshot) got its first diff
@@ -168,7 +115,7 @@ trait Track {
     fn unknown(&mut self);
 }
 
-struct NoTrack;
+pub(super) struct NoTrack;
 
 impl Track for NoTrack {
     #[inline(always)]
@@ -200,10 +147,13 @@ impl Track for Changes {
     }
 }
 
+/// Applies `delta` to `snap` in place (see
+/// [`DeltaApplier::apply_in_place`](super::DeltaApplier::apply_in_place);
+/// `spare` is the applier's spare snapshot), telling `track` what changed.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn apply_in_place<T: Track>(
-    backend: Backend,
+pub(super) fn apply_in_place<T: Track>(
+    kernels: &SnapshotKernels,
     snap: &mut Snapshot,
     spare: &mut Snapshot,
     delta: &[i32],
@@ -216,7 +166,7 @@ fn apply_in_place<T: Track>(
     if delta.len() >= REMOVED_STAMP as usize {
         // Diff offsets would not fit a stamp.
         track.unknown();
-        return apply_delta_by_copy_with(backend, snap, spare, delta, protocol, warnings);
+        return apply_by_copy(kernels, snap, spare, delta, protocol, warnings);
     }
     if parsed.padding() != 0 {
         warnings.warn(Warning {
@@ -250,7 +200,7 @@ fn apply_in_place<T: Track>(
     let mut sum = checksum;
     if num_removed > 0 {
         sum = sum.wrapping_sub(remove_items(
-            backend,
+            kernels,
             snap,
             spare,
             first_removed,
@@ -261,24 +211,29 @@ fn apply_in_place<T: Track>(
     }
     let removed = num_removed > 0;
     track.kept(snap.len());
-    let change = match backend {
-        Backend::Oracle => apply_items::<Oracle, T>(snap, spare, &parsed, removed, warnings, track),
-        Backend::Scalar => apply_items::<Scalar, T>(snap, spare, &parsed, removed, warnings, track),
-        #[cfg(target_arch = "x86_64")]
-        Backend::Simd if super::add::AddKernel::chosen() == super::add::AddKernel::Avx2 => {
-            // SAFETY: the AVX2 kernel is chosen only where the CPU has AVX2.
-            unsafe { apply_items_avx2::<T>(snap, spare, &parsed, removed, warnings, track) }
+    let k = kernels;
+    let change = match kernels.add_tier() {
+        AddTier::Oracle => {
+            apply_items::<Oracle, T>(k, snap, spare, &parsed, removed, warnings, track)
         }
-        Backend::Simd => apply_items::<Simd, T>(snap, spare, &parsed, removed, warnings, track),
+        AddTier::Scalar => {
+            apply_items::<Scalar, T>(k, snap, spare, &parsed, removed, warnings, track)
+        }
+        #[cfg(target_arch = "x86_64")]
+        AddTier::Avx2 => {
+            // SAFETY: `SnapshotKernels::new` gives the AVX2 tier only where
+            // `AddKernel::chosen` is AVX2, which it is only where the CPU
+            // has AVX2.
+            unsafe { apply_items_avx2::<T>(k, snap, spare, &parsed, removed, warnings, track) }
+        }
+        _ => apply_items::<Simd, T>(k, snap, spare, &parsed, removed, warnings, track),
     }?;
     Ok(sum.wrapping_add(change))
 }
 
-/// One tier of [`wrapping_add_assign_with`](super::wrapping_add_assign_with),
-/// chosen once per delta (the item loop is compiled for each), with the
+/// One tier of [`SnapshotKernels::wrapping_add_assign`], chosen once per delta (the item loop is compiled for each), with the
 /// diffs' running sum in the form the tier keeps it.
 trait AddAssign {
-    const BACKEND: Backend;
     type Sum: Copy;
     const ZERO: Self::Sum;
     /// `data += diff`; adds the diff ints to `sum`.
@@ -292,7 +247,6 @@ macro_rules! plain_tier {
         struct $tier;
 
         impl AddAssign for $tier {
-            const BACKEND: Backend = Backend::$tier;
             type Sum = i32;
             const ZERO: i32 = 0;
             #[inline(always)]
@@ -312,7 +266,6 @@ plain_tier!(Scalar, super::add::wrapping_add_assign_scalar);
 struct Simd;
 
 impl AddAssign for Simd {
-    const BACKEND: Backend = Backend::Simd;
     /// Reduced once per delta, not per item.
     type Sum = wide::i32x8;
     const ZERO: wide::i32x8 = wide::i32x8::ZERO;
@@ -332,7 +285,6 @@ struct Avx2;
 
 #[cfg(target_arch = "x86_64")]
 impl AddAssign for Avx2 {
-    const BACKEND: Backend = Backend::Simd;
     type Sum = core::arch::x86_64::__m256i;
     // SAFETY: all-zero bits are a valid `__m256i` (plain integer lanes).
     const ZERO: Self::Sum = unsafe { std::mem::zeroed() };
@@ -354,6 +306,7 @@ impl AddAssign for Avx2 {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 fn apply_items_avx2<T: Track>(
+    kernels: &SnapshotKernels,
     snap: &mut Snapshot,
     spare: &Snapshot,
     delta: &Delta<'_>,
@@ -361,13 +314,14 @@ fn apply_items_avx2<T: Track>(
     warnings: &mut impl Warn<Warning>,
     track: &mut T,
 ) -> Result<i32, Error> {
-    apply_items_body::<Avx2, T>(snap, spare, delta, removed, warnings, track)
+    apply_items_body::<Avx2, T>(kernels, snap, spare, delta, removed, warnings, track)
 }
 
 /// Applies the item deltas of `delta` to `snap`, whose removed items are
 /// gone (into `spare` if `removed`); returns by how much the checksum
 /// changes.
 fn apply_items<K: AddAssign, T: Track>(
+    kernels: &SnapshotKernels,
     snap: &mut Snapshot,
     spare: &Snapshot,
     delta: &Delta<'_>,
@@ -375,7 +329,7 @@ fn apply_items<K: AddAssign, T: Track>(
     warnings: &mut impl Warn<Warning>,
     track: &mut T,
 ) -> Result<i32, Error> {
-    apply_items_body::<K, T>(snap, spare, delta, removed, warnings, track)
+    apply_items_body::<K, T>(kernels, snap, spare, delta, removed, warnings, track)
 }
 
 /// The body of [`apply_items`], inlined into each tier's copy.
@@ -386,6 +340,7 @@ fn apply_items<K: AddAssign, T: Track>(
 /// inner loop for [`add_item`], after which the slices are taken again.
 #[inline(always)]
 fn apply_items_body<K: AddAssign, T: Track>(
+    kernels: &SnapshotKernels,
     snap: &mut Snapshot,
     spare: &Snapshot,
     delta: &Delta<'_>,
@@ -464,7 +419,7 @@ fn apply_items_body<K: AddAssign, T: Track>(
             diffs = K::add_assign(dst, diff, diffs);
         };
         sum = sum.wrapping_add(add_item(
-            K::BACKEND,
+            kernels,
             snap,
             spare,
             removed,
@@ -493,7 +448,7 @@ fn apply_items_body<K: AddAssign, T: Track>(
 /// copy per run, with their index entries. Returns the sum of the removed
 /// data. The moved items' stamps are cleared (they held other items').
 fn remove_items<T: Track>(
-    backend: Backend,
+    kernels: &SnapshotKernels,
     snap: &mut Snapshot,
     spare: &mut Snapshot,
     first: usize,
@@ -542,7 +497,7 @@ fn remove_items<T: Track>(
     snap.keys.truncate(w);
     snap.starts.truncate(w + 1);
     snap.data.truncate(w_at);
-    checksum_with(backend, &spare.data)
+    kernels.checksum(&spare.data)
 }
 
 /// An item delta for a key that is not a kept item: a key added earlier by
@@ -552,7 +507,7 @@ fn remove_items<T: Track>(
 /// changes.
 #[inline(never)]
 fn add_item(
-    backend: Backend,
+    kernels: &SnapshotKernels,
     snap: &mut Snapshot,
     spare: &Snapshot,
     removed: bool,
@@ -585,7 +540,7 @@ fn add_item(
                 return Err(Error::new(ErrorKind::SizeMismatch, offset));
             }
             let dst = &mut snap.data[s..e];
-            change = change.wrapping_sub(checksum_with(backend, dst));
+            change = change.wrapping_sub(kernels.checksum(dst));
             dst
         }
         None => {
@@ -595,27 +550,25 @@ fn add_item(
         }
     };
     match old {
-        Some(od) => wrapping_add_with(backend, od, diff, dst),
+        Some(od) => kernels.wrapping_add(od, diff, dst),
         None => dst.copy_from_slice(diff),
     }
-    Ok(change.wrapping_add(checksum_with(backend, dst)))
+    Ok(change.wrapping_add(kernels.checksum(dst)))
 }
 
-/// The copying way, and the reference for [`apply_delta_in_place_with`]:
-/// `spare = apply(snap, delta)` ([`apply_delta_with`](super::apply_delta_with)),
-/// swapped into `snap`; returns the new checksum, summed over all of it.
-/// On error `snap` is unchanged and `spare` unspecified.
-pub fn apply_delta_by_copy_with(
-    backend: Backend,
+/// [`DeltaApplier::apply_by_copy`](super::DeltaApplier::apply_by_copy) with
+/// `spare` as the spare snapshot.
+pub(super) fn apply_by_copy(
+    kernels: &SnapshotKernels,
     snap: &mut Snapshot,
     spare: &mut Snapshot,
     delta: &[i32],
     protocol: Protocol,
     warnings: &mut impl Warn<Warning>,
 ) -> Result<i32, Error> {
-    super::apply_delta_with(backend, snap, delta, protocol, spare, warnings)?;
+    kernels.apply_delta(snap, delta, protocol, spare, warnings)?;
     std::mem::swap(snap, spare);
-    Ok(snap.checksum_with(backend))
+    Ok(kernels.checksum(&snap.data))
 }
 
 /// Takes the earlier diff of a kept item updated twice in one delta (which
@@ -652,7 +605,7 @@ impl Snapshot {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{apply_delta_with, item_key};
+    use super::super::{item_key, DeltaApplier};
     use super::*;
 
     fn snap(items: &[(u32, &[i32])]) -> Snapshot {
@@ -673,30 +626,17 @@ mod tests {
             let mut cur = base.clone();
             cur.generation = start;
             cur.stamps = vec![make_stamp(start, 3); 2];
-            let mut spare = Snapshot::new();
+            let mut applier = DeltaApplier::new(Backend::Simd);
             let mut sum = cur.checksum();
             let mut expect = base.clone();
             for _ in 0..4 {
-                sum = apply_delta_in_place_with(
-                    Backend::Simd,
-                    &mut cur,
-                    &mut spare,
-                    &delta,
-                    Protocol::V06,
-                    &mut Vec::new(),
-                    sum,
-                )
-                .unwrap();
+                sum = applier
+                    .apply_in_place(&mut cur, &delta, Protocol::V06, &mut Vec::new(), sum)
+                    .unwrap();
                 let mut next = Snapshot::new();
-                apply_delta_with(
-                    Backend::Oracle,
-                    &expect,
-                    &delta,
-                    Protocol::V06,
-                    &mut next,
-                    &mut Vec::new(),
-                )
-                .unwrap();
+                SnapshotKernels::new(Backend::Oracle)
+                    .apply_delta(&expect, &delta, Protocol::V06, &mut next, &mut Vec::new())
+                    .unwrap();
                 expect = next;
                 assert_eq!(cur, expect, "start {start}");
                 assert_eq!(sum, expect.checksum());

@@ -40,6 +40,7 @@
 //! `CSnapshotDelta::UnpackDelta` are documented in [`delta`].
 
 pub mod add;
+pub mod applier;
 pub mod checksum;
 pub mod delta;
 pub mod in_place;
@@ -48,19 +49,16 @@ pub mod uuid;
 
 pub use add::{
     wrapping_add_assign_kernel, wrapping_add_assign_oracle, wrapping_add_assign_scalar,
-    wrapping_add_assign_simd, wrapping_add_assign_with, wrapping_add_oracle, wrapping_add_scalar,
-    wrapping_add_simd, wrapping_add_with, AddKernel,
+    wrapping_add_assign_simd, wrapping_add_oracle, wrapping_add_scalar, wrapping_add_simd,
+    AddKernel,
 };
-pub use checksum::{checksum_oracle, checksum_scalar, checksum_simd, checksum_with};
-pub use delta::{apply_delta, apply_delta_with, create_delta, Delta, ItemDelta, ItemDeltas};
-pub use in_place::{
-    apply_delta_by_copy_with, apply_delta_in_place, apply_delta_in_place_tracked_with,
-    apply_delta_in_place_with,
-};
+pub use applier::{AddTier, DeltaApplier, SnapshotKernels};
+pub use checksum::{checksum_oracle, checksum_scalar, checksum_simd};
+pub use delta::{apply_delta, create_delta, Delta, ItemDelta, ItemDeltas};
+pub use in_place::apply_delta_in_place;
 pub use sizes::{v06, v07, Protocol};
 pub use uuid::{extended_types, lookup_uuid, resolve_type, ExtendedType, ItemType, KnownType};
 
-use crate::backend::Backend;
 use std::fmt;
 
 /// Most items a snapshot may hold (DDNet `CSnapshot::MAX_ITEMS`).
@@ -390,7 +388,7 @@ impl fmt::Display for SnapshotSummary {
 
 /// What one snapshot chunk changed, for readers that keep state from one
 /// snapshot to the next and want to update only what changed
-/// ([`apply_delta_in_place_tracked_with`] fills it while applying a delta).
+/// ([`DeltaApplier::apply_in_place_tracked`] fills it while applying a delta).
 ///
 /// When [`Changes::is_known`] is `false` (a full snapshot, or a delta
 /// applied the copying way) the lists are empty and every item of the new
@@ -648,11 +646,6 @@ impl Snapshot {
     /// Wrapping sum of all item data (the snapshot checksum), SIMD tier.
     pub fn checksum(&self) -> i32 {
         checksum_simd(&self.data)
-    }
-
-    /// The checksum by the tier `backend` selects.
-    pub fn checksum_with(&self, backend: Backend) -> i32 {
-        checksum_with(backend, &self.data)
     }
 
     /// Bytes of the items segment: 4 × (key + data ints) over all items

@@ -112,20 +112,21 @@ pub fn unpack(
     out: &mut [i32],
     warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
-    unpack_with(DEFAULT_BACKEND, input, out, warnings)
+    unpacker(DEFAULT_BACKEND)(input, out, warnings)
 }
 
-/// [`unpack`] with the tier chosen by `backend`.
-pub fn unpack_with(
-    backend: Backend,
-    input: &[u8],
-    out: &mut [i32],
-    warnings: &mut dyn Warn<VarintWarning>,
-) -> Result<usize, VarintError> {
+/// A varint unpacker: [`unpack`]'s contract.
+pub type UnpackFn =
+    fn(&[u8], &mut [i32], &mut dyn Warn<VarintWarning>) -> Result<usize, VarintError>;
+
+/// The unpacker of the tier `backend` selects (`Simd`: the kernel chosen
+/// for this CPU, [`simd::Kernel::chosen`]); resolved once by
+/// [`crate::codec::kernels::Kernels`].
+pub fn unpacker(backend: Backend) -> UnpackFn {
     match backend {
-        Backend::Oracle => oracle::unpack(input, out, warnings),
-        Backend::Scalar => scalar::unpack(input, out, warnings),
-        Backend::Simd => simd::unpack(input, out, warnings),
+        Backend::Oracle => oracle::unpack,
+        Backend::Scalar => scalar::unpack,
+        Backend::Simd => simd::Kernel::chosen().entry(),
     }
 }
 

@@ -1,8 +1,8 @@
 //! The SIMD tier: 64-byte windows read through their extend bits.
 //!
-//! [`unpack`] runs the kernel chosen once per process ([`Kernel::chosen`],
-//! from [`X86Level::active`]): the AVX-512 kernel (x86-64 with AVX-512
-//! VBMI2, see `avx512.rs`), else the AVX2 shuffle kernel (AVX2 + BMI2,
+//! [`unpack`] runs the kernel chosen for this CPU ([`Kernel::chosen`],
+//! from [`X86Level::active`](crate::backend::X86Level::active)): the
+//! AVX-512 kernel (x86-64 with AVX-512 VBMI2, see `avx512.rs`), else the AVX2 shuffle kernel (AVX2 + BMI2,
 //! `vpshufb` patterns from a table, see `avx2.rs`), else
 //! [`unpack_baseline`], which uses only what the build target guarantees
 //! (`wide`, so SSE2 on x86-64, NEON on aarch64). All give exactly the
@@ -70,11 +70,8 @@
 use crate::warn::Warn;
 use wide::{i16x16, i32x16, i8x16};
 
-use std::sync::OnceLock;
-
 use super::scalar::{store_int_at, unpack_from};
-use super::{VarintError, VarintWarning};
-use crate::backend::X86Level;
+use super::{UnpackFn, VarintError, VarintWarning};
 
 /// Input bytes one window covers: their extend bits form one `u64`.
 const WINDOW: usize = 64;
@@ -85,63 +82,29 @@ const OUT_WINDOW: usize = 64;
 /// window: it ends by byte 47, so the 16 bytes after it are in the window.
 const LAST_MULTI: usize = WINDOW - 16 - 5;
 
-/// The kernels of the SIMD tier.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Kernel {
-    /// The AVX-512 (VBMI2) kernel (`avx512.rs`).
-    Avx512,
-    /// The AVX2 shuffle kernel (`avx2.rs`): `vpshufb` patterns from a table
-    /// indexed by the int starts of 8 bytes.
-    Avx2,
-    /// The baseline kernel compiled for AVX2 + BMI2 (`vpmovsxbd` widening,
-    /// `tzcnt`/`blsr` bit scans, VEX encodings); never chosen (the shuffle
-    /// kernel is faster), kept to be forced for comparison.
-    Avx2Wide,
-    /// The baseline kernel, [`unpack_baseline`]: what the build target
-    /// guarantees (`wide`, SSE2 on x86-64).
-    Wide,
+crate::backend::kernel_family! {
+    /// The kernels of the SIMD tier, widest first.
+    pub enum Kernel: "varint kernel" {
+        /// The AVX-512 (VBMI2) kernel (`avx512.rs`).
+        Avx512 = ("avx512", Avx512, chosen),
+        /// The AVX2 shuffle kernel (`avx2.rs`): `vpshufb` patterns from a
+        /// table indexed by the int starts of 8 bytes.
+        Avx2 = ("avx2", Avx2, chosen),
+        /// The baseline kernel compiled for AVX2 + BMI2 (`vpmovsxbd`
+        /// widening, `tzcnt`/`blsr` bit scans, VEX encodings); never chosen
+        /// (the shuffle kernel is faster), kept to be forced for comparison.
+        Avx2Wide = ("avx2-wide", Avx2, never),
+        /// The baseline kernel, [`unpack_baseline`]: what the build target
+        /// guarantees (`wide`, SSE2 on x86-64).
+        Wide = ("wide", Sse2, chosen),
+    }
 }
 
-/// A varint unpacker: [`super::unpack`]'s contract.
-pub type UnpackFn =
-    fn(&[u8], &mut [i32], &mut dyn Warn<VarintWarning>) -> Result<usize, VarintError>;
-
 impl Kernel {
-    /// Every kernel, widest first.
-    pub const ALL: [Kernel; 4] = [Kernel::Avx512, Kernel::Avx2, Kernel::Avx2Wide, Kernel::Wide];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Kernel::Avx512 => "avx512",
-            Kernel::Avx2 => "avx2",
-            Kernel::Avx2Wide => "avx2-wide",
-            Kernel::Wide => "wide",
-        }
-    }
-
-    /// The x86 level the kernel needs.
-    fn level(self) -> X86Level {
-        match self {
-            Kernel::Avx512 => X86Level::Avx512,
-            Kernel::Avx2 | Kernel::Avx2Wide => X86Level::Avx2,
-            Kernel::Wide => X86Level::Sse2,
-        }
-    }
-
-    /// Whether this CPU can run the kernel (whatever the level cap).
-    pub fn available(self) -> bool {
-        self.level() <= X86Level::detected()
-    }
-
-    /// The kernel [`unpack`] runs in this process: the widest one within
-    /// [`X86Level::active`] (chosen once).
-    pub fn chosen() -> Kernel {
-        chosen().0
-    }
-
     /// The kernel's entry point. Only [`Kernel::available`] kernels may be
-    /// asked for: the x86 ones run instructions the CPU may not have.
-    fn entry(self) -> UnpackFn {
+    /// asked for (see [`Kernel::forced`]): the x86 ones run instructions
+    /// the CPU may not have.
+    pub(crate) fn entry(self) -> UnpackFn {
         match self {
             #[cfg(target_arch = "x86_64")]
             Kernel::Avx512 => unpack_avx512,
@@ -152,19 +115,6 @@ impl Kernel {
             _ => unpack_baseline,
         }
     }
-}
-
-/// The chosen kernel and its entry point.
-fn chosen() -> (Kernel, UnpackFn) {
-    static CHOSEN: OnceLock<(Kernel, UnpackFn)> = OnceLock::new();
-    *CHOSEN.get_or_init(|| {
-        let active = X86Level::active();
-        let k = Kernel::ALL
-            .into_iter()
-            .find(|k| k.level() <= active && (cfg!(target_arch = "x86_64") || *k == Kernel::Wide))
-            .unwrap_or(Kernel::Wide);
-        (k, k.entry())
-    })
 }
 
 /// The kernel [`unpack`] runs in this process (see [`Kernel::chosen`]).
@@ -181,7 +131,7 @@ pub fn unpack(
     out: &mut [i32],
     warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
-    (chosen().1)(input, out, warnings)
+    (Kernel::chosen().entry())(input, out, warnings)
 }
 
 /// [`unpack`] with the kernel `kernel`, whatever was chosen (for tests and
@@ -196,12 +146,7 @@ pub fn unpack_kernel(
     out: &mut [i32],
     warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
-    assert!(
-        kernel.available(),
-        "this CPU cannot run the {} varint kernel",
-        kernel.name()
-    );
-    (kernel.entry())(input, out, warnings)
+    (kernel.forced().entry())(input, out, warnings)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -211,7 +156,7 @@ fn unpack_avx512(
     warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     // SAFETY: this entry is only handed out for `Kernel::Avx512`, whose
-    // level (checked by `chosen` and `unpack_kernel`) includes every
+    // level (checked by `Kernel::chosen` and `Kernel::forced`) includes every
     // feature `avx512::unpack` is compiled for.
     unsafe { super::avx512::unpack(input, out, warnings) }
 }
@@ -223,7 +168,7 @@ fn unpack_avx2(
     warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     // SAFETY: this entry is only handed out for `Kernel::Avx2`,
-    // whose level (checked by `chosen` and `unpack_kernel`) has AVX2,
+    // whose level (checked by `Kernel::chosen` and `Kernel::forced`) has AVX2,
     // BMI1/2 and POPCNT, every feature `avx2::unpack` is compiled for.
     unsafe { super::avx2::unpack(input, out, warnings) }
 }
@@ -246,7 +191,7 @@ fn unpack_avx2_wide(
     warnings: &mut dyn Warn<VarintWarning>,
 ) -> Result<usize, VarintError> {
     // SAFETY: this entry is only handed out for `Kernel::Avx2Wide`, whose
-    // level (checked by `chosen` and `unpack_kernel`) has AVX2, BMI1/2,
+    // level (checked by `Kernel::chosen` and `Kernel::forced`) has AVX2, BMI1/2,
     // POPCNT.
     unsafe { unpack_avx2_wide_inner(input, out, warnings) }
 }

@@ -78,10 +78,9 @@ use super::{Chunk, ChunkKind, DemoError, DemoWarning};
 use super::{Chunks, Demo};
 use crate::backend::Backend;
 use crate::codec::huffman::{HuffmanError, HuffmanErrorKind};
-use crate::codec::snapshot::{
-    self, apply_delta_by_copy_with, apply_delta_in_place_tracked_with, Changes, Protocol, Snapshot,
-};
-use crate::codec::varint::{self, VarintErrorKind, VarintWarning};
+use crate::codec::kernels::Kernels;
+use crate::codec::snapshot::{self, Changes, DeltaApplier, Protocol, Snapshot};
+use crate::codec::varint::{VarintErrorKind, VarintWarning};
 use crate::warn::{wrap, Discard, Warn, Warnings};
 
 /// Largest Huffman-decompressed payload (DDNet's 64 KiB chunk buffers).
@@ -100,13 +99,15 @@ pub const MAX_TICK: i32 = 0x6fff_ffff;
 
 /// The reusable decoding state of one worker.
 pub struct Decoder {
-    backend: Backend,
+    /// The kernels of the decoder's backend, resolved once.
+    kernels: Kernels,
+    /// Applies the snapshot chunks (owns the spare snapshot).
+    applier: DeltaApplier,
     /// Huffman output of the payloads read ahead, one after the other.
     arena: Vec<u8>,
     ints: Vec<i32>,
     message: Vec<u8>,
     current: Snapshot,
-    scratch: Snapshot,
     /// What the latest snapshot chunk changed.
     changes: Changes,
     max_ticks: u64,
@@ -121,20 +122,30 @@ impl Default for Decoder {
 impl Decoder {
     /// A decoder whose kernels use `backend`.
     pub fn new(backend: Backend) -> Decoder {
+        Decoder::with_kernels(Kernels::new(backend))
+    }
+
+    /// A decoder with the kernels `kernels`.
+    pub fn with_kernels(kernels: Kernels) -> Decoder {
         Decoder {
-            backend,
+            kernels,
+            applier: DeltaApplier::with_kernels(kernels.snapshot()),
             arena: vec![0; BATCH_BUDGET + MAX_PAYLOAD],
             ints: vec![0; MAX_INTS],
             message: Vec::new(),
             current: Snapshot::new(),
-            scratch: Snapshot::new(),
             changes: Changes::default(),
             max_ticks: DEFAULT_MAX_TICKS,
         }
     }
 
     pub fn backend(&self) -> Backend {
-        self.backend
+        self.kernels.backend()
+    }
+
+    /// The kernels it decodes with.
+    pub fn kernels(&self) -> Kernels {
+        self.kernels
     }
 
     /// Most tick markers a stream decodes before it stops with
@@ -559,12 +570,13 @@ impl<'d, 'a, W: Warn<StreamWarning>, F: Warn<DemoWarning>> Stream<'d, 'a, W, F> 
         let ints_slice = &dec.ints[..ints];
         match kind {
             DataKind::Snapshot(SnapshotKind::Full) => {
-                dec.scratch.parse_into(ints_slice).map_err(|e| {
-                    StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset)
-                })?;
-                std::mem::swap(&mut dec.current, &mut dec.scratch);
+                let checksum = dec
+                    .applier
+                    .replace(&mut dec.current, ints_slice)
+                    .map_err(|e| {
+                        StreamError::new(StreamErrorKind::Snapshot(e.kind), pos, e.offset)
+                    })?;
                 dec.changes.set_unknown();
-                let checksum = dec.current.checksum_with(dec.backend);
                 self.reconstructed(checksum);
             }
             DataKind::Snapshot(SnapshotKind::Delta) => {
@@ -583,22 +595,14 @@ impl<'d, 'a, W: Warn<StreamWarning>, F: Warn<DemoWarning>> Stream<'d, 'a, W, F> 
                 let warn = &mut wrap(&mut self.warn, |w: snapshot::Warning| {
                     chunk_warning(pos, StreamWarningKind::Snapshot(w.kind), w.offset)
                 });
-                let r = match dec.backend {
+                let r = match dec.kernels.backend() {
                     Backend::Oracle => {
                         dec.changes.set_unknown();
-                        apply_delta_by_copy_with(
-                            dec.backend,
-                            &mut dec.current,
-                            &mut dec.scratch,
-                            ints_slice,
-                            self.protocol,
-                            warn,
-                        )
+                        dec.applier
+                            .apply_by_copy(&mut dec.current, ints_slice, self.protocol, warn)
                     }
-                    backend => apply_delta_in_place_tracked_with(
-                        backend,
+                    _ => dec.applier.apply_in_place_tracked(
                         &mut dec.current,
-                        &mut dec.scratch,
                         ints_slice,
                         self.protocol,
                         warn,
@@ -661,8 +665,7 @@ impl<'d, 'a, W: Warn<StreamWarning>, F: Warn<DemoWarning>> Stream<'d, 'a, W, F> 
             return Ok((0, 0));
         }
         let dec = &mut *self.dec;
-        let r = varint::unpack_with(
-            dec.backend,
+        let r = dec.kernels.unpack(
             &dec.arena[start..start + bytes],
             &mut dec.ints,
             &mut wrap(&mut self.warn, |w: VarintWarning| {
@@ -749,8 +752,8 @@ mod tests {
                 self.ints.as_ptr() as usize,
                 self.current.keys().as_ptr() as usize,
                 self.current.data().as_ptr() as usize,
-                self.scratch.keys().as_ptr() as usize,
-                self.scratch.data().as_ptr() as usize,
+                self.applier.spare().keys().as_ptr() as usize,
+                self.applier.spare().data().as_ptr() as usize,
             ];
             v.sort_unstable();
             v

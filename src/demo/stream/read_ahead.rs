@@ -5,7 +5,7 @@
 
 use super::{Stream, StreamWarning, MAX_PAYLOAD};
 use crate::backend::Backend;
-use crate::codec::huffman::{self, HuffmanError};
+use crate::codec::huffman::HuffmanError;
 use crate::demo::{Chunk, DemoError, DemoWarning};
 use crate::warn::Warn;
 
@@ -72,7 +72,7 @@ impl<W: Warn<StreamWarning>, F: Warn<DemoWarning>> Stream<'_, '_, W, F> {
         let mut slots = [0usize; BATCH_CHUNKS];
         // The oracle tier reads no further than the next data chunk: the
         // plain chunk-by-chunk pass the look-ahead is tested against.
-        let max_batch = match self.dec.backend {
+        let max_batch = match self.dec.kernels.backend() {
             Backend::Oracle => 1,
             _ => BATCH_CHUNKS,
         };
@@ -112,8 +112,7 @@ impl<W: Warn<StreamWarning>, F: Warn<DemoWarning>> Stream<'_, '_, W, F> {
             }
         }
         let mut results = [Ok(0); BATCH_CHUNKS];
-        huffman::decompress_batch_with(
-            huffman::Tier::for_backend(self.dec.backend),
+        self.dec.kernels.decompress_batch(
             &inputs[..batch],
             &rooms[..batch],
             &mut self.dec.arena,
