@@ -58,6 +58,7 @@ use super::rng::Rng;
 use crate::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use crate::codec::snapshot::{item_key, v06, Protocol, Snapshot};
 use crate::codec::varint;
+use crate::demo::message::NetMsg;
 use crate::demo::write::{
     DemoHeader, DemoVersion, DemoWriter, SnapshotChunk, WriteError, WriteStats,
 };
@@ -218,7 +219,7 @@ pub fn generate_to_with<W: Write + Seek>(
         if params.tune_params {
             world
                 .messages
-                .insert(0, pack_message(MSG_SV_TUNE_PARAMS, &TUNING, None));
+                .insert(0, pack_message(NetMsg::Sv_TuneParams, &TUNING, None));
         }
         for m in world.messages.drain(..) {
             writer.message(&m)?;
@@ -269,11 +270,6 @@ const EXTENDED: [(u16, &str); 3] = [
     (T_DDNET_CHARACTER, "character@netobj.ddnet.tw"),
     (T_GAME_INFO_EX, "gameinfo@netobj.ddnet.tw"),
 ];
-
-// 0.6 game messages.
-const MSG_SV_CHAT: i32 = 3;
-const MSG_SV_KILL_MSG: i32 = 4;
-const MSG_SV_TUNE_PARAMS: i32 = 6;
 
 /// DDNet's default tuning (`src/game/tuning.h`), each value × 100, in
 /// message order: ground control speed/accel/friction, jump impulses, air
@@ -356,8 +352,11 @@ pub(super) fn push_str_ints(out: &mut Vec<i32>, s: &str, n: usize) {
     out.extend(to_i32_string(s, n));
 }
 
-/// Packs a message: header int, then ints and NUL-terminated strings.
-fn pack_message(id: i32, ints: &[i32], text: Option<&str>) -> Vec<u8> {
+/// Packs a 0.6 game message: header int, then ints and NUL-terminated
+/// strings.
+fn pack_message(msg: NetMsg, ints: &[i32], text: Option<&str>) -> Vec<u8> {
+    debug_assert!(!msg.system(), "{msg:?} is a system message");
+    let id = msg.ordinal(Protocol::V06).expect("a 0.6 message") as i32;
     let mut m = Vec::with_capacity(8 + text.map_or(0, str::len));
     varint::pack_int(id << 1, &mut m);
     varint::pack(ints, &mut m);
@@ -517,7 +516,7 @@ impl World {
         if announce {
             let text = format!("'{name}' entered and joined the game");
             self.messages
-                .push(pack_message(MSG_SV_CHAT, &[0, -1], Some(&text)));
+                .push(pack_message(NetMsg::Sv_Chat, &[0, -1], Some(&text)));
         }
         self.players[slot] = Some(Player {
             name,
@@ -583,7 +582,7 @@ impl World {
             if let Some(p) = self.players[slot].take() {
                 let text = format!("'{}' has left the game", p.name);
                 self.messages
-                    .push(pack_message(MSG_SV_CHAT, &[0, -1], Some(&text)));
+                    .push(pack_message(NetMsg::Sv_Chat, &[0, -1], Some(&text)));
             }
         }
         if connected.len() < self.max_players && rng.chance(1, 100) {
@@ -598,7 +597,7 @@ impl World {
                 let from = rng.pick(&connected) as i32;
                 let text = rng.pick(&CHAT);
                 self.messages
-                    .push(pack_message(MSG_SV_CHAT, &[0, from], Some(text)));
+                    .push(pack_message(NetMsg::Sv_Chat, &[0, from], Some(text)));
             }
         }
         // Expiring projectiles (grenades explode), lasers, pickups.
@@ -885,7 +884,7 @@ impl World {
         self.events.push((v06::EVENT_DEATH, [x, y, victim as i32]));
         self.events.push((v06::EVENT_SOUND_WORLD, [x, y, 11]));
         self.messages.push(pack_message(
-            MSG_SV_KILL_MSG,
+            NetMsg::Sv_KillMsg,
             &[killer as i32, victim as i32, weapon, 0],
             None,
         ));
@@ -1024,10 +1023,10 @@ mod tests {
 
     #[test]
     fn chat_message_bytes() {
-        let m = pack_message(MSG_SV_CHAT, &[0, -1], Some("hi"));
+        let m = pack_message(NetMsg::Sv_Chat, &[0, -1], Some("hi"));
         // header 3 << 1 = 6, team 0, client -1 (0x40), "hi\0".
         assert_eq!(m, [6, 0, 0x40, b'h', b'i', 0]);
-        let k = pack_message(MSG_SV_KILL_MSG, &[3, 70, -1, 0], None);
+        let k = pack_message(NetMsg::Sv_KillMsg, &[3, 70, -1, 0], None);
         assert_eq!(k, [8, 3, 0x80 | 6, 1, 0x40, 0]);
     }
 
