@@ -50,8 +50,7 @@ use crate::codec::huffman;
 use crate::codec::snapshot::{self, create_delta, Protocol, Snapshot};
 use crate::codec::varint;
 
-/// Ticks per second (DDNet `SERVER_TICK_SPEED`).
-pub const TICKS_PER_SECOND: i32 = 50;
+pub use super::TICKS_PER_SECOND;
 /// A keyframe is written when more than this many ticks passed since the
 /// last one (DDNet: `SERVER_TICK_SPEED * 5`).
 pub const KEYFRAME_INTERVAL: i32 = 5 * TICKS_PER_SECOND;
@@ -747,7 +746,10 @@ mod tests {
                 assert_eq!((*t, *k), (*gt, *gk), "{version:?} #{i}");
                 assert_eq!(*len, want[i], "{version:?} #{i}");
             }
-            assert_eq!(Demo::parse(&bytes).unwrap().length(), (291 - 100) / 50);
+            assert_eq!(
+                Demo::parse(&bytes).unwrap().length(),
+                (291 - 100) / TICKS_PER_SECOND
+            );
         }
     }
 

@@ -62,6 +62,7 @@ use crate::demo::message::NetMsg;
 use crate::demo::write::{
     DemoHeader, DemoVersion, DemoWriter, SnapshotChunk, WriteError, WriteStats,
 };
+use crate::demo::TICKS_PER_SECOND;
 use crate::map::strings::to_i32_string;
 
 /// Parameters of a generated demo.
@@ -100,7 +101,7 @@ impl Default for SynthParams {
         SynthParams {
             seed: 1,
             players: 16,
-            duration_ticks: 50 * 60,
+            duration_ticks: TICKS_PER_SECOND * 60,
             start_tick: 100_000,
             snapshot_interval: 2,
             chat_per_minute: 12,
@@ -128,7 +129,7 @@ impl SynthParams {
         SynthParams {
             seed: mix,
             players: PLAYERS[index as usize % PLAYERS.len()],
-            duration_ticks: 50 * (20 + (mix % 100) as i32),
+            duration_ticks: TICKS_PER_SECOND * (20 + (mix % 100) as i32),
             start_tick: 1000 + (mix >> 40) as i32 % 100_000,
             ..SynthParams::default()
         }
@@ -468,7 +469,7 @@ struct World {
 impl World {
     fn new(params: &SynthParams, rng: &mut Rng) -> World {
         let max_players = params.players.clamp(1, 64);
-        let per_minute = |n: u32| (u64::from(n), 50 * 60);
+        let per_minute = |n: u32| (u64::from(n), TICKS_PER_SECOND as u64 * 60);
         let mut w = World {
             players: vec![None; 64],
             max_players,
@@ -632,7 +633,7 @@ impl World {
         let Some(p) = self.players[slot].as_mut() else {
             return;
         };
-        if tick % 50 == slot as i32 % 50 {
+        if tick % TICKS_PER_SECOND == slot as i32 % TICKS_PER_SECOND {
             p.latency = (p.latency + rng.range(-3, 3)).clamp(5, 300);
         }
         if p.character.is_none() {
@@ -768,7 +769,7 @@ impl World {
         let mut took = None;
         for (i, pk) in self.pickups.iter_mut().enumerate() {
             if pk.back_tick == 0 && (pk.x - px).abs() < 28 && (pk.y - py).abs() < 64 {
-                pk.back_tick = tick + 15 * 50;
+                pk.back_tick = tick + 15 * TICKS_PER_SECOND;
                 took = Some((i, pk.kind));
             }
         }
@@ -814,9 +815,9 @@ impl World {
         let sound = [0, 1, 2, 3, 4][weapon as usize % 5];
         self.events.push((v06::EVENT_SOUND_WORLD, [x, y, sound]));
         let (count, speed, life) = match weapon {
-            WEAPON_GUN => (1, 2200, 2 * 50),
+            WEAPON_GUN => (1, 2200, 2 * TICKS_PER_SECOND),
             WEAPON_SHOTGUN => (rng.range(3, 5), 2750, 10),
-            WEAPON_GRENADE => (1, 1000, 2 * 50),
+            WEAPON_GRENADE => (1, 1000, 2 * TICKS_PER_SECOND),
             WEAPON_LASER => {
                 if self.lasers.len() >= MAX_LASERS {
                     return;

@@ -768,7 +768,9 @@ mod note_touching_tests {
         let (mut snapshots, mut yes) = (0, 0);
         for i in 0..3 {
             let mut params = SynthParams::collection(5, i);
-            params.duration_ticks = params.duration_ticks.min(50 * 20);
+            params.duration_ticks = params
+                .duration_ticks
+                .min(crate::demo::TICKS_PER_SECOND * 20);
             let bytes = generate(&params);
             let demo = Demo::parse(&bytes).unwrap();
             let mut dec = Decoder::new(Backend::Simd);
