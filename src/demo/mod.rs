@@ -62,6 +62,11 @@ pub mod stream;
 pub mod write;
 
 pub use chunk::{Chunk, ChunkKind, Chunks};
+
+/// Server ticks per second (DDNet `SERVER_TICK_SPEED`): the rate of demo
+/// ticks, the one place it is written.
+pub const TICKS_PER_SECOND: i32 = 50;
+
 pub use header::{Demo, DEMO_MAGIC, SHA256_UUID};
 
 /// What went wrong in a demo file.

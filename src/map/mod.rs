@@ -54,6 +54,8 @@ pub use error::{MapError, MapErrorKind, MapSection, MapWarning, MapWarningKind};
 /// [`crate::datafile::MAX_WARNINGS`]); the next is kept as
 /// [`MapWarningKind::TooManyWarnings`] and the rest are dropped.
 pub const MAX_WARNINGS: usize = crate::datafile::MAX_WARNINGS;
+/// The envelope point view, for the renderer.
+pub(crate) use items::view::EnvPoint;
 pub use items::{
     absent_reason, AbsentReason, Clip, EnvPoints, Envelope, Group, Image, ImageVariant, Info,
     Layer, LayerKind, LoadOptions, Map, MapVersionKind, QuadsLayer, Sound, SoundsLayer, TileLayer,

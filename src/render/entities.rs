@@ -14,55 +14,55 @@
 
 use super::raster::{Canvas, Cells, Transform};
 use super::Geometry;
+use crate::map::names::{palette_ids, TileSpace};
 use crate::map::tiles::{PhysicsKind, SpeedupTile};
 use crate::map::TileLayer;
 
 /// The colour of air.
 pub const BACKGROUND: [u8; 3] = [28, 30, 38];
 
+/// One [`LEGEND`] row: label (the tiles' palette key in the tile id table,
+/// `map::names::TILES`), layer, colour; the ids are the table's (`N` of
+/// them, checked at compile time).
+macro_rules! legend_row {
+    ($key:literal, $kind:ident, $space:ident, $n:literal, $colour:expr) => {
+        (
+            $key,
+            PhysicsKind::$kind,
+            &palette_ids::<$n>(TileSpace::$space, $key),
+            $colour,
+        )
+    };
+}
+
 /// The flat colours used without the entities atlas: what, which layer and
-/// tile ids, colour (RGB). Anything else non-empty is [`OTHER`].
-pub const LEGEND: &[(&str, PhysicsKind, &[u8], [u8; 3])] = {
-    use PhysicsKind::{Game, Speedup, Switch, Tele, Tune};
-    &[
-        ("hookable", Game, &[1], [150, 120, 90]),
-        ("unhookable", Game, &[3], [80, 84, 96]),
-        ("death", Game, &[2], [200, 30, 30]),
-        ("freeze", Game, &[9], [90, 140, 230]),
-        ("deep freeze", Game, &[12], [30, 40, 140]),
-        ("deep unfreeze", Game, &[13], [170, 200, 240]),
-        ("unfreeze", Game, &[11], [235, 235, 235]),
-        ("start", Game, &[33], [0, 200, 0]),
-        ("finish", Game, &[34], [255, 140, 0]),
-        (
-            "time checkpoint",
-            Game,
-            &[
-                35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55,
-                56, 57, 58, 59,
-            ],
-            [200, 255, 200],
-        ),
-        ("stopper", Game, &[60, 61, 62], [180, 180, 180]),
-        ("spawn", Game, &[192, 193, 194], [255, 255, 0]),
-        ("red flag", Game, &[195], [255, 60, 160]),
-        ("blue flag", Game, &[196], [60, 60, 255]),
-        ("armor, health", Game, &[197, 198], [255, 120, 120]),
-        (
-            "weapons, ninja",
-            Game,
-            &[199, 200, 201, 202],
-            [230, 180, 80],
-        ),
-        ("door", Game, &[240], [0, 110, 80]),
-        ("teleporter in", Tele, &[10, 14, 15, 26], [160, 0, 200]),
-        ("teleporter out", Tele, &[27], [220, 120, 255]),
-        ("tele checkpoint", Tele, &[29, 30, 31, 63], [120, 60, 160]),
-        ("speedup", Speedup, &[28], [0, 220, 220]),
-        ("switch", Switch, &[22, 23, 24, 25], [0, 170, 110]),
-        ("tune zone", Tune, &[68], [130, 90, 200]),
-    ]
-};
+/// tile ids, colour (RGB). Anything else non-empty is [`OTHER`]. The ids
+/// are those the tile id table gives the label as palette key.
+pub const LEGEND: &[(&str, PhysicsKind, &[u8], [u8; 3])] = &[
+    legend_row!("hookable", Game, Game, 1, [150, 120, 90]),
+    legend_row!("unhookable", Game, Game, 1, [80, 84, 96]),
+    legend_row!("death", Game, Game, 1, [200, 30, 30]),
+    legend_row!("freeze", Game, Game, 1, [90, 140, 230]),
+    legend_row!("deep freeze", Game, Game, 1, [30, 40, 140]),
+    legend_row!("deep unfreeze", Game, Game, 1, [170, 200, 240]),
+    legend_row!("unfreeze", Game, Game, 1, [235, 235, 235]),
+    legend_row!("start", Game, Game, 1, [0, 200, 0]),
+    legend_row!("finish", Game, Game, 1, [255, 140, 0]),
+    legend_row!("time checkpoint", Game, Game, 25, [200, 255, 200]),
+    legend_row!("stopper", Game, Game, 3, [180, 180, 180]),
+    legend_row!("spawn", Game, Game, 3, [255, 255, 0]),
+    legend_row!("red flag", Game, Game, 1, [255, 60, 160]),
+    legend_row!("blue flag", Game, Game, 1, [60, 60, 255]),
+    legend_row!("armor, health", Game, Game, 2, [255, 120, 120]),
+    legend_row!("weapons, ninja", Game, Game, 4, [230, 180, 80]),
+    legend_row!("door", Game, Game, 1, [0, 110, 80]),
+    legend_row!("teleporter in", Tele, Tele, 4, [160, 0, 200]),
+    legend_row!("teleporter out", Tele, Tele, 1, [220, 120, 255]),
+    legend_row!("tele checkpoint", Tele, Tele, 4, [120, 60, 160]),
+    legend_row!("speedup", Speedup, Speedup, 1, [0, 220, 220]),
+    legend_row!("switch", Switch, Switch, 4, [0, 170, 110]),
+    legend_row!("tune zone", Tune, Tune, 1, [130, 90, 200]),
+];
 
 /// The arrow drawn on speedups (pointing in the speedup's direction).
 pub const ARROW: [u8; 3] = [0, 70, 70];
@@ -223,5 +223,80 @@ fn draw_shrunk(canvas: &mut Canvas, layers: &[(&TileLayer, &Cells)], geo: &Geome
             let i = (py * geo.width as usize + px) * 3;
             canvas.rgb[i..i + 3].copy_from_slice(&out);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::names::TILES;
+
+    /// The legend's labels are unique, and they are exactly the palette
+    /// keys of the tile id table: every tile with a key is drawn in its
+    /// row's colour, and every row has tiles.
+    #[test]
+    fn legend_labels_are_the_table_keys() {
+        let mut labels: Vec<&str> = LEGEND.iter().map(|r| r.0).collect();
+        labels.sort_unstable();
+        labels.dedup();
+        assert_eq!(labels.len(), LEGEND.len());
+        let mut keys: Vec<&str> = TILES.iter().filter_map(|r| r.palette).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(labels, keys);
+        for (label, kind, ids, colour) in LEGEND {
+            assert!(!ids.is_empty(), "{label}");
+            let p = palette(*kind);
+            for &i in *ids {
+                assert_ne!(i, 0, "{label}");
+                assert_eq!(p[i as usize], [colour[0], colour[1], colour[2], 255]);
+            }
+        }
+    }
+
+    /// The legend as it was written by tile number before the tile id
+    /// table (golden).
+    #[test]
+    fn legend_matches_the_former_numbers() {
+        use PhysicsKind::{Game, Speedup, Switch, Tele, Tune};
+        let old: &[(&str, PhysicsKind, &[u8], [u8; 3])] = &[
+            ("hookable", Game, &[1], [150, 120, 90]),
+            ("unhookable", Game, &[3], [80, 84, 96]),
+            ("death", Game, &[2], [200, 30, 30]),
+            ("freeze", Game, &[9], [90, 140, 230]),
+            ("deep freeze", Game, &[12], [30, 40, 140]),
+            ("deep unfreeze", Game, &[13], [170, 200, 240]),
+            ("unfreeze", Game, &[11], [235, 235, 235]),
+            ("start", Game, &[33], [0, 200, 0]),
+            ("finish", Game, &[34], [255, 140, 0]),
+            (
+                "time checkpoint",
+                Game,
+                &[
+                    35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54,
+                    55, 56, 57, 58, 59,
+                ],
+                [200, 255, 200],
+            ),
+            ("stopper", Game, &[60, 61, 62], [180, 180, 180]),
+            ("spawn", Game, &[192, 193, 194], [255, 255, 0]),
+            ("red flag", Game, &[195], [255, 60, 160]),
+            ("blue flag", Game, &[196], [60, 60, 255]),
+            ("armor, health", Game, &[197, 198], [255, 120, 120]),
+            (
+                "weapons, ninja",
+                Game,
+                &[199, 200, 201, 202],
+                [230, 180, 80],
+            ),
+            ("door", Game, &[240], [0, 110, 80]),
+            ("teleporter in", Tele, &[10, 14, 15, 26], [160, 0, 200]),
+            ("teleporter out", Tele, &[27], [220, 120, 255]),
+            ("tele checkpoint", Tele, &[29, 30, 31, 63], [120, 60, 160]),
+            ("speedup", Speedup, &[28], [0, 220, 220]),
+            ("switch", Switch, &[22, 23, 24, 25], [0, 170, 110]),
+            ("tune zone", Tune, &[68], [130, 90, 200]),
+        ];
+        assert_eq!(LEGEND, old);
     }
 }

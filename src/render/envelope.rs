@@ -19,11 +19,13 @@
 
 use crate::datafile::Datafile;
 use crate::map::Map;
-use crate::map::ITEM_ENVPOINTS;
+use crate::map::{EnvPoint, ITEM_ENVPOINTS};
 
 /// The envelope points of a map, read once per map.
 pub struct Envelopes<'a> {
     points: Option<crate::bytes::LeI32s<'a>>,
+    /// Byte offset of the points item's first int in the file.
+    base: usize,
     ints_per_point: usize,
     count: usize,
     /// Points read so far (the drawing's work counts them).
@@ -32,9 +34,11 @@ pub struct Envelopes<'a> {
 
 impl<'a> Envelopes<'a> {
     pub fn new(df: &Datafile<'a>, map: &Map) -> Envelopes<'a> {
+        let item = df.items_of_type(ITEM_ENVPOINTS).next();
         Envelopes {
-            points: df.items_of_type(ITEM_ENVPOINTS).next().map(|it| it.data),
-            ints_per_point: map.env_points.ints_per_point.max(6),
+            points: item.as_ref().map(|it| it.data),
+            base: item.as_ref().map_or(0, |it| it.data_offset()),
+            ints_per_point: map.env_points.ints_per_point.max(EnvPoint::INTS),
             count: map.env_points.count,
             reads: std::cell::Cell::new(0),
         }
@@ -47,13 +51,9 @@ impl<'a> Envelopes<'a> {
 
     fn point(&self, i: usize) -> Option<Point> {
         self.reads.set(self.reads.get() + 1);
-        let d = self.points.as_ref()?;
-        let base = i.checked_mul(self.ints_per_point)?;
-        let g = |k: usize| d.get(base + k);
-        let time = i64::from(g(0)?);
-        let curve = g(1)?;
-        let v = [g(2)?, g(3)?, g(4)?, g(5)?].map(|x| f64::from(x) / 1024.0);
-        Some((time, curve, v))
+        let p = EnvPoint::nth(self.points?, self.base, self.ints_per_point, i)?;
+        let v = p.values().map(|x| f64::from(x) / 1024.0);
+        Some((i64::from(p.time()), p.curve_type(), v))
     }
 
     /// The value of envelope `env` of `map` read at time `offset`
@@ -178,6 +178,7 @@ mod tests {
             let bytes: Vec<u8> = ints.iter().flat_map(|v| v.to_le_bytes()).collect();
             let env = Envelopes {
                 points: Some(crate::bytes::LeI32s::new(&bytes)),
+                base: 0,
                 ints_per_point: 6,
                 count: n,
                 reads: Default::default(),
@@ -195,5 +196,23 @@ mod tests {
                 assert_eq!(env.eval_points(0, n, at), scan(&env, 0, n, at));
             }
         }
+    }
+
+    /// A point is read through the envelope point view: time, curve and
+    /// the four values as fractions; a point past the item is none.
+    #[test]
+    fn points_are_read_through_the_view() {
+        let ints = [100, 4, 1024, -512, 0, 2048, 7, 7];
+        let bytes: Vec<u8> = ints.iter().flat_map(|v: &i32| v.to_le_bytes()).collect();
+        let env = Envelopes {
+            points: Some(crate::bytes::LeI32s::new(&bytes)),
+            base: 0,
+            ints_per_point: 6,
+            count: 1,
+            reads: Default::default(),
+        };
+        assert_eq!(env.point(0), Some((100, 4, [1.0, -0.5, 0.0, 2.0])));
+        assert_eq!(env.point(1), None);
+        assert_eq!(env.take_reads(), 2);
     }
 }

@@ -662,50 +662,344 @@ fn payload_round_trip() {
     assert_eq!((c.client_id, &*c.text), (2, "gg"));
 }
 
-/// `BODY_NAMES` lists exactly the names `decode_body` reads a body for:
-/// every name of the tables (ordinal and extended) fails on an empty body
-/// when it is listed (every listed body starts with a field) and is raw
-/// when it is not; and every listed name is in a table.
+/// [`BODIES`](body::BODIES) lists exactly the messages `decode_body`
+/// reads a body for: every message of the tables (ordinal and extended)
+/// fails on an empty body when it is listed (every listed body starts with
+/// a field) and is raw when it is not.
 #[test]
 fn body_names_are_the_decoded_ones() {
-    let mut names: Vec<(Protocol, &'static str)> = Vec::new();
+    let mut msgs: Vec<(Protocol, NetMsg)> = Vec::new();
     for protocol in [Protocol::V06, Protocol::V07] {
         for system in [false, true] {
             for i in 1..64 {
-                if let Some(n) = message_name(protocol, system, MessageId::Ordinal(i)) {
-                    names.push((protocol, n));
+                if let Some(m) = known_message(protocol, system, MessageId::Ordinal(i)) {
+                    msgs.push((protocol, m));
                 }
             }
         }
-        names.extend(ex_messages().iter().map(|m| (protocol, m.name)));
+        msgs.extend(ex_messages().iter().map(|m| (protocol, m.msg)));
     }
-    for &(protocol, name) in &names {
+    for &(protocol, msg) in &msgs {
         let mut w = Vec::new();
         let mut u = Unpacker::new(&[], 0, &mut w);
-        let raw = matches!(decode_body(name, protocol, &mut u), Ok(Body::Raw(_)));
-        assert_eq!(!raw, BODY_NAMES.contains(&name), "{protocol:?} {name}");
+        let raw = matches!(body::decode_body(msg, protocol, &mut u), Ok(Body::Raw(_)));
+        assert_eq!(!raw, body::BODIES.contains(&msg), "{protocol:?} {msg:?}");
     }
-    for listed in BODY_NAMES {
-        assert!(names.iter().any(|&(_, n)| n == listed), "{listed}");
+    for listed in body::BODIES {
+        assert!(msgs.iter().any(|&(_, m)| m == listed), "{listed:?}");
     }
 }
 
-/// The table of ordinal ids with a body says what the names say.
+/// The table of messages with a body says what the list says.
 #[test]
 fn has_body_follows_the_names() {
-    for protocol in [Protocol::V06, Protocol::V07] {
-        for system in [false, true] {
-            for i in 1..80 {
-                let id = MessageId::Ordinal(i);
-                let Some(name) = message_name(protocol, system, id) else {
-                    continue;
-                };
+    for &m in NetMsg::ALL {
+        assert_eq!(body::has_body(m), body::BODIES.contains(&m), "{m:?}");
+    }
+}
+
+/// Every message round-trips name <-> message, ordinal id <-> message in
+/// each protocol, and UUID <-> message; names and UUID names are unique.
+#[test]
+fn message_table_round_trips() {
+    for &m in NetMsg::ALL {
+        assert_eq!(NetMsg::from_name(m.name()), Some(m), "{m:?}");
+        for protocol in [Protocol::V06, Protocol::V07] {
+            if let Some(id) = m.ordinal(protocol) {
+                assert_ne!(id, 0, "{m:?}");
+                assert_eq!(NetMsg::of_ordinal(protocol, m.system(), id), Some(m));
                 assert_eq!(
-                    has_body(protocol, system, id, name),
-                    BODY_NAMES.contains(&name),
-                    "{protocol:?} {system} {i} {name}"
+                    known_message(protocol, m.system(), MessageId::Ordinal(id)),
+                    Some(m)
+                );
+            }
+            if let Some(u) = m.uuid_name() {
+                let uuid = uuid_from_name(u);
+                assert_eq!(
+                    known_message(protocol, m.system(), MessageId::Ex(uuid)),
+                    Some(m)
+                );
+                assert_eq!(
+                    known_message(protocol, !m.system(), MessageId::Ex(uuid)),
+                    None
                 );
             }
         }
+        assert!(
+            m.ordinal(Protocol::V06).is_some()
+                || m.ordinal(Protocol::V07).is_some()
+                || m.uuid_name().is_some(),
+            "{m:?} has no id"
+        );
+    }
+    let mut names: Vec<_> = NetMsg::ALL.iter().map(|m| m.name()).collect();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), NetMsg::ALL.len());
+    assert_eq!(NetMsg::from_name("NO_SUCH_MESSAGE"), None);
+    for protocol in [Protocol::V06, Protocol::V07] {
+        for system in [false, true] {
+            assert_eq!(NetMsg::of_ordinal(protocol, system, 0), None);
+            assert_eq!(NetMsg::of_ordinal(protocol, system, 1000), None);
+        }
     }
 }
+
+/// The message table gives the id -> name tables and the extended
+/// messages that were written out by position before it (golden lists).
+#[test]
+fn message_table_matches_the_position_lists() {
+    for (protocol, system, old) in [
+        (Protocol::V06, true, &OLD_SYSTEM_06[..]),
+        (Protocol::V07, true, &OLD_SYSTEM_07[..]),
+        (Protocol::V06, false, &OLD_GAME_06[..]),
+        (Protocol::V07, false, &OLD_GAME_07[..]),
+    ] {
+        for id in 0..80u32 {
+            let want = old.get(id as usize).copied().filter(|_| id != 0);
+            let got = message_name(protocol, system, MessageId::Ordinal(id));
+            assert_eq!(got, want, "{protocol:?} system {system} id {id}");
+        }
+    }
+    let ex: Vec<_> = ex_messages()
+        .iter()
+        .map(|m| (m.uuid_name, m.name, m.system))
+        .collect();
+    let mut want = OLD_EX_NAMES.to_vec();
+    let mut got = ex.clone();
+    want.sort_unstable();
+    got.sort_unstable();
+    assert_eq!(got, want);
+}
+
+const OLD_SYSTEM_06: [&str; 27] = [
+    "EX",
+    "INFO",
+    "MAP_CHANGE",
+    "MAP_DATA",
+    "CON_READY",
+    "SNAP",
+    "SNAPEMPTY",
+    "SNAPSINGLE",
+    "SNAPSMALL",
+    "INPUTTIMING",
+    "RCON_AUTH_STATUS",
+    "RCON_LINE",
+    "AUTH_CHALLENGE",
+    "AUTH_RESULT",
+    "READY",
+    "ENTERGAME",
+    "INPUT",
+    "RCON_CMD",
+    "RCON_AUTH",
+    "REQUEST_MAP_DATA",
+    "AUTH_START",
+    "AUTH_RESPONSE",
+    "PING",
+    "PING_REPLY",
+    "ERROR",
+    "RCON_CMD_ADD",
+    "RCON_CMD_REM",
+];
+
+const OLD_SYSTEM_07: [&str; 31] = [
+    "NULL",
+    "INFO",
+    "MAP_CHANGE",
+    "MAP_DATA",
+    "SERVERINFO",
+    "CON_READY",
+    "SNAP",
+    "SNAPEMPTY",
+    "SNAPSINGLE",
+    "SNAPSMALL",
+    "INPUTTIMING",
+    "RCON_AUTH_ON",
+    "RCON_AUTH_OFF",
+    "RCON_LINE",
+    "RCON_CMD_ADD",
+    "RCON_CMD_REM",
+    "AUTH_CHALLENGE",
+    "AUTH_RESULT",
+    "READY",
+    "ENTERGAME",
+    "INPUT",
+    "RCON_CMD",
+    "RCON_AUTH",
+    "REQUEST_MAP_DATA",
+    "AUTH_START",
+    "AUTH_RESPONSE",
+    "PING",
+    "PING_REPLY",
+    "ERROR",
+    "MAPLIST_ENTRY_ADD",
+    "MAPLIST_ENTRY_REM",
+];
+
+const OLD_GAME_06: [&str; 32] = [
+    "",
+    "Sv_Motd",
+    "Sv_Broadcast",
+    "Sv_Chat",
+    "Sv_KillMsg",
+    "Sv_SoundGlobal",
+    "Sv_TuneParams",
+    "Sv_ExtraProjectile",
+    "Sv_ReadyToEnter",
+    "Sv_WeaponPickup",
+    "Sv_Emoticon",
+    "Sv_VoteClearOptions",
+    "Sv_VoteOptionListAdd",
+    "Sv_VoteOptionAdd",
+    "Sv_VoteOptionRemove",
+    "Sv_VoteSet",
+    "Sv_VoteStatus",
+    "Cl_Say",
+    "Cl_SetTeam",
+    "Cl_SetSpectatorMode",
+    "Cl_StartInfo",
+    "Cl_ChangeInfo",
+    "Cl_Kill",
+    "Cl_Emoticon",
+    "Cl_Vote",
+    "Cl_CallVote",
+    "Cl_IsDDNetLegacy",
+    "Sv_DDRaceTimeLegacy",
+    "Sv_RecordLegacy",
+    "Unused2",
+    "Sv_TeamsStateLegacy",
+    "Cl_ShowOthersLegacy",
+];
+
+const OLD_GAME_07: [&str; 40] = [
+    "",
+    "Sv_Motd",
+    "Sv_Broadcast",
+    "Sv_Chat",
+    "Sv_Team",
+    "Sv_KillMsg",
+    "Sv_TuneParams",
+    "Sv_ExtraProjectile",
+    "Sv_ReadyToEnter",
+    "Sv_WeaponPickup",
+    "Sv_Emoticon",
+    "Sv_VoteClearOptions",
+    "Sv_VoteOptionListAdd",
+    "Sv_VoteOptionAdd",
+    "Sv_VoteOptionRemove",
+    "Sv_VoteSet",
+    "Sv_VoteStatus",
+    "Sv_ServerSettings",
+    "Sv_ClientInfo",
+    "Sv_GameInfo",
+    "Sv_ClientDrop",
+    "Sv_GameMsg",
+    "De_ClientEnter",
+    "De_ClientLeave",
+    "Cl_Say",
+    "Cl_SetTeam",
+    "Cl_SetSpectatorMode",
+    "Cl_StartInfo",
+    "Cl_Kill",
+    "Cl_ReadyChange",
+    "Cl_Emoticon",
+    "Cl_Vote",
+    "Cl_CallVote",
+    "Sv_SkinChange",
+    "Cl_SkinChange",
+    "Sv_RaceFinish",
+    "Sv_Checkpoint",
+    "Sv_CommandInfo",
+    "Sv_CommandInfoRemove",
+    "Cl_Command",
+];
+
+const OLD_EX_NAMES: [(&str, &str, bool); 45] = [
+    // protocol_ex_msgs.h (system)
+    ("what-is@ddnet.tw", "WHATIS", true),
+    ("it-is@ddnet.tw", "ITIS", true),
+    ("i-dont-know@ddnet.tw", "IDONTKNOW", true),
+    ("rcon-type@ddnet.tw", "RCONTYPE", true),
+    ("map-details@ddnet.tw", "MAP_DETAILS", true),
+    ("capabilities@ddnet.tw", "CAPABILITIES", true),
+    ("iamtater@sjrc6.github.io", "IAMTATER", true),
+    ("clientver@ddnet.tw", "CLIENTVER", true),
+    ("ping@ddnet.tw", "PINGEX", true),
+    ("pong@ddnet.tw", "PONGEX", true),
+    ("checksum-request@ddnet.tw", "CHECKSUM_REQUEST", true),
+    ("checksum-response@ddnet.tw", "CHECKSUM_RESPONSE", true),
+    ("checksum-error@ddnet.tw", "CHECKSUM_ERROR", true),
+    ("redirect@ddnet.org", "REDIRECT", true),
+    (
+        "rcon-cmd-group-start@ddnet.org",
+        "RCON_CMD_GROUP_START",
+        true,
+    ),
+    ("rcon-cmd-group-end@ddnet.org", "RCON_CMD_GROUP_END", true),
+    ("map-reload@ddnet.org", "MAP_RELOAD", true),
+    ("reconnect@ddnet.org", "RECONNECT", true),
+    ("sv-maplist-add@ddnet.org", "MAPLIST_ADD", true),
+    ("sv-maplist-start@ddnet.org", "MAPLIST_GROUP_START", true),
+    ("sv-maplist-end@ddnet.org", "MAPLIST_GROUP_END", true),
+    // datasrc/network.py (game)
+    ("my-own-message@heinrich5991.de", "Sv_MyOwnMessage", false),
+    ("show-distance@netmsg.ddnet.tw", "Cl_ShowDistance", false),
+    ("showothers@netmsg.ddnet.tw", "Cl_ShowOthers", false),
+    ("camera-info@netmsg.ddnet.org", "Cl_CameraInfo", false),
+    ("teamsstate@netmsg.ddnet.tw", "Sv_TeamsState", false),
+    ("ddrace-time@netmsg.ddnet.tw", "Sv_DDRaceTime", false),
+    ("record@netmsg.ddnet.tw", "Sv_Record", false),
+    ("killmsgteam@netmsg.ddnet.tw", "Sv_KillMsgTeam", false),
+    ("yourvote@netmsg.ddnet.org", "Sv_YourVote", false),
+    ("racefinish@netmsg.ddnet.org", "Sv_RaceFinish", false),
+    ("commandinfo@netmsg.ddnet.org", "Sv_CommandInfo", false),
+    (
+        "commandinfo-remove@netmsg.ddnet.org",
+        "Sv_CommandInfoRemove",
+        false,
+    ),
+    (
+        "sv-vote-option-group-start@netmsg.ddnet.org",
+        "Sv_VoteOptionGroupStart",
+        false,
+    ),
+    (
+        "sv-vote-option-group-end@netmsg.ddnet.org",
+        "Sv_VoteOptionGroupEnd",
+        false,
+    ),
+    (
+        "sv-commandinfo-group-start@netmsg.ddnet.org",
+        "Sv_CommandInfoGroupStart",
+        false,
+    ),
+    (
+        "sv-commandinfo-group-end@netmsg.ddnet.org",
+        "Sv_CommandInfoGroupEnd",
+        false,
+    ),
+    (
+        "change-info-cooldown@netmsg.ddnet.org",
+        "Sv_ChangeInfoCooldown",
+        false,
+    ),
+    (
+        "map-sound-global@netmsg.ddnet.org",
+        "Sv_MapSoundGlobal",
+        false,
+    ),
+    ("preinput@netmsg.ddnet.org", "Sv_PreInput", false),
+    ("save-code@netmsg.ddnet.org", "Sv_SaveCode", false),
+    ("server-alert@netmsg.ddnet.org", "Sv_ServerAlert", false),
+    (
+        "moderator-alert@netmsg.ddnet.org",
+        "Sv_ModeratorAlert",
+        false,
+    ),
+    (
+        "enable-spectator-count@netmsg.ddnet.org",
+        "Cl_EnableSpectatorCount",
+        false,
+    ),
+    ("map-info@netmsg.ddnet.org", "Sv_MapInfo", false),
+];

@@ -45,16 +45,18 @@
 //! - Time is linear: views and records are found through tables by client
 //!   id, never by a search through the players.
 
+mod changes;
 mod strings;
 mod tracker;
 mod views;
 
+pub use changes::PlayerChanges;
 pub use strings::ints_to_str;
 pub use tracker::{
     ChatLine, PlayerRecord, PlayerTracker, PositionConfig, PositionSample, TeamChange,
     TrackerConfig, DEFAULT_MAX_PLAYERS, DEFAULT_MAX_STRINGS, DEFAULT_MAX_TEAM_CHANGES,
 };
-pub use views::{players, MessageInfo, PlayerChanges, PlayerView, PlayerViews};
+pub use views::{players, MessageInfo, PlayerView, PlayerViews};
 
 /// A non-fatal oddity found while reading players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeMap;
 
-use super::views::{MessageInfo, PlayerChanges, PlayerView, PlayerViews};
+use super::changes::PlayerChanges;
+use super::views::{MessageInfo, PlayerView, PlayerViews};
 use super::{PlayerWarning, PlayerWarningKind};
 use crate::codec::snapshot::{Protocol, Snapshot};
 use crate::demo::message::{Body, ChatMode, Message};

@@ -3,9 +3,10 @@
 
 use std::collections::BTreeMap;
 
+use super::changes::PlayerChanges;
 use super::strings::{read_str_into, set_opt_str, set_str};
 use super::{PlayerWarning, PlayerWarningKind};
-use crate::codec::snapshot::{item_id, item_key, item_type, v06, v07, Changes, Protocol, Snapshot};
+use crate::codec::snapshot::{item_id, item_key, item_type, v06, v07, Protocol, Snapshot};
 use crate::warn::{Counting, Warn};
 
 /// One player as one snapshot (plus, in 0.7, the client-info messages so
@@ -141,14 +142,14 @@ fn character_type(protocol: Protocol) -> u16 {
 
 /// Whether `key` is a character item in `protocol`.
 #[inline]
-fn is_character(protocol: Protocol, key: u32) -> bool {
+pub(super) fn is_character(protocol: Protocol, key: u32) -> bool {
     item_type(key) == character_type(protocol)
 }
 
 /// The item types the views read in `protocol`, with or without the
 /// character, as bits of a mask: bit `t` for type `t` (they are below 64).
 #[inline]
-fn player_types(protocol: Protocol, characters: bool) -> u64 {
+pub(super) fn player_types(protocol: Protocol, characters: bool) -> u64 {
     let infos = match protocol {
         Protocol::V06 => [v06::PLAYER_INFO, v06::CLIENT_INFO],
         Protocol::V07 => [v07::PLAYER_INFO, v07::DE_CLIENT_INFO],
@@ -162,7 +163,7 @@ fn player_types(protocol: Protocol, characters: bool) -> u64 {
 
 /// Whether the type of `key` is one of the bits of `types`.
 #[inline]
-fn has_type(types: u64, key: u32) -> bool {
+pub(super) fn has_type(types: u64, key: u32) -> bool {
     types.checked_shr(u32::from(item_type(key))).unwrap_or(0) & 1 != 0
 }
 
@@ -192,139 +193,6 @@ fn player_info_06(p: &mut PlayerView, data: &[i32]) {
 fn player_info_07(p: &mut PlayerView, data: &[i32]) {
     p.score = Some(data[1]);
     p.latency = Some(data[2]);
-}
-
-/// Most updated keys a [`PlayerChanges`] keeps before it settles for a
-/// full update (several snapshot chunks in one tick each add theirs).
-const MAX_NOTED: usize = 2 * crate::codec::snapshot::MAX_ITEMS;
-
-/// What changed in the player items since the views were last updated,
-/// noted snapshot chunk by snapshot chunk ([`PlayerChanges::note`]) from
-/// the stream's [`Changes`], for [`PlayerViews::update_changed`].
-#[derive(Clone, Debug)]
-pub struct PlayerChanges {
-    /// The views need a full update: a full snapshot or a change not
-    /// described item by item, a player item other than a character added
-    /// or removed, or too many changes noted.
-    rebuild: bool,
-    /// Updated characters are not noted: the views keep no positions
-    /// ([`PlayerChanges::without_positions`]).
-    no_positions: bool,
-    /// Keys of player items updated in place, with their position in the
-    /// snapshot noted (a later chunk of the same tick may move them; may
-    /// repeat).
-    updated: Vec<(u32, u32)>,
-    /// Keys of characters removed and added (a player dies, respawns).
-    removed: Vec<u32>,
-    added: Vec<u32>,
-}
-
-impl Default for PlayerChanges {
-    fn default() -> Self {
-        PlayerChanges::new()
-    }
-}
-
-impl PlayerChanges {
-    /// Before the first snapshot: a full update is due.
-    pub fn new() -> PlayerChanges {
-        PlayerChanges {
-            rebuild: true,
-            no_positions: false,
-            updated: Vec::new(),
-            removed: Vec::new(),
-            added: Vec::new(),
-        }
-    }
-
-    /// Changes for views that keep no positions
-    /// ([`PlayerViews::without_positions`]): a character updated in place
-    /// (it only moved) is not noted, so a tick's changes hold the player
-    /// infos only. Views with positions fed these make full updates.
-    pub fn without_positions() -> PlayerChanges {
-        PlayerChanges {
-            no_positions: true,
-            ..PlayerChanges::new()
-        }
-    }
-
-    /// Notes what `changes` changed in the player items of `protocol` in
-    /// making `snap`: work in proportion to the changed items.
-    pub fn note(&mut self, protocol: Protocol, snap: &Snapshot, changes: &Changes) {
-        self.note_touching(protocol, snap, changes, |_| false);
-    }
-
-    /// [`PlayerChanges::note`], also telling whether the change removed,
-    /// updated or appended an item whose key satisfies `also` (what
-    /// [`Changes::touches`] says), from the same look at each changed
-    /// item's key.
-    pub fn note_touching(
-        &mut self,
-        protocol: Protocol,
-        snap: &Snapshot,
-        changes: &Changes,
-        also: impl Fn(u32) -> bool,
-    ) -> bool {
-        if !changes.is_known() {
-            self.set_rebuild();
-            return true;
-        }
-        let keys = snap.keys();
-        let added = keys.get(changes.added_from()..).unwrap_or_default();
-        let noted = self.updated.len() + self.removed.len() + self.added.len();
-        let infos = player_types(protocol, false);
-        let other = |k: u32| has_type(infos, k);
-        let mut touched = false;
-        let mut structural = false;
-        for &(k, _) in changes.removed() {
-            touched |= also(k);
-            structural |= other(k);
-            if is_character(protocol, k) {
-                self.removed.push(k);
-            }
-        }
-        for &k in added {
-            touched |= also(k);
-            structural |= other(k);
-            if is_character(protocol, k) {
-                self.added.push(k);
-            }
-        }
-        if self.rebuild || structural || noted + changes.touched(snap) > MAX_NOTED {
-            self.set_rebuild();
-            return touched
-                || changes
-                    .updated()
-                    .iter()
-                    .any(|&i| keys.get(i as usize).is_some_and(|&k| also(k)));
-        }
-        // The item types noted when updated.
-        let noted_types = player_types(protocol, !self.no_positions);
-        for &i in changes.updated() {
-            let Some(&k) = keys.get(i as usize) else {
-                continue;
-            };
-            touched |= also(k);
-            if has_type(noted_types, k) {
-                self.updated.push((k, i));
-            }
-        }
-        touched
-    }
-
-    /// Nothing changed (after the views were updated).
-    pub fn clear(&mut self) {
-        self.rebuild = false;
-        self.updated.clear();
-        self.removed.clear();
-        self.added.clear();
-    }
-
-    /// A full update is due.
-    pub fn set_rebuild(&mut self) {
-        self.clear();
-        self.rebuild = true;
-    }
 }
 
 impl PlayerViews {
@@ -743,60 +611,4 @@ pub fn players(
     let mut views = PlayerViews::new();
     views.update(snap, protocol, infos, warnings);
     views.views
-}
-
-#[cfg(all(test, feature = "synth"))]
-mod note_touching_tests {
-    use super::PlayerChanges;
-    use crate::backend::Backend;
-    use crate::demo::stream::{Decoder, Event};
-    use crate::demo::Demo;
-    use crate::synth::demo::{generate, SynthParams};
-
-    /// `note_touching`'s answer is `Changes::touches`' for every snapshot of
-    /// generated demos, for several key predicates, from a state that
-    /// follows the changes and from one due a full update, with and
-    /// without positions.
-    #[test]
-    fn note_touching_answers_as_changes_touches() {
-        let preds: [&dyn Fn(u32) -> bool; 4] = [
-            &crate::demo::stream::stats::is_declaration,
-            &|k| k >> 16 == 9,
-            &|k| k & 3 == 1,
-            &|_| false,
-        ];
-        let (mut snapshots, mut yes) = (0, 0);
-        for i in 0..3 {
-            let mut params = SynthParams::collection(5, i);
-            params.duration_ticks = params.duration_ticks.min(50 * 20);
-            let bytes = generate(&params);
-            let demo = Demo::parse(&bytes).unwrap();
-            let mut dec = Decoder::new(Backend::Simd);
-            let mut s = dec.stream(&demo, crate::warn::Discard);
-            let protocol = s.protocol();
-            while let Some(ev) = s.next_event() {
-                let Ok(Event::Snapshot(e)) = ev else { continue };
-                snapshots += 1;
-                for pred in preds {
-                    let want = e.changes.touches(e.snapshot, pred);
-                    yes += usize::from(want);
-                    for rebuild in [false, true] {
-                        for no_positions in [false, true] {
-                            let mut pc = PlayerChanges {
-                                rebuild,
-                                no_positions,
-                                ..PlayerChanges::new()
-                            };
-                            let got = pc.note_touching(protocol, e.snapshot, e.changes, pred);
-                            assert_eq!(got, want, "tick {} rebuild {rebuild}", e.tick);
-                        }
-                    }
-                }
-            }
-        }
-        assert!(
-            snapshots > 500 && yes > 100,
-            "{snapshots} snapshots, {yes} touched"
-        );
-    }
 }

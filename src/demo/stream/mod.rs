@@ -90,7 +90,7 @@ pub const MAX_PAYLOAD: usize = 64 * 1024;
 pub const MAX_INTS: usize = MAX_PAYLOAD / 4;
 /// Default [`Decoder::max_ticks`]: one week of ticks at 50 ticks per second
 /// (50 × 3600 × 24 × 7 = 30 240 000).
-pub const DEFAULT_MAX_TICKS: u64 = 50 * 3600 * 24 * 7;
+pub const DEFAULT_MAX_TICKS: u64 = super::TICKS_PER_SECOND as u64 * 3600 * 24 * 7;
 
 /// Smallest valid tick (DDNet `MIN_TICK`).
 pub const MIN_TICK: i32 = 0;

@@ -3,7 +3,6 @@
 use super::reader::{too_short, Reader};
 use super::view::{self, EnvPoint, EnvelopeItem};
 use super::{EnvPoints, Envelope, ITEM_ENVPOINTS};
-use crate::bytes::LeI32s;
 use crate::datafile::Item;
 use crate::map::error::{MapError, MapSection, MapWarningKind as W};
 
@@ -44,7 +43,11 @@ pub(super) fn read_env_points(
     bezier: bool,
     check: bool,
 ) -> EnvPoints {
-    let ints_per_point = if bezier { 22 } else { 6 };
+    let ints_per_point = if bezier {
+        EnvPoint::BEZIER_INTS
+    } else {
+        EnvPoint::INTS
+    };
     let mut items = r.df.items_of_type(ITEM_ENVPOINTS);
     let item = items.next();
     if let Some(extra) = items.next() {
@@ -56,14 +59,9 @@ pub(super) fn read_env_points(
             r.warn(W::OddItemSize, MapSection::EnvPoints, it.offset);
         }
         if check {
-            let bytes = it.data.as_bytes();
-            let point = |p: usize| {
-                let start = 4 * p * ints_per_point;
-                let ints = LeI32s::new(&bytes[start..start + 4 * ints_per_point]);
-                EnvPoint::new(ints, it.data_offset() + start)
-            };
+            let point = |p: usize| EnvPoint::nth(it.data, it.data_offset(), ints_per_point, p);
             let bad = (0..count)
-                .map(point)
+                .map_while(point)
                 .find(|pt| !(0..=5).contains(&pt.curve_type()));
             if let Some(pt) = bad {
                 r.warn(

@@ -173,10 +173,51 @@ int_view! {
 }
 
 int_view! {
-    /// One envelope point (6 ints, or 22 with bezier tangents).
+    /// One envelope point (6 ints, or 22 with bezier tangents): time in
+    /// milliseconds, curve type, four channel values in fixed point
+    /// (1024 = 1.0; r, g, b, a, or x, y, rotation), then the tangents.
     pub(crate) struct EnvPoint {
         time: TIME = 0,
         curve_type: CURVE_TYPE = 1,
+        value_0: VALUE_0 = 2,
+        value_1: VALUE_1 = 3,
+        value_2: VALUE_2 = 4,
+        value_3: VALUE_3 = 5,
+    }
+}
+
+impl<'a> EnvPoint<'a> {
+    /// Ints per point without bezier tangents.
+    pub const INTS: usize = 6;
+    /// Ints per point with bezier tangents (any envelope of version 3).
+    pub const BEZIER_INTS: usize = 22;
+
+    /// Point `i` of the envelope points item's ints `points` (whose first
+    /// int is at byte `base` of the file), `ints_per_point` ints each; `None`
+    /// when it does not lie wholly inside.
+    pub fn nth(
+        points: crate::bytes::LeI32s<'a>,
+        base: usize,
+        ints_per_point: usize,
+        i: usize,
+    ) -> Option<Self> {
+        let start = i.checked_mul(ints_per_point)?.checked_mul(4)?;
+        let end = start.checked_add(ints_per_point.checked_mul(4)?)?;
+        let bytes = points.as_bytes().get(start..end)?;
+        Some(EnvPoint::new(
+            crate::bytes::LeI32s::new(bytes),
+            base + start,
+        ))
+    }
+
+    /// The four channel values (fixed point).
+    pub fn values(&self) -> [i32; 4] {
+        [
+            self.value_0(),
+            self.value_1(),
+            self.value_2(),
+            self.value_3(),
+        ]
     }
 }
 

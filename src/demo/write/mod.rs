@@ -38,6 +38,8 @@
 //! rejects both); the writer checks that instead of writing a demo no player
 //! can read.
 
+mod error;
+
 use std::io::{self, Cursor, Seek, SeekFrom, Write};
 
 use sha2::{Digest, Sha256};
@@ -50,8 +52,8 @@ use crate::codec::huffman;
 use crate::codec::snapshot::{self, create_delta, Protocol, Snapshot};
 use crate::codec::varint;
 
-/// Ticks per second (DDNet `SERVER_TICK_SPEED`).
-pub const TICKS_PER_SECOND: i32 = 50;
+pub use super::TICKS_PER_SECOND;
+pub use error::{HeaderField, WriteError, WriteErrorKind};
 /// A keyframe is written when more than this many ticks passed since the
 /// last one (DDNet: `SERVER_TICK_SPEED * 5`).
 pub const KEYFRAME_INTERVAL: i32 = 5 * TICKS_PER_SECOND;
@@ -142,103 +144,6 @@ impl<'a> DemoHeader<'a> {
             timestamp: "1970-01-01_00-00-00",
         }
     }
-}
-
-/// A header string field.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum HeaderField {
-    MapName,
-    DemoType,
-    Timestamp,
-}
-
-/// What went wrong while writing.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
-pub enum WriteErrorKind {
-    /// The output failed.
-    #[error("i/o error: {0}")]
-    Io(io::ErrorKind),
-    /// A header string does not fit its field (with its NUL).
-    #[error("{0:?} too long for its header field")]
-    FieldTooLong(HeaderField),
-    /// The map is larger than `i32::MAX` bytes.
-    #[error("map too large")]
-    MapTooLarge,
-    /// A tick is negative.
-    #[error("negative tick")]
-    NegativeTick,
-    /// A tick is before the previous tick marker.
-    #[error("tick goes backwards")]
-    TickBackwards,
-    /// A snapshot breaks a snapshot limit or a delta cannot be made.
-    #[error("snapshot: {0}")]
-    Snapshot(snapshot::ErrorKind),
-    /// The data of a chunk exceeds 64 KiB before compression.
-    #[error("chunk data over 64 KiB")]
-    DataTooLarge,
-    /// The packed or compressed payload does not fit a chunk.
-    #[error("compressed chunk payload too large")]
-    PayloadTooLarge,
-    /// More than 64 timeline markers.
-    #[error("too many timeline markers")]
-    TooManyTimelineMarkers,
-    /// A timeline marker less than a second after the previous one.
-    #[error("timeline marker too close to the previous one")]
-    TimelineMarkerTooClose,
-    /// Version 3 has no timeline markers.
-    #[error("this demo version has no timeline markers")]
-    NoTimelineMarkers,
-}
-
-impl WriteErrorKind {
-    /// Every kind (one `io` and one `field_too_long` standing for all
-    /// their values).
-    pub fn all() -> Vec<WriteErrorKind> {
-        use WriteErrorKind as K;
-        let mut all = vec![
-            K::Io(io::ErrorKind::Other),
-            K::FieldTooLong(HeaderField::MapName),
-            K::MapTooLarge,
-            K::NegativeTick,
-            K::TickBackwards,
-        ];
-        all.extend(snapshot::ErrorKind::ALL.iter().map(|&k| K::Snapshot(k)));
-        all.extend([
-            K::DataTooLarge,
-            K::PayloadTooLarge,
-            K::TooManyTimelineMarkers,
-            K::TimelineMarkerTooClose,
-            K::NoTimelineMarkers,
-        ]);
-        all
-    }
-
-    /// The stable snake_case name of this kind in reports.
-    pub fn kind(self) -> &'static str {
-        use WriteErrorKind as K;
-        match self {
-            K::Io(_) => "io",
-            K::FieldTooLong(_) => "field_too_long",
-            K::MapTooLarge => "map_too_large",
-            K::NegativeTick => "negative_tick",
-            K::TickBackwards => "tick_backwards",
-            K::Snapshot(k) => crate::demo::stream::snapshot_error_kind(k),
-            K::DataTooLarge => "data_too_large",
-            K::PayloadTooLarge => "payload_too_large",
-            K::TooManyTimelineMarkers => "too_many_timeline_markers",
-            K::TimelineMarkerTooClose => "timeline_marker_too_close",
-            K::NoTimelineMarkers => "no_timeline_markers",
-        }
-    }
-}
-
-/// A writing error and the output offset (bytes from the demo's start) of
-/// the chunk or field being written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
-#[error("demo writer: {kind} at byte {offset}")]
-pub struct WriteError {
-    pub kind: WriteErrorKind,
-    pub offset: u64,
 }
 
 /// How a snapshot was written.
@@ -691,126 +596,4 @@ impl<W: Write + Seek> DemoWriter<W> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::demo::{ChunkKind, Demo};
-
-    fn header(version: DemoVersion) -> DemoHeader<'static> {
-        DemoHeader::new(version, Protocol::V06, "dm1", b"not really a map")
-    }
-
-    fn ticks(bytes: &[u8]) -> Vec<(i32, bool, usize)> {
-        let demo = Demo::parse(bytes).unwrap();
-        let mut v = Vec::new();
-        let mut prev = None;
-        for c in demo.chunks() {
-            let c = c.unwrap();
-            if let ChunkKind::Tick { tick, keyframe } = c.kind {
-                if let Some((t, k, off)) = prev.take() {
-                    v.push((t, k, c.offset - off));
-                }
-                prev = Some((tick, keyframe, c.offset));
-            }
-        }
-        if let Some((t, k, off)) = prev {
-            v.push((t, k, bytes.len() - off));
-        }
-        v
-    }
-
-    #[test]
-    fn tick_markers_inline_or_absolute() {
-        for version in [DemoVersion::V6, DemoVersion::V5, DemoVersion::V4] {
-            let mut w = DemoWriter::new_vec(&header(version)).unwrap();
-            let seq = [
-                (100, false),
-                (100, false),
-                (131, false),
-                (163, false),
-                (164, true),
-                (227, false),
-                (291, false),
-            ];
-            for (t, k) in seq {
-                w.tick(t, k).unwrap();
-            }
-            let bytes = w.finish_vec().unwrap();
-            let got = ticks(&bytes);
-            let inline_v5 = [5, 1, 1, 5, 5, 5, 5];
-            let inline_v4 = [5, 5, 1, 1, 5, 1, 5];
-            let want = if version == DemoVersion::V4 {
-                inline_v4
-            } else {
-                inline_v5
-            };
-            for (i, ((t, k), (gt, gk, len))) in seq.iter().zip(&got).enumerate() {
-                assert_eq!((*t, *k), (*gt, *gk), "{version:?} #{i}");
-                assert_eq!(*len, want[i], "{version:?} #{i}");
-            }
-            assert_eq!(Demo::parse(&bytes).unwrap().length(), (291 - 100) / 50);
-        }
-    }
-
-    #[test]
-    fn header_fields() {
-        let map = b"some map bytes";
-        let mut h = DemoHeader::new(DemoVersion::V6, Protocol::V07, "ctf5", map);
-        h.timestamp = "2024-01-02_03-04-05";
-        h.demo_type = "server";
-        let mut w = DemoWriter::new_vec(&h).unwrap();
-        w.tick(1000, true).unwrap();
-        w.timeline_marker(1000).unwrap();
-        assert_eq!(
-            w.timeline_marker(1049).unwrap_err().kind,
-            WriteErrorKind::TimelineMarkerTooClose
-        );
-        w.tick(1200, false).unwrap();
-        w.timeline_marker(1200).unwrap();
-        let bytes = w.finish_vec().unwrap();
-        let d = Demo::parse(&bytes).unwrap();
-        assert_eq!(d.version(), 6);
-        assert_eq!(d.net_version(), Protocol::V07.net_version().as_bytes());
-        assert_eq!(d.map_name(), b"ctf5");
-        assert_eq!(d.map(), map);
-        assert_eq!(d.map_crc(), crc32fast::hash(map));
-        assert_eq!(d.map_sha256().unwrap()[..], Sha256::digest(map)[..]);
-        assert_eq!(d.demo_type(), b"server");
-        assert_eq!(d.timestamp(), b"2024-01-02_03-04-05");
-        assert_eq!(d.length(), 4);
-        assert_eq!(d.timeline_markers(), &[1000, 1200]);
-    }
-
-    #[test]
-    fn errors_write_nothing() {
-        let mut w = DemoWriter::new_vec(&header(DemoVersion::V6)).unwrap();
-        w.tick(10, true).unwrap();
-        let at = w.position();
-        assert_eq!(
-            w.tick(9, false).unwrap_err().kind,
-            WriteErrorKind::TickBackwards
-        );
-        assert_eq!(
-            w.tick(-1, false).unwrap_err().kind,
-            WriteErrorKind::NegativeTick
-        );
-        let big = vec![0x55u8; MAX_DATA_SIZE + 1];
-        assert_eq!(
-            w.message(&big).unwrap_err().kind,
-            WriteErrorKind::DataTooLarge
-        );
-        // 64 KiB of bytes that each take a 9+-bit Huffman code: packs to
-        // more than 64 KiB, so no chunk can hold it.
-        let ints: Vec<u8> = (0..MAX_DATA_SIZE).map(|i| (i * 37 + 200) as u8).collect();
-        let e = w.message(&ints).unwrap_err();
-        assert_eq!(e.kind, WriteErrorKind::PayloadTooLarge);
-        assert_eq!(e.offset, at);
-        assert_eq!(w.position(), at);
-        let long = "x".repeat(64);
-        let mut h = header(DemoVersion::V6);
-        h.map_name = &long;
-        assert_eq!(
-            DemoWriter::new_vec(&h).err().unwrap().kind,
-            WriteErrorKind::FieldTooLong(HeaderField::MapName)
-        );
-    }
-}
+mod tests;
