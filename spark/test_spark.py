@@ -9,6 +9,11 @@ the Parquet records read back equal the JSON records of one run (paths of
 Then the fault test: partition 0's teebatch is killed on the first attempt;
 Spark runs the task again and the output is still equal. Last, a directory
 with a truncated and a junk map: error records, no failed task.
+
+Before Spark starts, pyarrow reads every `demos export` table written as
+Parquet: the columns have the documented types (text as plain `string`,
+though teebatch builds it dictionary-encoded), and the rows equal the
+table's JSON lines.
 """
 
 import json
@@ -21,10 +26,45 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import teebatch_spark as job  # noqa: E402
 
+TABLES = ["positions", "players", "projectiles", "lasers", "pickups", "flags", "game",
+          "events", "chat", "kills", "broadcasts", "finishes"]
+
+
+def check_tables(teebatch, demos):
+    """Problems with the Parquet export tables as pyarrow reads them."""
+    import subprocess
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="teebatch-tables-") as tmp:
+        for t in TABLES:
+            path = os.path.join(tmp, f"{t}.parquet")
+            subprocess.run([teebatch, "demos", "export", "-q", demos, "--table", t,
+                            "--format", "parquet", "-o", path], check=True)
+            lines = subprocess.run([teebatch, "demos", "export", "-q", demos, "--table", t,
+                                    "--format", "jsonl"], check=True,
+                                   capture_output=True).stdout.decode().splitlines()
+            table = pq.read_table(path)
+            types = {f.name: f.type for f in table.schema}
+            for name, ty in types.items():
+                if ty not in (pa.int32(), pa.bool_(), pa.string()):
+                    problems.append(f"{t}.{name}: {ty}")
+            for name in ("demo", "name", "kind", "change", "mode", "killer_name"):
+                if name in types and types[name] != pa.string():
+                    problems.append(f"{t}.{name} is {types[name]}, not a plain string")
+            rows = table.to_pylist()
+            want = [json.loads(line) for line in lines]
+            if rows != want:
+                problems.append(f"{t}: {len(rows)} Parquet rows differ from {len(want)} JSON rows")
+            print(f"spark/test: table {t}: {len(rows)} rows, {len(types)} columns read by "
+                  f"pyarrow {pa.__version__}: {'ok' if not problems else 'FAILED'}", flush=True)
+    return problems
+
 
 def main():
     teebatch = os.path.abspath(sys.argv[1])
     datasets = os.path.abspath(sys.argv[2])
+    table_problems = check_tables(teebatch, os.path.join(datasets, "demos"))
     t0 = time.time()
     spark = job.session("local[2,4]", "teebatch-spark-test")
     startup = time.time() - t0
@@ -89,6 +129,9 @@ def main():
                     failures.append(f"{name}: {p}")
     finally:
         spark.stop()
+    failures += table_problems
+    for p in table_problems:
+        print(f"  table: {p}", flush=True)
     print(f"spark/test: {len(cases)} cases, {len(failures)} failures, "
           f"{time.time() - t0:.1f} s in all", flush=True)
     return 1 if failures else 0
