@@ -1,0 +1,200 @@
+//! The rows of `players` and of the message tables (`chat`, `kills`,
+//! `broadcasts`, `finishes`).
+
+use super::{chat_mode, PlayerState, Table, TableBuilder};
+use crate::demo::message::{self, Body};
+use crate::warn::Discard;
+
+impl TableBuilder {
+    pub(super) fn players(&mut self, tick: i32) {
+        let Some(t) = &self.tracker else { return };
+        let views = t.current_view();
+        let prev = self.players.get_or_insert_with(Vec::new);
+        let mut next: Vec<PlayerState> = Vec::with_capacity(views.len());
+        let mut out: Vec<(&'static str, PlayerState)> = Vec::new();
+        let (mut i, mut j) = (0, 0);
+        // Both lists are sorted by client id: a merge.
+        while i < prev.len() || j < views.len() {
+            let p = prev.get(i);
+            let v = views.get(j);
+            match (p, v) {
+                (Some(p), Some(v)) if p.client_id == v.client_id => {
+                    if !p.same_as(v) {
+                        out.push(("update", PlayerState::from_view(v)));
+                        let mut s = p.clone();
+                        s.set(v);
+                        next.push(s);
+                    } else {
+                        next.push(p.clone());
+                    }
+                    i += 1;
+                    j += 1;
+                }
+                (Some(p), v) if v.is_none_or(|v| p.client_id < v.client_id) => {
+                    out.push(("leave", p.clone()));
+                    i += 1;
+                }
+                (_, Some(v)) => {
+                    let s = PlayerState::from_view(v);
+                    out.push(("join", s.clone()));
+                    next.push(s);
+                    j += 1;
+                }
+                _ => break,
+            }
+        }
+        *prev = next;
+        for (change, s) in out {
+            self.rows_made += 1;
+            self.columns
+                .row()
+                .i32(Some(tick))
+                .i32(Some(i32::from(s.client_id)))
+                .str(Some(change))
+                .str(s.name.as_deref())
+                .str(s.clan.as_deref())
+                .i32(s.country)
+                .str(s.skin.as_deref())
+                .i32(s.team)
+                .i32(s.score)
+                .bool(Some(s.local))
+                .end();
+        }
+    }
+
+    /// A message chunk's bytes at tick `tick`.
+    pub fn message(&mut self, tick: i32, bytes: &[u8]) {
+        if !self.table.needs_messages() {
+            return;
+        }
+        // As for players, message warnings are not part of the tables.
+        let Ok(msg) = message::decode(bytes, self.protocol, &mut Discard) else {
+            return;
+        };
+        if let Some(t) = &mut self.tracker {
+            t.feed_message(tick, &msg);
+        }
+        let in_range = self.in_range(tick);
+        match (self.table, &msg.body) {
+            (Table::Chat, _) => {
+                let Some(t) = &mut self.tracker else { return };
+                let mut lines = std::mem::take(&mut self.chat);
+                lines.extend(t.drain_chat());
+                if !in_range {
+                    lines.clear();
+                }
+                for l in lines.drain(..) {
+                    self.rows_made += 1;
+                    self.columns
+                        .row()
+                        .i32(Some(l.tick))
+                        .i32(Some(l.client_id))
+                        .str(l.name.as_deref())
+                        .str(Some(chat_mode(l.mode)))
+                        .i32(Some(l.raw_mode))
+                        .i32(l.target_id)
+                        .str(Some(&l.text))
+                        .end();
+                }
+                self.chat = lines;
+            }
+            (Table::Kills, Body::KillMsg(k)) if in_range => {
+                let killer = self.name_of(k.killer);
+                let victim = self.name_of(k.victim);
+                self.rows_made += 1;
+                self.columns
+                    .row()
+                    .i32(Some(tick))
+                    .str(Some("kill"))
+                    .i32(Some(k.killer))
+                    .str(killer.as_deref())
+                    .i32(Some(k.victim))
+                    .str(victim.as_deref())
+                    .i32(Some(k.weapon))
+                    .i32(Some(k.mode_special))
+                    .i32(None)
+                    .i32(None)
+                    .end();
+            }
+            (Table::Kills, Body::KillMsgTeam { team, first }) if in_range => {
+                self.rows_made += 1;
+                self.columns
+                    .row()
+                    .i32(Some(tick))
+                    .str(Some("team_kill"))
+                    .i32(None)
+                    .str(None)
+                    .i32(None)
+                    .str(None)
+                    .i32(None)
+                    .i32(None)
+                    .i32(Some(*team))
+                    .i32(Some(*first))
+                    .end();
+            }
+            (Table::Broadcasts, Body::Broadcast { text }) if in_range => {
+                self.rows_made += 1;
+                self.columns
+                    .row()
+                    .i32(Some(tick))
+                    .str(Some(text.as_ref()))
+                    .end();
+            }
+            (
+                Table::Finishes,
+                Body::RaceFinish {
+                    client_id,
+                    time,
+                    diff,
+                    record_personal,
+                    record_server,
+                },
+            ) if in_range => {
+                let name = self.name_of(*client_id);
+                self.rows_made += 1;
+                self.columns
+                    .row()
+                    .i32(Some(tick))
+                    .str(Some("race_finish"))
+                    .i32(Some(*client_id))
+                    .str(name.as_deref())
+                    .i32(Some(*time))
+                    .i32(Some(*diff))
+                    .bool(Some(*record_personal))
+                    .bool(*record_server)
+                    .i32(None)
+                    .i32(None)
+                    .end();
+            }
+            (
+                Table::Finishes,
+                Body::Record {
+                    server_time_best,
+                    player_time_best,
+                },
+            ) if in_range => {
+                self.rows_made += 1;
+                self.columns
+                    .row()
+                    .i32(Some(tick))
+                    .str(Some("record"))
+                    .i32(None)
+                    .str(None)
+                    .i32(None)
+                    .i32(None)
+                    .bool(None)
+                    .bool(None)
+                    .i32(Some(*server_time_best))
+                    .i32(Some(*player_time_best))
+                    .end();
+            }
+            _ => {}
+        }
+    }
+
+    /// The current name of client `id`, if it has one.
+    fn name_of(&self, id: i32) -> Option<String> {
+        let id = u16::try_from(id).ok()?;
+        self.tracker.as_ref()?.current_name(id).map(str::to_owned)
+    }
+}
