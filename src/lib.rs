@@ -17,7 +17,11 @@
 //!   options struct; each limit's default lives with the layer that
 //!   enforces it.
 //! - [`batch`]: walking collections, reading or mapping files, rayon
-//!   fold/reduce, records, summaries and Parquet.
+//!   fold/reduce, records, summaries and Parquet; one run per command
+//!   (`maps index`, `demos index`, `maps render`, `demos heatmap`) that
+//!   takes plain values and a record sink and returns what the run says
+//!   ([`batch::run`]), for the command line and any other caller.
+//! - [`bench`]: the benchmark program of `teebatch bench`.
 //! - [`synth`] (cargo feature `synth`, on by default): deterministic map
 //!   and demo generators.
 //!
@@ -67,6 +71,7 @@
 
 pub mod backend;
 pub mod batch;
+pub mod bench;
 pub mod bytes;
 #[doc(hidden)]
 pub mod cli;
@@ -150,5 +155,33 @@ mod tests {
             }
         }
         assert!(upward.is_empty(), "upward uses:\n{}", upward.join("\n"));
+    }
+
+    /// Control flows one way, from the command line down: no library
+    /// module (anything but `cli/`, `main.rs` and this test) uses the command line,
+    /// so every run can be called without it.
+    #[test]
+    fn the_library_does_not_use_the_command_line() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let cli = src.join("cli");
+        files.retain(|f| !f.starts_with(&cli) && !f.ends_with("main.rs") && !f.ends_with("lib.rs"));
+        assert!(files.iter().any(|f| f.ends_with("batch/run.rs")));
+        let mut upward = Vec::new();
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                if code.contains("crate::cli") || code.contains("clap::Args") {
+                    upward.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+                }
+            }
+        }
+        assert!(
+            upward.is_empty(),
+            "uses of the command line:\n{}",
+            upward.join("\n")
+        );
     }
 }
