@@ -6,7 +6,8 @@
 //! - [`bytes`], [`backend`] (kernel tiers), [`warn`] (the warning sink
 //!   every layer reports through: counts every warning, keeps the first N)
 //!   and [`kind`] (the names of errors and warnings in reports: each kind's
-//!   `kind()` and the [`kind::Stage`] that reports it).
+//!   `kind()` and the [`kind::Stage`] that reports it), and [`report`]
+//!   (the error and warning records every layer reports with).
 //! - [`datafile`]: the Teeworlds datafile container (maps), versions 3 and 4.
 //! - [`map`]: the high-level map view on top of a datafile.
 //! - [`codec`]: the demo/network kernels (Huffman, variable-length ints,
@@ -82,6 +83,7 @@ pub mod kind;
 pub mod limits;
 pub mod map;
 pub mod render;
+pub mod report;
 #[cfg(feature = "synth")]
 pub mod synth;
 #[doc(hidden)]
@@ -138,7 +140,7 @@ mod tests {
         for dir in ["codec", "datafile", "map", "demo"] {
             rust_files(&src.join(dir), &mut files);
         }
-        for f in ["bytes.rs", "backend.rs", "warn.rs"] {
+        for f in ["bytes.rs", "backend.rs", "warn.rs", "report.rs"] {
             files.push(src.join(f));
         }
         assert!(files.len() > 40, "{}", files.len());

@@ -189,7 +189,7 @@ fn game_size(
             Ok((g.width.max(0) as u32, g.height.max(0) as u32))
         }
         None => Err(crate::render::render_error(
-            "no_game_layer",
+            crate::render::RenderKind::NoGameLayer,
             "the embedded map has no game layer".into(),
         )),
     }
@@ -238,7 +238,7 @@ fn heat_demo(
         rec.error = Some(ErrorRecord {
             offset: demo.map_offset() as u64,
             ..crate::render::render_error(
-                "no_embedded_map",
+                crate::render::RenderKind::NoEmbeddedMap,
                 "the demo has no embedded map to draw on".into(),
             )
         });
