@@ -22,7 +22,7 @@
 //!   (`maps index`, `demos index`, `maps render`, `demos heatmap`) that
 //!   takes plain values and a record sink and returns what the run says
 //!   ([`batch::run`]), for the command line and any other caller.
-//! - [`bench`]: the benchmark program of `teebatch bench`.
+//! - [`bench`](mod@bench): the benchmark program of `teebatch bench`.
 //! - [`synth`] (cargo feature `synth`, on by default): deterministic map
 //!   and demo generators.
 //!
