@@ -185,10 +185,22 @@ mod tests {
         let mut add = |stage: Stage, kinds: Vec<&'static str>| {
             names.extend(kinds.into_iter().map(|k| format!("{stage}.{k}")));
         };
-        add(Stage::Io, crate::batch::record::IO_KINDS.to_vec());
+        add(
+            Stage::Io,
+            crate::report::IoKind::ALL
+                .iter()
+                .map(|k| k.kind())
+                .collect(),
+        );
         add(Stage::Archive, crate::batch::archive::KINDS.to_vec());
         add(Stage::Export, vec!["panic"]);
-        add(Stage::Render, crate::render::KINDS.to_vec());
+        add(
+            Stage::Render,
+            crate::render::RenderKind::ALL
+                .iter()
+                .map(|k| k.kind())
+                .collect(),
+        );
         let df_errors: Vec<_> = datafile::ErrorKind::ALL.iter().map(|k| k.kind()).collect();
         add(Stage::Datafile, df_errors.clone());
         add(

@@ -7,7 +7,8 @@
 //!   and the one chooser of every kernel family), [`warn`] (the warning sink
 //!   every layer reports through: counts every warning, keeps the first N)
 //!   and [`kind`] (the names of errors and warnings in reports: each kind's
-//!   `kind()` and the [`kind::Stage`] that reports it).
+//!   `kind()` and the [`kind::Stage`] that reports it), and [`report`]
+//!   (the error and warning records every layer reports with).
 //! - [`datafile`]: the Teeworlds datafile container (maps), versions 3 and 4.
 //! - [`map`]: the high-level map view on top of a datafile.
 //! - [`codec`]: the demo/network kernels (Huffman, variable-length ints,
@@ -19,7 +20,11 @@
 //!   options struct; each limit's default lives with the layer that
 //!   enforces it.
 //! - [`batch`]: walking collections, reading or mapping files, rayon
-//!   fold/reduce, records, summaries and Parquet.
+//!   fold/reduce, records, summaries and Parquet; one run per command
+//!   (`maps index`, `demos index`, `maps render`, `demos heatmap`) that
+//!   takes plain values and a record sink and returns what the run says
+//!   ([`batch::run`]), for the command line and any other caller.
+//! - [`bench`](mod@bench): the benchmark program of `teebatch bench`.
 //! - [`synth`] (cargo feature `synth`, on by default): deterministic map
 //!   and demo generators.
 //!
@@ -71,6 +76,7 @@
 
 pub mod backend;
 pub mod batch;
+pub mod bench;
 pub mod bytes;
 #[doc(hidden)]
 pub mod cli;
@@ -81,6 +87,7 @@ pub mod kind;
 pub mod limits;
 pub mod map;
 pub mod render;
+pub mod report;
 #[cfg(feature = "synth")]
 pub mod synth;
 #[doc(hidden)]
@@ -137,7 +144,7 @@ mod tests {
         for dir in ["codec", "datafile", "map", "demo"] {
             rust_files(&src.join(dir), &mut files);
         }
-        for f in ["bytes.rs", "backend.rs", "warn.rs"] {
+        for f in ["bytes.rs", "backend.rs", "warn.rs", "report.rs"] {
             files.push(src.join(f));
         }
         assert!(files.len() > 40, "{}", files.len());
@@ -313,6 +320,34 @@ mod tests {
             circles.is_empty(),
             "import circles:\n{}",
             circles.join("\n")
+        );
+    }
+
+    /// Control flows one way, from the command line down: no library
+    /// module (anything but `cli/`, `main.rs` and this test) uses the command line,
+    /// so every run can be called without it.
+    #[test]
+    fn the_library_does_not_use_the_command_line() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let cli = src.join("cli");
+        files.retain(|f| !f.starts_with(&cli) && !f.ends_with("main.rs") && !f.ends_with("lib.rs"));
+        assert!(files.iter().any(|f| f.ends_with("batch/run.rs")));
+        let mut upward = Vec::new();
+        for f in &files {
+            let text = std::fs::read_to_string(f).unwrap();
+            for (i, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or("");
+                if code.contains("crate::cli") || code.contains("clap::Args") {
+                    upward.push(format!("{}:{}: {}", f.display(), i + 1, line.trim()));
+                }
+            }
+        }
+        assert!(
+            upward.is_empty(),
+            "uses of the command line:\n{}",
+            upward.join("\n")
         );
     }
 }

@@ -392,8 +392,8 @@ fn a_picture_never_overwrites_an_input() {
 /// control characters become `_`.
 #[test]
 fn picture_names_are_unique_and_printable() {
+    use teebatch::batch::render::picture_names;
     use teebatch::batch::Input;
-    use teebatch::cli::render::picture_names;
     let file = |p: &str| Input::File {
         path: PathBuf::from(p),
         size: 1,

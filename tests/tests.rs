@@ -33,6 +33,7 @@ mod reliability_io;
 mod render;
 mod render_cost;
 mod render_more;
+mod run_api;
 mod scaling;
 mod skips;
 mod walk;

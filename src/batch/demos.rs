@@ -1,6 +1,6 @@
 //! `demos index`: one record per demo, decoded through the snapshot stream.
 
-use super::record::{BatchStats, ErrorRecord, Stage, WarningRecord};
+use super::record::{ErrorRecord, Stage, WarningRecord};
 use super::{load, Input, MmapMode};
 use crate::backend::Backend;
 use crate::codec::snapshot::Protocol;
@@ -231,9 +231,6 @@ pub struct Worker {
     pub decoder: Decoder,
     /// Warnings kept per stage of a demo ([`Limits::max_warnings`]).
     pub max_warnings: usize,
-    pub stats: BatchStats,
-    /// Snapshot/chunk statistics summed over the worker's demos.
-    pub demo_stats: DemoStats,
 }
 
 impl Worker {
@@ -245,13 +242,11 @@ impl Worker {
             read_buf: Vec::new(),
             decoder,
             max_warnings: opts.limits.max_warnings,
-            stats: BatchStats::default(),
-            demo_stats: DemoStats::default(),
         }
     }
 }
 
-/// Indexes one demo and records it in the worker's statistics.
+/// Indexes one demo.
 pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> DemoRecord {
     let mut rec = DemoRecord {
         path: input.display_path(),
@@ -265,15 +260,12 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> DemoRe
     } else {
         match load(input, opts.mmap, &mut w.read_buf) {
             Ok(bytes) => {
-                if let Some(stats) = index_bytes(&mut rec, &bytes, &mut w.decoder, w.max_warnings) {
-                    w.demo_stats += stats;
-                }
+                index_bytes(&mut rec, &bytes, &mut w.decoder, w.max_warnings);
             }
             Err(e) => rec.error = Some(ErrorRecord::io(&e)),
         }
         crate::limits::shrink_buffer(&mut w.read_buf);
     }
-    w.stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
     rec
 }
 
@@ -474,6 +466,43 @@ fn embedded_map(demo: &Demo<'_>) -> EmbeddedMapRecord {
         }
     }
     r
+}
+
+/// Options of a `demos index` run.
+pub struct RunOptions {
+    /// What is done with each demo.
+    pub index: IndexOptions,
+    /// Worker threads (`None` or 0: all cores; capped at the inputs).
+    pub jobs: Option<usize>,
+}
+
+/// Indexes every demo of `sel`: the records reach `sink` in input order,
+/// `observer` after each; returns the summary of the run. A write error
+/// of the sink stops the run and is returned.
+pub fn run(
+    sel: &super::run::Selection,
+    opts: &RunOptions,
+    sink: &mut dyn super::sink::RecordSink<DemoRecord>,
+    observer: &mut dyn super::run::Observer,
+) -> std::io::Result<super::run::IndexRun<super::summary::DemosAggregate>> {
+    let index = &opts.index;
+    let (run, _) = super::run::run_records(
+        "demos index",
+        sel,
+        opts.jobs,
+        || {
+            (
+                Worker::new(index),
+                super::summary::DemosAggregate::default(),
+            )
+        },
+        |w, input| index_input(&mut w.0, input, index),
+        |rec: &DemoRecord| rec.size,
+        sink,
+        observer,
+        |w| &mut w.1,
+    )?;
+    Ok(run)
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
-//! `maps index`: one record per map, and statistics merged across workers.
+//! `maps index`: one record per map, and the run over a collection.
 
-use super::record::{BatchStats, ErrorRecord, WarningRecord};
+use super::record::{ErrorRecord, WarningRecord};
+use super::run::{run_records, IndexRun, Observer, Selection};
+use super::sink::RecordSink;
+use super::summary::MapsAggregate;
 use super::{load, Input, MmapMode};
 use crate::datafile::{Datafile, Inflater, Layout};
 use crate::limits::Limits;
@@ -189,7 +192,6 @@ pub struct Worker {
     pub read_buf: Vec<u8>,
     pub data_buf: Vec<u8>,
     pub inflater: Inflater,
-    pub stats: BatchStats,
 }
 
 impl Worker {
@@ -198,12 +200,11 @@ impl Worker {
             read_buf: Vec::new(),
             data_buf: Vec::new(),
             inflater: Inflater::new(limits.datafile()),
-            stats: BatchStats::default(),
         }
     }
 }
 
-/// Indexes one map and records it in the worker's statistics.
+/// Indexes one map.
 pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> MapRecord {
     index_input_then(w, input, opts, |_, _, _, _| {})
 }
@@ -226,14 +227,12 @@ pub fn index_input_then(
     if input.listed_size() > opts.limits.max_map_file_bytes {
         rec.error = Some(ErrorRecord::too_large(opts.limits.max_map_file_bytes));
         input.release();
-        w.stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
         return rec;
     }
     let Worker {
         read_buf,
         data_buf,
         inflater,
-        stats,
     } = w;
     match load(input, opts.mmap, read_buf) {
         Ok(bytes) => {
@@ -245,7 +244,6 @@ pub fn index_input_then(
     crate::limits::shrink_buffer(data_buf);
     crate::limits::shrink_buffer(read_buf);
     inflater.shrink_block_buffer(Limits::KEEP_WORKER_BUFFER_BYTES);
-    stats.record(rec.size, rec.error.as_ref(), &rec.warnings);
     rec
 }
 
@@ -346,4 +344,113 @@ fn add_map_summary(
             }
         }
     }
+}
+
+impl super::sink::CsvRecord for MapRecord {
+    type Row<'a> = CsvRow<'a>;
+    fn csv_row(&self) -> CsvRow<'_> {
+        MapRecord::csv_row(self)
+    }
+}
+
+/// The thumbnails of a `maps index` run: `dir/<name>.png` per map (see
+/// [`super::render::picture_names`]), drawn in the same pass over each
+/// file.
+pub struct Thumbnails {
+    /// The folder (it must exist).
+    pub dir: std::path::PathBuf,
+    /// The textures to draw with ([`crate::render::Textures::locate`]).
+    pub textures: crate::render::Textures,
+}
+
+/// Options of a `maps index` run.
+pub struct RunOptions {
+    /// What is done with each map.
+    pub index: IndexOptions,
+    /// Worker threads (`None` or 0: all cores; capped at the inputs).
+    pub jobs: Option<usize>,
+    pub thumbnails: Option<Thumbnails>,
+}
+
+/// A finished `maps index` run.
+#[derive(Debug)]
+pub struct MapsRun {
+    /// The summary document and the outcome.
+    pub index: IndexRun<MapsAggregate>,
+    /// How many thumbnails could not be written, and the first failure's
+    /// message (each map's record has its failure as a warning; a picture
+    /// not written still fails the run).
+    pub thumbnail_failures: Option<(u64, String)>,
+}
+
+impl MapsRun {
+    /// Whether the run failed (see [`RunOutcome::is_failure`]), or a
+    /// thumbnail could not be written.
+    ///
+    /// [`RunOutcome::is_failure`]: super::run::RunOutcome::is_failure
+    pub fn is_failure(&self) -> bool {
+        self.index.outcome.is_failure() || self.thumbnail_failures.is_some()
+    }
+}
+
+/// Indexes every map of `sel`: the records reach `sink` in input order,
+/// `observer` after each; returns the summary of the run. A write error
+/// of the sink stops the run and is returned.
+pub fn run(
+    sel: &Selection,
+    opts: &RunOptions,
+    sink: &mut dyn RecordSink<MapRecord>,
+    observer: &mut dyn Observer,
+) -> std::io::Result<MapsRun> {
+    use super::render::{picture_names, write_thumbnail, WriteFailures};
+    let thumbs = opts.thumbnails.as_ref().map(|t| {
+        let names = picture_names(&sel.inputs);
+        let index: std::collections::HashMap<String, usize> = sel
+            .inputs
+            .iter()
+            .enumerate()
+            .map(|(i, input)| (input.display_path(), i))
+            .collect();
+        (t, names, index, super::output::InputFiles::of(&sel.inputs))
+    });
+    let failures = WriteFailures::default();
+    let index = &opts.index;
+    let (run, _) = run_records(
+        "maps index",
+        sel,
+        opts.jobs,
+        || (Worker::new(index.limits), MapsAggregate::default()),
+        |w, input| match &thumbs {
+            None => index_input(&mut w.0, input, index),
+            Some((t, names, names_index, input_files)) => {
+                index_input_then(&mut w.0, input, index, |bytes, inflater, buf, rec| {
+                    if rec.error.is_some() {
+                        // The record already says why the map is unusable.
+                        return;
+                    }
+                    let name = &names[names_index[&rec.path]];
+                    let path = t.dir.join(format!("{name}.png"));
+                    if let Some(warning) = write_thumbnail(
+                        bytes,
+                        &t.textures,
+                        inflater,
+                        buf,
+                        &path,
+                        input_files,
+                        &failures,
+                    ) {
+                        rec.warnings.push(warning);
+                    }
+                })
+            }
+        },
+        |rec: &MapRecord| rec.size,
+        sink,
+        observer,
+        |w| &mut w.1,
+    )?;
+    Ok(MapsRun {
+        index: run,
+        thumbnail_failures: failures.report(),
+    })
 }

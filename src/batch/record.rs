@@ -1,54 +1,14 @@
-//! What a batch reports per file, and statistics merged across workers.
+//! What a batch reports per file: the records of [`crate::report`] made
+//! from each layer's errors and warnings, and statistics merged across
+//! workers (of `demos export`).
 
 pub use crate::kind::Stage;
+pub use crate::report::{ErrorRecord, IoKind, WarningRecord};
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
-/// Every kind of [`Stage::Io`] errors.
-pub const IO_KINDS: &[&str] = &["too_large", "not_regular_file", "special_filesystem", "io"];
-
-/// A failure, as reported in a record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ErrorRecord {
-    /// Which layer failed.
-    pub stage: Stage,
-    /// A stable snake_case kind (the kind's `kind()`), e.g. `truncated`,
-    /// `inflate`.
-    pub kind: &'static str,
-    /// Where: `header`, `item 12`, `data 3`, ... (`file` for I/O).
-    pub section: String,
-    /// Byte offset in the file.
-    pub offset: u64,
-    pub message: String,
-}
-
 impl ErrorRecord {
-    /// This error of a demo's embedded map, which starts at byte
-    /// `map_offset` of the demo file `demo` (`None`: of the record's own
-    /// file), moved to the demo file: `offset` counts in the demo, and the
-    /// message (whose offset counts in the map) says where the map starts.
-    pub fn in_embedded_map(mut self, map_offset: usize, demo: Option<&str>) -> Self {
-        self.offset += map_offset as u64;
-        let of = demo.map(|d| format!(" of {d}")).unwrap_or_default();
-        self.message = format!(
-            "{} (of the embedded map, which starts at byte {map_offset}{of})",
-            self.message
-        );
-        self
-    }
-
-    /// A file over the size limit (not read).
-    pub fn too_large(limit: u64) -> Self {
-        ErrorRecord {
-            stage: Stage::Io,
-            kind: "too_large",
-            section: "file".into(),
-            offset: limit,
-            message: format!("file is larger than the {limit} byte limit"),
-        }
-    }
-
     /// An I/O failure; kind `not_regular_file` for a FIFO, socket or
     /// device (never opened), `special_filesystem` for a directory the
     /// walk did not enter ([`crate::batch::SpecialFilesystem`]), else `io`.
@@ -72,11 +32,11 @@ impl ErrorRecord {
         ErrorRecord {
             stage: Stage::Io,
             kind: if inner.is_some_and(|e| e.is::<crate::batch::NotRegularFile>()) {
-                "not_regular_file"
+                IoKind::NotRegularFile.kind()
             } else if inner.is_some_and(|e| e.is::<crate::batch::SpecialFilesystem>()) {
-                "special_filesystem"
+                IoKind::SpecialFilesystem.kind()
             } else {
-                "io"
+                IoKind::Io.kind()
             },
             section: "file".into(),
             offset: 0,
@@ -127,15 +87,6 @@ impl ErrorRecord {
     }
 }
 
-/// A warning, as reported in a record.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct WarningRecord {
-    pub stage: Stage,
-    pub kind: &'static str,
-    pub section: String,
-    pub offset: u64,
-}
-
 impl WarningRecord {
     /// A warning of the datafile layer.
     pub fn datafile(w: &crate::datafile::Warning) -> Self {
@@ -154,15 +105,6 @@ impl WarningRecord {
             kind: w.kind.kind(),
             section: w.section.to_string(),
             offset: w.offset,
-        }
-    }
-}
-
-impl crate::warn::TooMany for WarningRecord {
-    fn too_many(self) -> Self {
-        WarningRecord {
-            kind: "too_many_warnings",
-            ..self
         }
     }
 }

@@ -2,13 +2,11 @@
 //! `--shard`), the summary document (`--summary`, the stderr digest) and
 //! `teebatch merge`.
 
-use crate::batch::summary::shard::{read_path_list, read_path_list_file};
-use crate::batch::summary::{
-    self, Aggregate, DemosAggregate, InputPart, LoadError, MapsAggregate, Shard, Summary, Walk,
-};
-use crate::batch::{collect_inputs_with, Input, WalkOptions};
+use crate::batch::select::SelectOptions;
+use crate::batch::summary::merge::MergeError;
+use crate::batch::summary::{self, LoadError, Shard};
+use crate::batch::{Input, WalkOptions};
 use crate::limits::Limits;
-use serde::Serialize;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -74,17 +72,6 @@ pub struct WalkArgs {
 }
 
 impl WalkArgs {
-    /// What the summary records about the walk (see [`Walk`]).
-    pub fn spec(&self) -> Walk {
-        let o = self.options();
-        Walk {
-            globs: o.globs,
-            max_depth: o.max_depth,
-            no_follow: !o.follow_links,
-            hidden: o.hidden,
-        }
-    }
-
     /// The walk the options describe.
     pub fn options(&self) -> WalkOptions {
         WalkOptions {
@@ -102,20 +89,7 @@ impl WalkArgs {
     }
 }
 
-/// The inputs of one batch and what is known about how they were chosen.
-#[derive(Debug)]
-pub struct Selection {
-    /// The inputs to process, sorted, in shard.
-    pub inputs: Vec<Input>,
-    /// What the summary records about them.
-    pub part: InputPart,
-    /// No PATH and no `--files-from`: the embedded dataset.
-    pub embedded: bool,
-    /// Nothing was found to process at all (before `--shard`). A batch
-    /// over nothing exits with code 1, as ripgrep does when it finds
-    /// nothing; an empty shard of a non-empty collection is not an error.
-    pub nothing_found: bool,
-}
+pub use crate::batch::run::Selection;
 
 impl SelectArgs {
     /// `limits` with the archive limits of the flags.
@@ -127,123 +101,31 @@ impl SelectArgs {
         }
     }
 
-    /// The inputs of a batch over `paths` (files and directory trees searched
-    /// for `*.ext`) and the `--files-from` lists, in shard; `embedded` when
-    /// there are neither. Also returns what the summary records about them.
-    pub fn inputs(
-        &self,
-        paths: &[PathBuf],
-        ext: &str,
-        embedded: impl FnOnce() -> Vec<Input>,
-    ) -> io::Result<(Vec<Input>, InputPart)> {
-        let s = self.select(paths, ext, embedded)?;
-        Ok((s.inputs, s.part))
+    /// The selection the flags describe.
+    pub fn options(&self) -> SelectOptions {
+        SelectOptions {
+            files_from: self.files_from.clone(),
+            null: self.null,
+            shard: self.shard,
+            walk: WalkOptions {
+                limits: self.limits(Limits::default()),
+                ..self.walk.options()
+            },
+        }
     }
 
-    /// As [`SelectArgs::inputs`], and says on stderr what a user would
-    /// otherwise only find in the records or not at all: a PATH named on
-    /// the command line that cannot be read (`teebatch: PATH: No such file
-    /// or directory (os error 2)`), and that no `*.ext` file was found.
+    /// The inputs of a batch over `paths` ([`crate::batch::select::select`]),
+    /// its notes on stderr.
     pub fn select(
         &self,
         paths: &[PathBuf],
         ext: &str,
         embedded: impl FnOnce() -> Vec<Input>,
     ) -> io::Result<Selection> {
-        let mut all = paths.to_vec();
-        let stdin = Path::new(crate::batch::archive::STDIN);
-        if paths.iter().any(|p| p == stdin) && self.files_from.iter().any(|f| f == stdin) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "the PATH - (a tar stream on stdin) and --files-from - both read stdin",
-            ));
-        }
-        for f in &self.files_from {
-            let listed = if f.as_os_str() == "-" {
-                read_path_list(io::stdin().lock(), self.null)
-            } else {
-                read_path_list_file(f, self.null)
-            };
-            all.extend(listed.map_err(|e| {
-                io::Error::new(e.kind(), format!("--files-from {}: {e}", f.display()))
-            })?);
-        }
-        let is_embedded = all.is_empty() && self.files_from.is_empty();
-        let walk = WalkOptions {
-            limits: self.limits(Limits::default()),
-            ..self.walk.options()
-        };
-        let mut inputs = if is_embedded {
-            walk.check()
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
-            embedded()
-        } else {
-            collect_inputs_with(&all, ext, &walk)
-                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?
-        };
-        let named: std::collections::HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();
-        for i in &inputs {
-            if let Input::Unlistable { path, message } = i {
-                if named.contains(path.as_path()) {
-                    super::note!("teebatch: {}: {message}", path.display());
-                }
-            }
-        }
-        let nothing_found = inputs.is_empty();
-        if nothing_found {
-            let mut searched: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-            searched.extend(
-                self.files_from
-                    .iter()
-                    .map(|f| format!("--files-from {}", f.display())),
-            );
-            super::note!(
-                "teebatch: no *.{ext} files found in {}",
-                searched.join(", ")
-            );
-        }
-        if let Some(s) = &self.shard {
-            inputs.retain(|i| s.contains(i));
-            crate::batch::archive::mark_selected(&inputs);
-        }
-        Ok(Selection {
-            inputs,
-            part: InputPart::new(paths, &self.files_from, self.shard).with_walk(self.walk.spec()),
-            embedded: is_embedded,
-            nothing_found,
+        crate::batch::select::select(paths, ext, embedded, &self.options(), &mut |m| {
+            super::note!("{m}")
         })
     }
-}
-
-/// The run-dependent part of a summary.
-#[derive(Serialize)]
-pub struct RunInfo {
-    pub teebatch_version: &'static str,
-    pub host: String,
-    /// Seconds since 1970 when the batch started.
-    pub started_at_unix_s: u64,
-    pub jobs: usize,
-    pub elapsed_s: f64,
-    pub files_per_s: f64,
-    pub mb_per_s: f64,
-}
-
-/// This machine's host name, where the system tells it.
-pub fn host_name() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_owned())
-        .ok()
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .or_else(|| std::env::var("COMPUTERNAME").ok())
-        .unwrap_or_default()
-}
-
-/// Writes a summary document (pretty JSON) to `path`, whole or not at all
-/// (`-`: stdout).
-pub fn write_summary_file<A: Aggregate>(path: &Path, doc: &Summary<A>) -> io::Result<()> {
-    let mut text = serde_json::to_vec_pretty(doc).map_err(io::Error::from)?;
-    text.push(b'\n');
-    crate::batch::output::write_whole(path, &text)
 }
 
 /// Prints the digest lines of an aggregate, indented, to stderr.
@@ -303,74 +185,24 @@ pub fn merge(args: MergeArgs) -> io::Result<ExitCode> {
         )
         .map_err(|msg| io::Error::new(io::ErrorKind::InvalidInput, msg))?;
     }
-    let mut docs = Vec::with_capacity(args.summaries.len());
-    for p in &args.summaries {
-        match summary::read_header(p) {
-            Ok(d) => docs.push(d),
-            Err(e) => return fail(e),
+    match summary::merge::merge_files(&args.summaries) {
+        Ok(m) => {
+            crate::batch::output::write_whole(
+                args.output.as_deref().unwrap_or(Path::new("-")),
+                &m.text,
+            )?;
+            if !args.quiet {
+                let (files, ok, failed) = m.files;
+                eprintln!(
+                    "merge: {} {} summaries: {files} files ({ok} ok, {failed} failed)",
+                    args.summaries.len(),
+                    m.command
+                );
+                print_digest(&m.digest);
+            }
+            Ok(ExitCode::SUCCESS)
         }
+        Err(MergeError::Load(e)) => fail(e),
+        Err(MergeError::Io(e)) => Err(e),
     }
-    let command = docs[0].0.clone();
-    for (p, (c, _)) in args.summaries.iter().zip(&docs) {
-        if *c != command {
-            return fail(LoadError::Incompatible(format!(
-                "{}: a \"{c}\" summary cannot be merged with \"{command}\" summaries ({})",
-                p.display(),
-                args.summaries[0].display()
-            )));
-        }
-    }
-    let values = docs.into_iter().map(|(_, v)| v).collect();
-    let result = if command == summary::MAPS_INDEX {
-        merge_typed::<MapsAggregate>(&args, values)
-    } else {
-        merge_typed::<DemosAggregate>(&args, values)
-    };
-    match result {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(Ok(e)) => fail(e),
-        Err(Err(e)) => Err(e),
-    }
-}
-
-fn merge_typed<A: Aggregate>(
-    args: &MergeArgs,
-    values: Vec<serde_json::Value>,
-) -> Result<(), Result<LoadError, io::Error>> {
-    let mut merged: Option<Summary<A>> = None;
-    let mut runs = Vec::new();
-    for (p, v) in args.summaries.iter().zip(values) {
-        let doc: Summary<A> = summary::from_value(p, v).map_err(Ok)?;
-        runs.push(serde_json::json!({ "file": p.to_string_lossy(), "run": doc.run }));
-        match &mut merged {
-            None => merged = Some(doc),
-            Some(m) => m.merge(doc).map_err(|e| {
-                Ok(LoadError::Incompatible(format!(
-                    "{}: cannot be merged: {e}",
-                    p.display()
-                )))
-            })?,
-        }
-    }
-    let mut merged = merged.expect("at least one summary");
-    merged.aggregate.finish();
-    merged.run = serde_json::json!({
-        "teebatch_version": env!("CARGO_PKG_VERSION"),
-        "merged": runs,
-    });
-    let mut text = serde_json::to_vec_pretty(&merged).map_err(|e| Err(io::Error::other(e)))?;
-    text.push(b'\n');
-    crate::batch::output::write_whole(args.output.as_deref().unwrap_or(Path::new("-")), &text)
-        .map_err(Err)?;
-    if !args.quiet {
-        let a = &merged.aggregate;
-        let (files, ok, failed) = a.file_counts();
-        eprintln!(
-            "merge: {} {} summaries: {files} files ({ok} ok, {failed} failed)",
-            args.summaries.len(),
-            A::COMMAND
-        );
-        print_digest(&a.digest());
-    }
-    Ok(())
 }

@@ -1,16 +1,14 @@
 //! `teebatch demos ...`.
 
-use super::{open_output, write_json_line, BatchArgs, BatchRun};
+use super::{open_output, BatchArgs};
 use crate::backend::Backend;
-use crate::batch::demos::{index_input, DemoRecord, IndexOptions, Worker};
-use crate::batch::summary::DemosAggregate;
+use crate::batch::demos::{IndexOptions, RunOptions};
+use crate::batch::sink::RecordWriter;
 use crate::batch::{embedded, read_named_file};
-use crate::demo::dump::{dump_chat, dump_parallel, dump_with, DumpError, DumpKind};
-use crate::demo::stream::segments;
-use crate::demo::Demo;
+use crate::demo::dump::DumpKind;
 use crate::limits::Limits;
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(clap::Subcommand, Debug)]
@@ -316,51 +314,38 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
             ("--summary", args.summary.as_deref()),
         ],
     )?;
-    let (mut out, commit) = match args.format {
+    let (mut sink, commit) = match args.format {
         IndexFormat::Json => {
             let (out, commit) = open_output(args.output.as_deref())?;
-            (IndexSink::Json(out), commit)
+            (RecordWriter::json(out), commit)
         }
         IndexFormat::Parquet => {
-            let (w, commit) = super::create_parquet(
-                args.output.as_deref(),
-                crate::batch::parquet::demos_schema(),
-            )?;
-            (IndexSink::Parquet(Box::new(w)), commit)
+            let (out, commit) =
+                crate::batch::output::open_binary(args.output.as_deref(), "--format parquet")?;
+            (
+                RecordWriter::parquet(out, crate::batch::parquet::demos_schema())?,
+                commit,
+            )
         }
     };
-    let opts = IndexOptions {
-        mmap: args.batch.mmap,
-        backend: args.backend,
-        limits: args.limits(),
-    };
-    let batch = BatchRun {
-        command: "demos index",
-        args: &args.batch,
-        summary_path: args.summary.as_ref(),
-        part: sel.part,
-        embedded: sel.embedded,
-        nothing_found: sel.nothing_found,
-        records_to_stdout: super::is_stdout(args.output.as_deref()),
-    };
-    let (code, _) = batch.run(
-        &sel.inputs,
-        || (Worker::new(&opts), DemosAggregate::default()),
-        |w, input| index_input(&mut w.0, input, &opts),
-        |rec: &DemoRecord| rec.size,
-        |rec| match &mut out {
-            IndexSink::Json(json) => write_json_line(json, rec),
-            IndexSink::Parquet(parquet) => parquet.write(rec),
+    let opts = RunOptions {
+        index: IndexOptions {
+            mmap: args.batch.mmap,
+            backend: args.backend,
+            limits: args.limits(),
         },
-        |w| std::mem::take(&mut w.0.stats),
-        |w| &mut w.1,
-    )?;
-    match out {
-        IndexSink::Json(mut json) => json.flush()?,
-        IndexSink::Parquet(parquet) => parquet.finish()?.flush()?,
-    }
+        jobs: args.batch.jobs,
+    };
+    let mut bar = args
+        .batch
+        .bar(&sel, super::is_stdout(args.output.as_deref()));
+    let run = crate::batch::demos::run(&sel, &opts, &mut sink, &mut bar);
+    bar.finish();
+    let run = run?;
+    args.batch.report(&run, args.summary.as_deref())?;
+    sink.finish()?;
     commit.commit()?;
-    Ok(code)
+    Ok(super::exit_code(run.outcome.is_failure()))
 }
 
 /// A usage error of `demos slice` (exit code 2) in clap's format.
@@ -375,12 +360,6 @@ fn usage_error(msg: String) -> ! {
     slice
         .error(clap::error::ErrorKind::ArgumentConflict, msg)
         .exit()
-}
-
-/// Where `demos index` records go.
-enum IndexSink {
-    Json(super::RecordOut),
-    Parquet(Box<crate::batch::parquet::ParquetSink<super::RecordOut>>),
 }
 
 fn slice(args: SliceArgs) -> io::Result<ExitCode> {
@@ -427,64 +406,25 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
     }
 }
 
-/// Parses a demo named on the command line, printing `path: error` if it
-/// is not one.
-fn parse_or_report<'a>(path: &Path, bytes: &'a [u8]) -> Option<Demo<'a>> {
-    Demo::parse(bytes)
-        .map_err(|e| super::note!("{}: {e}", path.display()))
-        .ok()
-}
-
 fn dump(args: DumpArgs) -> io::Result<ExitCode> {
-    if args.chat {
-        let bytes = read_named_file(&args.file)?;
-        let Some(demo) = parse_or_report(&args.file, &bytes) else {
-            return Ok(ExitCode::from(1));
-        };
-        let mut out = io::BufWriter::new(io::stdout().lock());
-        let result = dump_chat(args.backend, &demo, &mut out);
-        out.flush()?;
-        return match result {
-            Ok(()) => Ok(ExitCode::SUCCESS),
-            Err(DumpError::Io(e)) => Err(e),
-            Err(DumpError::Stream(e)) => {
-                super::note!("{}: {e}", args.file.display());
-                Ok(ExitCode::from(1))
-            }
-        };
-    }
-    let kind = if args.snapshots {
-        DumpKind::Snapshots
+    use crate::batch::dump::{dump_file, DumpWhat};
+    let what = if args.chat {
+        DumpWhat::Chat
+    } else if args.snapshots {
+        DumpWhat::Table(DumpKind::Snapshots)
     } else if args.snapshots_full {
-        DumpKind::SnapshotsFull
+        DumpWhat::Table(DumpKind::SnapshotsFull)
     } else if args.ticks {
-        DumpKind::Ticks
+        DumpWhat::Table(DumpKind::Ticks)
     } else {
-        DumpKind::Chunks
-    };
-    let bytes = read_named_file(&args.file)?;
-    let Some(demo) = parse_or_report(&args.file, &bytes) else {
-        return Ok(ExitCode::from(1));
+        DumpWhat::Table(DumpKind::Chunks)
     };
     // `Stdout` (not its lock) so the writer can move into the pool.
     let mut out = io::BufWriter::with_capacity(1 << 16, io::stdout());
-    let jobs = args.jobs.clamp(1, crate::limits::Limits::MAX_JOBS);
-    let result = if jobs > 1 {
-        let segs = segments(&demo, jobs * 4);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(jobs.min(segs.len()))
-            .build()
-            .map_err(io::Error::other)?;
-        pool.install(|| dump_parallel(args.backend, &demo, kind, &segs, &mut out))
-    } else {
-        dump_with(args.backend, &demo, kind, &mut out)
-    };
-    out.flush()?;
-    match result {
-        Ok(_) => Ok(ExitCode::SUCCESS),
-        Err(DumpError::Io(e)) => Err(e),
-        Err(DumpError::Stream(e)) => {
-            super::note!("{}: {e}", args.file.display());
+    match dump_file(&args.file, what, args.backend, args.jobs, &mut out)? {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(message) => {
+            super::note!("{message}");
             Ok(ExitCode::from(1))
         }
     }

@@ -1,13 +1,12 @@
 //! `teebatch maps ...` and `teebatch synth maps`.
 
-use super::{open_output, BatchArgs, BatchRun};
-use crate::batch::embedded;
-use crate::batch::maps::{
-    index_input, index_input_then, CsvRow, IndexOptions, MapRecord, Verify, Worker,
-};
-use crate::batch::summary::MapsAggregate;
+use super::{open_output, BatchArgs};
+use crate::batch::maps::{IndexOptions, RunOptions, Thumbnails, Verify};
+use crate::batch::parquet::maps_schema;
+use crate::batch::sink::RecordWriter;
+use crate::batch::{embedded, output};
 use crate::limits::Limits;
-use std::io::{self, Write};
+use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -158,202 +157,69 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let (mut sink, commit) = match args.format {
         Format::Json => {
             let (out, commit) = open_output(args.output.as_deref())?;
-            (RecordSink::Json(out), commit)
+            (RecordWriter::json(out), commit)
         }
         Format::Csv => {
             let (out, commit) = open_output(args.output.as_deref())?;
-            (
-                RecordSink::Csv(Box::new(csv::Writer::from_writer(out)), false),
-                commit,
-            )
+            (RecordWriter::csv(out), commit)
         }
         Format::Parquet => {
-            let (w, commit) = super::create_parquet(
-                args.output.as_deref(),
-                crate::batch::parquet::maps_schema(),
-            )?;
-            (RecordSink::Parquet(Box::new(w)), commit)
+            let (out, commit) = output::open_binary(args.output.as_deref(), "--format parquet")?;
+            (RecordWriter::parquet(out, maps_schema())?, commit)
         }
     };
-    let opts = IndexOptions {
-        verify: args.verify,
-        mmap: args.batch.mmap,
-        limits: args.limits(),
-    };
-    let thumbs = match &args.thumbnails {
+    let thumbnails = match &args.thumbnails {
         Some(dir) => {
-            crate::batch::output::create_dir(dir)?;
-            Some((
-                dir,
-                super::render::textures(args.mapres.as_deref(), args.batch.quiet)?,
-                super::render::picture_names(&sel.inputs),
-                crate::batch::output::InputFiles::of(&sel.inputs),
-            ))
+            output::create_dir(dir)?;
+            Some(Thumbnails {
+                dir: dir.clone(),
+                textures: super::render::textures(args.mapres.as_deref(), args.batch.quiet)?,
+            })
         }
         None => None,
     };
-    let names_index: std::collections::HashMap<String, usize> = match &thumbs {
-        Some(_) => sel
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, input)| (input.display_path(), i))
-            .collect(),
-        None => Default::default(),
-    };
-    let batch = BatchRun {
-        command: "maps index",
-        args: &args.batch,
-        summary_path: args.summary.as_ref(),
-        part: sel.part,
-        embedded: sel.embedded,
-        nothing_found: sel.nothing_found,
-        records_to_stdout: super::is_stdout(args.output.as_deref()),
-    };
-    let thumb_failures = super::render::WriteFailures::default();
-    let (mut code, _) = batch.run(
-        &sel.inputs,
-        || (Worker::new(opts.limits), MapsAggregate::default()),
-        |w, input| match &thumbs {
-            None => index_input(&mut w.0, input, &opts),
-            Some((dir, textures, names, input_files)) => {
-                index_input_then(&mut w.0, input, &opts, |bytes, inflater, buf, rec| {
-                    if rec.error.is_some() {
-                        // The record already says why the map is unusable.
-                        return;
-                    }
-                    let name = &names[names_index[&rec.path]];
-                    let path = dir.join(format!("{name}.png"));
-                    if let Some(warning) = super::render::write_thumbnail(
-                        bytes,
-                        textures,
-                        inflater,
-                        buf,
-                        &path,
-                        input_files,
-                        &thumb_failures,
-                    ) {
-                        rec.warnings.push(warning);
-                    }
-                })
-            }
+    let opts = RunOptions {
+        index: IndexOptions {
+            verify: args.verify,
+            mmap: args.batch.mmap,
+            limits: args.limits(),
         },
-        |rec: &MapRecord| rec.size,
-        |rec| sink.write(rec),
-        |w| std::mem::take(&mut w.0.stats),
-        |w| &mut w.1,
-    )?;
+        jobs: args.batch.jobs,
+        thumbnails,
+    };
+    let mut bar = args
+        .batch
+        .bar(&sel, super::is_stdout(args.output.as_deref()));
+    let run = crate::batch::maps::run(&sel, &opts, &mut sink, &mut bar);
+    bar.finish();
+    let run = run?;
+    args.batch.report(&run.index, args.summary.as_deref())?;
     sink.finish()?;
     commit.commit()?;
-    if let Some((n, first)) = thumb_failures.report() {
+    if let Some((n, first)) = &run.thumbnail_failures {
         // The records carry each failure as a warning; a picture that
         // could not be written still fails the run.
         super::note!("teebatch: {n} thumbnails could not be written (the first: {first})");
-        code = ExitCode::from(1);
     }
-    Ok(code)
-}
-
-/// A CSV error as an I/O error, keeping the kind of an underlying I/O
-/// error (a closed pipe must stay recognisable).
-fn csv_io_error(e: csv::Error) -> io::Error {
-    match e.into_kind() {
-        csv::ErrorKind::Io(e) => e,
-        other => io::Error::other(format!("{other:?}")),
-    }
-}
-
-/// Records on their way out, in the chosen format; each is flushed as soon
-/// as it is written.
-enum RecordSink {
-    Json(super::RecordOut),
-    /// The writer, and whether a row was written (the header comes with
-    /// the first row, else at the end).
-    Csv(Box<csv::Writer<super::RecordOut>>, bool),
-    Parquet(Box<crate::batch::parquet::ParquetSink<super::RecordOut>>),
-}
-
-impl RecordSink {
-    fn write(&mut self, r: &MapRecord) -> io::Result<()> {
-        match self {
-            RecordSink::Json(out) => super::write_json_line(out, r),
-            RecordSink::Csv(w, wrote) => {
-                w.serialize(r.csv_row()).map_err(csv_io_error)?;
-                *wrote = true;
-                w.flush()
-            }
-            RecordSink::Parquet(w) => w.write(r),
-        }
-    }
-
-    fn finish(self) -> io::Result<()> {
-        match self {
-            RecordSink::Json(mut out) => out.flush(),
-            RecordSink::Csv(mut w, wrote) => {
-                if !wrote {
-                    w.write_record(&csv_header()?).map_err(csv_io_error)?;
-                }
-                w.flush()
-            }
-            RecordSink::Parquet(w) => w.finish()?.flush(),
-        }
-    }
-}
-
-/// The CSV header row: the field names of [`CsvRow`], as `serialize`
-/// writes them before the first row.
-fn csv_header() -> io::Result<csv::StringRecord> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.serialize(CsvRow::default()).map_err(csv_io_error)?;
-    let bytes = w
-        .into_inner()
-        .map_err(|e| io::Error::other(e.to_string()))?;
-    let mut rd = csv::Reader::from_reader(bytes.as_slice());
-    rd.headers().cloned().map_err(csv_io_error)
+    Ok(super::exit_code(run.is_failure()))
 }
 
 #[cfg(feature = "synth")]
 pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
+    use crate::batch::generate::{write_demos, write_maps};
     match cmd {
         SynthCommand::Maps(a) => {
-            crate::batch::output::create_dir(&a.out)?;
-            let mut bytes = 0;
-            for i in 0..a.count {
-                let params = crate::synth::map::SynthParams::collection(a.seed, i);
-                let map = crate::synth::map::generate(&params);
-                bytes += map.len();
-                crate::batch::output::write_atomic(&a.out.join(synth_map_name(a.seed, i)), &map)?;
-            }
+            let bytes = write_maps(&a.out, a.seed, a.count)?;
             super::note!(
                 "synth maps: wrote {} maps, {:.2} MB, to {}",
                 a.count,
                 bytes as f64 / 1e6,
                 a.out.display()
             );
-            Ok(ExitCode::SUCCESS)
         }
         SynthCommand::Demos(a) => {
-            use crate::synth::demo::{generate_to, SynthParams};
-            crate::batch::output::create_dir(&a.out)?;
             let start = std::time::Instant::now();
-            let mut bytes = 0;
-            for i in 0..a.count {
-                let mut p = SynthParams::collection(a.seed, i);
-                if let Some(n) = a.players {
-                    p.players = n.clamp(1, 64);
-                }
-                if let Some(s) = a.seconds {
-                    p.duration_ticks = (s.min(24 * 3600) * 50) as i32;
-                }
-                let path = a.out.join(synth_demo_name(a.seed, i));
-                let (file, pending) = crate::batch::output::create(&path)?;
-                let mut file = io::BufWriter::new(file);
-                generate_to(&p, &mut file).map_err(io::Error::other)?;
-                file.flush()?;
-                drop(file);
-                pending.commit()?;
-                bytes += std::fs::metadata(&path)?.len();
-            }
+            let bytes = write_demos(&a.out, a.seed, a.count, a.players, a.seconds)?;
             super::note!(
                 "synth demos: wrote {} demos, {:.2} MB, to {} in {:.1} s",
                 a.count,
@@ -361,19 +227,7 @@ pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
                 a.out.display(),
                 start.elapsed().as_secs_f64()
             );
-            Ok(ExitCode::SUCCESS)
         }
     }
-}
-
-/// File name of demo `index` of a generated collection.
-#[cfg(feature = "synth")]
-pub fn synth_demo_name(seed: u64, index: u32) -> String {
-    format!("synth-s{seed}-{index:04}.demo")
-}
-
-/// File name of map `index` of a generated collection.
-#[cfg(feature = "synth")]
-pub fn synth_map_name(seed: u64, index: u32) -> String {
-    format!("synth-s{seed}-{index:04}.map")
+    Ok(ExitCode::SUCCESS)
 }

@@ -24,16 +24,13 @@ mod progress;
 pub mod render;
 
 use crate::batch::output;
-use crate::batch::record::BatchStats;
-use crate::batch::summary::{Aggregate, InputPart, Summary as SummaryDoc};
-use crate::batch::{run_ordered, Input};
+use crate::batch::run::{write_summary_file, IndexRun, RunOutcome};
+use crate::batch::summary::Aggregate;
+use crate::batch::Input;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use serde::Serialize;
 use std::io::{self, Write};
-use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -267,22 +264,21 @@ fn man_page(a: &ManArgs) -> io::Result<ExitCode> {
 }
 
 impl BatchArgs {
-    /// `--list`: selects the inputs of `paths` (as the run would) and
-    /// prints them with [`list_inputs`].
+    /// `--list`: the inputs of `paths` (selected as the run would) on
+    /// stdout ([`crate::batch::write_list`], with `-0` as raw paths ended
+    /// by NULs); exit 0.
     pub fn list(
         &self,
         paths: &[PathBuf],
         ext: &str,
         embedded: impl FnOnce() -> Vec<Input>,
     ) -> io::Result<ExitCode> {
-        list_inputs(
-            &self.select.select(paths, ext, embedded)?.inputs,
-            self.select.null,
-        )
+        let sel = self.select.select(paths, ext, embedded)?;
+        let mut out = io::BufWriter::new(io::stdout().lock());
+        crate::batch::write_list(&sel.inputs, self.select.null, &mut out)?;
+        Ok(ExitCode::SUCCESS)
     }
-}
 
-impl BatchArgs {
     /// The inputs of `paths` (see [`collection::SelectArgs::select`]),
     /// with the outputs checked around the listing: their folders before
     /// it ([`output::check_folders`]), then against the inputs, the lists
@@ -302,24 +298,6 @@ impl BatchArgs {
     }
 }
 
-/// `--list`: the inputs' display paths, one per line, on stdout; exit 0.
-/// With `raw` (`-0`), each input's path bytes as given to or found by the
-/// walk, ended by a NUL (archive members as `ARCHIVE!/MEMBER`).
-pub fn list_inputs(inputs: &[Input], raw: bool) -> io::Result<ExitCode> {
-    let mut out = io::BufWriter::new(io::stdout().lock());
-    for i in inputs {
-        if raw {
-            out.write_all(&i.raw_path())?;
-            out.write_all(b"\0")?;
-        } else {
-            out.write_all(i.display_path().as_bytes())?;
-            out.write_all(b"\n")?;
-        }
-    }
-    out.flush()?;
-    Ok(ExitCode::SUCCESS)
-}
-
 pub use output::{is_stdout, open as open_output, with_path, Commit, RecordOut};
 
 /// Whether `e` means the reader of our output went away (`| head`): the
@@ -328,189 +306,73 @@ pub fn is_closed_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
 }
 
-/// A Parquet writer of `schema` records to `-o FILE` (see
-/// [`output::open_binary`]).
-pub fn create_parquet(
-    path: Option<&std::path::Path>,
-    schema: arrow_schema::SchemaRef,
-) -> io::Result<(crate::batch::parquet::ParquetSink<RecordOut>, Commit)> {
-    let (out, commit) = output::open_binary(path, "--format parquet")?;
-    Ok((
-        crate::batch::parquet::ParquetSink::new(out, schema)?,
-        commit,
-    ))
-}
+pub use crate::batch::run::mb_per_s;
 
-/// Formats a byte rate.
-pub fn mb_per_s(bytes: u64, secs: f64) -> f64 {
-    if secs > 0.0 {
-        bytes as f64 / 1e6 / secs
+/// The exit code of a run that failed or not (1: some file failed or
+/// nothing was found; see [`RunOutcome::is_failure`]).
+pub fn exit_code(failed: bool) -> ExitCode {
+    if failed {
+        ExitCode::from(1)
     } else {
-        0.0
+        ExitCode::SUCCESS
     }
 }
 
-/// The first line of the summary printed to stderr.
-#[derive(Debug, Serialize)]
+/// The first line of the summary printed to stderr by `demos export`,
+/// whose run is not yet a library run: printed as [`RunOutcome::line`]
+/// says.
+#[derive(Debug)]
 pub struct Summary {
     pub command: &'static str,
     pub jobs: usize,
     pub elapsed_s: f64,
     pub files_per_s: f64,
     pub mb_per_s: f64,
-    #[serde(flatten)]
-    pub stats: BatchStats,
+    pub stats: crate::batch::record::BatchStats,
     /// The inputs are the embedded dataset (no PATH given).
-    #[serde(skip)]
     pub embedded: bool,
 }
 
 impl Summary {
     fn print(&self) {
         let st = &self.stats;
-        let mut e = io::stderr().lock();
-        let _ = writeln!(
-            e,
-            "{}{}: {} files ({} ok, {} failed), {:.1} MB in {:.3} s on {} jobs: {:.1} files/s, {:.1} MB/s",
-            self.command,
-            if self.embedded { " (embedded dataset)" } else { "" },
-            st.files,
-            st.ok,
-            st.failed,
-            st.bytes as f64 / 1e6,
-            self.elapsed_s,
-            self.jobs,
-            self.files_per_s,
-            self.mb_per_s
-        );
-    }
-}
-
-/// One batch command run: inputs through workers, records to a writer in
-/// input order, a progress bar, the collection summary, and the exit code.
-pub struct BatchRun<'a> {
-    pub command: &'static str,
-    pub args: &'a BatchArgs,
-    pub summary_path: Option<&'a PathBuf>,
-    /// What the summary records about the inputs.
-    pub part: InputPart,
-    /// The inputs are the embedded dataset (said in the summary line).
-    pub embedded: bool,
-    /// No input was found at all: exit code 1 (see [`collection::Selection`]).
-    pub nothing_found: bool,
-    /// The records go to stdout (no `-o`).
-    pub records_to_stdout: bool,
-}
-
-impl BatchRun<'_> {
-    /// Runs the batch. `process` makes one record per input, which is then
-    /// folded into the worker's aggregate (`aggregate` gives it); `write`
-    /// emits it (an error, e.g. a closed pipe, stops the batch); `stats`
-    /// takes the statistics out of each worker at the end. Prints the
-    /// summary and its digest on stderr, writes it with `--summary`.
-    /// Returns the exit code (1 if any file failed) and the workers.
-    #[allow(clippy::too_many_arguments)]
-    pub fn run<W: Send, R: Send, A: Aggregate<Record = R>>(
-        &self,
-        inputs: &[Input],
-        init: impl Fn() -> W + Sync + Send,
-        process: impl Fn(&mut W, &Input) -> R + Sync + Send,
-        size: impl Fn(&R) -> u64,
-        mut write: impl FnMut(&R) -> io::Result<()>,
-        stats: impl Fn(&mut W) -> BatchStats,
-        aggregate: impl Fn(&mut W) -> &mut A + Sync + Send,
-    ) -> io::Result<(ExitCode, Vec<W>)> {
-        let jobs = self.args.jobs(inputs.len());
-        let total: u64 = inputs.iter().map(Input::listed_size).sum();
-        let mut bar = self
-            .args
-            .progress(total, inputs.len(), self.records_to_stdout);
-        let mut write_err = None;
-        let started_at = std::time::SystemTime::now();
-        let start = Instant::now();
-        let mut workers = run_ordered(
-            inputs,
-            jobs,
-            init,
-            |w, _, input| {
-                let rec = process(w, input);
-                aggregate(w).add(&rec);
-                rec
-            },
-            |i, rec: R| {
-                bar.file_done(size(&rec), || inputs[i].display_path());
-                match write(&rec) {
-                    Ok(()) => ControlFlow::Continue(()),
-                    Err(e) => {
-                        write_err = Some(e);
-                        ControlFlow::Break(())
-                    }
-                }
-            },
-        );
-        bar.finish();
-        if let Some(e) = write_err {
-            return Err(e);
-        }
-        let elapsed = start.elapsed().as_secs_f64();
-        let mut total = BatchStats::default();
-        let mut agg = A::default();
-        for w in &mut workers {
-            total += stats(w);
-            agg.merge(std::mem::take(aggregate(w)))
-                .map_err(io::Error::other)?;
-        }
-        let summary = Summary {
+        let outcome = RunOutcome {
             command: self.command,
-            jobs,
-            elapsed_s: elapsed,
-            files_per_s: if elapsed > 0.0 {
-                total.files as f64 / elapsed
-            } else {
-                0.0
-            },
-            mb_per_s: mb_per_s(total.bytes, elapsed),
-            stats: total,
+            files: st.files,
+            ok: st.ok,
+            failed: st.failed,
+            bytes: st.bytes,
+            jobs: self.jobs,
+            elapsed_s: self.elapsed_s,
             embedded: self.embedded,
+            nothing_found: false,
         };
-        let run = collection::RunInfo {
-            teebatch_version: env!("CARGO_PKG_VERSION"),
-            host: collection::host_name(),
-            started_at_unix_s: started_at
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-            jobs,
-            elapsed_s: summary.elapsed_s,
-            files_per_s: summary.files_per_s,
-            mb_per_s: summary.mb_per_s,
-        };
-        let doc = SummaryDoc::new(
-            self.part.clone(),
-            agg,
-            serde_json::to_value(run).map_err(io::Error::other)?,
-        );
-        if !self.args.quiet {
-            summary.print();
-            collection::print_digest(&doc.aggregate.digest());
-        }
-        if let Some(p) = self.summary_path {
-            collection::write_summary_file(p, &doc)?;
-        }
-        let code = if summary.stats.failed > 0 || self.nothing_found {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        };
-        Ok((code, workers))
+        note!("{}", outcome.line());
     }
 }
 
-/// Writes one JSON object and a newline, and flushes: each record reaches
-/// the output as soon as it is complete. (Per record one `write` call; the
-/// buffer still gathers the pieces of a record.) An I/O error keeps its
-/// kind, so a closed pipe ends the run quietly.
-pub fn write_json_line(out: &mut dyn Write, value: &impl Serialize) -> io::Result<()> {
-    serde_json::to_writer(&mut *out, value).map_err(io::Error::from)?;
-    out.write_all(b"\n")?;
-    out.flush()
+impl BatchArgs {
+    /// The progress bar of a run over `sel` whose records go to stdout or
+    /// not (see [`progress::Progress`]).
+    pub fn bar(&self, sel: &collection::Selection, records_to_stdout: bool) -> progress::Progress {
+        let total: u64 = sel.inputs.iter().map(Input::listed_size).sum();
+        self.progress(total, sel.inputs.len(), records_to_stdout)
+    }
+
+    /// The end of an index run: its summary line and digest on stderr
+    /// (unless `--quiet`), its summary document to `summary_path`.
+    pub fn report<A: Aggregate>(
+        &self,
+        run: &IndexRun<A>,
+        summary_path: Option<&std::path::Path>,
+    ) -> io::Result<()> {
+        if !self.quiet {
+            note!("{}", run.outcome.line());
+            collection::print_digest(&run.summary.aggregate.digest());
+        }
+        if let Some(p) = summary_path {
+            write_summary_file(p, &run.summary)?;
+        }
+        Ok(())
+    }
 }

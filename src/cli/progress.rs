@@ -99,6 +99,13 @@ impl Progress {
     }
 }
 
+/// The bar follows a library run.
+impl crate::batch::run::Observer for Progress {
+    fn file_done(&mut self, bytes: u64, path: &dyn Fn() -> String) {
+        Progress::file_done(self, bytes, path);
+    }
+}
+
 /// How the bar is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Shown {

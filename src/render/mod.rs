@@ -30,11 +30,11 @@ pub mod heatmap;
 pub mod legend;
 pub mod raster;
 
-use crate::batch::record::{ErrorRecord, WarningRecord};
 use crate::datafile::{Datafile, Inflater};
 use crate::kind::Stage;
 use crate::map::tiles::PhysicsKind;
 use crate::map::{LoadOptions, Map, TileLayer};
+use crate::report::{ErrorRecord, WarningRecord};
 use crate::warn::Warnings;
 use raster::{Canvas, Cells, Rgba};
 use std::collections::HashMap;
@@ -342,37 +342,52 @@ impl Picture {
         rows.extend_from_slice(&self.legend);
         let kind = match legend::draw(&mut self.canvas, &rows, entities::BACKGROUND) {
             legend::Outcome::Empty | legend::Outcome::Drawn(_) => return None,
-            legend::Outcome::Truncated { .. } => "legend_truncated",
-            legend::Outcome::Skipped => "legend_skipped",
+            legend::Outcome::Truncated { .. } => RenderKind::LegendTruncated,
+            legend::Outcome::Skipped => RenderKind::LegendSkipped,
         };
         Some(WarningRecord {
             stage: Stage::Render,
-            kind,
+            kind: kind.kind(),
             section: "legend".into(),
             offset: 0,
         })
     }
 }
 
-/// Every kind of the `render` stage's errors and warnings.
-pub const KINDS: &[&str] = &[
-    "bad_embedded_image",
-    "legend_skipped",
-    "legend_truncated",
-    "missing_external_image",
-    "no_embedded_map",
-    "no_game_layer",
-    "no_map",
-    "too_large",
-    "too_many_warnings",
-    "work_limit",
-];
+/// The kinds of the `render` stage's errors and warnings.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RenderKind {
+    BadEmbeddedImage,
+    LegendSkipped,
+    LegendTruncated,
+    MissingExternalImage,
+    NoEmbeddedMap,
+    NoGameLayer,
+    NoMap,
+    TooLarge,
+    TooManyWarnings,
+    WorkLimit,
+}
+
+crate::kind::kind_names!(RenderKind {
+    BadEmbeddedImage => "bad_embedded_image",
+    LegendSkipped => "legend_skipped",
+    LegendTruncated => "legend_truncated",
+    MissingExternalImage => "missing_external_image",
+    NoEmbeddedMap => "no_embedded_map",
+    NoGameLayer => "no_game_layer",
+    NoMap => "no_map",
+    TooLarge => "too_large",
+    TooManyWarnings => "too_many_warnings",
+    WorkLimit => "work_limit",
+});
 
 /// A failure of the `render` stage (not of the datafile or map parser).
-pub(crate) fn render_error(kind: &'static str, message: String) -> ErrorRecord {
+pub(crate) fn render_error(kind: RenderKind, message: String) -> ErrorRecord {
     ErrorRecord {
         stage: Stage::Render,
-        kind,
+        kind: kind.kind(),
         section: "map".into(),
         offset: 0,
         message,
@@ -454,7 +469,10 @@ pub fn render_datafile_with(
                 .map_or("no map items", |r| r.name())
                 .to_string();
             return Err(RenderFailure {
-                error: render_error("no_map", format!("not a map with layers ({reason})")),
+                error: render_error(
+                    RenderKind::NoMap,
+                    format!("not a map with layers ({reason})"),
+                ),
                 warnings,
             });
         }
@@ -512,7 +530,7 @@ fn draw_map(
 ) -> Result<Drawn, ErrorRecord> {
     let Some(game) = map.game_layer() else {
         return Err(render_error(
-            "no_game_layer",
+            RenderKind::NoGameLayer,
             "the map has no game layer".into(),
         ));
     };
@@ -527,7 +545,8 @@ fn draw_map(
         }
     }
     let (tw, th) = (game.width.max(0) as u32, game.height.max(0) as u32);
-    let geometry = Geometry::new(tw, th, opts.size).map_err(|m| render_error("too_large", m))?;
+    let geometry =
+        Geometry::new(tw, th, opts.size).map_err(|m| render_error(RenderKind::TooLarge, m))?;
     let mut cost = full::Cost::default();
     let (canvas, legend) = match opts.style {
         Style::Entities => draw_entities(df, map, &geometry, textures, inflater, buf, &mut cost)?,

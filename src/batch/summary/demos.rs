@@ -242,6 +242,10 @@ impl Aggregate for DemosAggregate {
         (self.files, self.ok, self.failed)
     }
 
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
     fn digest(&self) -> Vec<String> {
         let mut out = Vec::new();
         let t = &self.totals;

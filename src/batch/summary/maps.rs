@@ -415,6 +415,10 @@ impl Aggregate for MapsAggregate {
         (self.files, self.ok, self.failed)
     }
 
+    fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
     fn digest(&self) -> Vec<String> {
         let mut out = Vec::new();
         let distinct = self.paths_by_sha256.grouped().len();

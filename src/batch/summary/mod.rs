@@ -18,6 +18,7 @@
 
 pub mod demos;
 pub mod maps;
+pub mod merge;
 pub mod shard;
 
 pub use demos::DemosAggregate;
@@ -245,6 +246,8 @@ pub trait Aggregate: Default + Serialize + DeserializeOwned + Send {
     fn digest(&self) -> Vec<String>;
     /// Files, ok, failed.
     fn file_counts(&self) -> (u64, u64, u64);
+    /// Bytes of all files (as read, else as listed).
+    fn bytes(&self) -> u64;
 }
 
 /// Which inputs one run (one part) covered.

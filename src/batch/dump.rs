@@ -1,0 +1,59 @@
+//! `demos dump`: one demo file's snapshots, ticks, chunks or chat log in
+//! the golden TSV formats ([`crate::demo::dump`]), decoded on several
+//! threads by splitting at keyframes.
+
+use crate::backend::Backend;
+use crate::demo::dump::{dump_chat, dump_parallel, dump_with, DumpError, DumpKind};
+use crate::demo::stream::segments;
+use crate::demo::Demo;
+use std::io::{self, Write};
+use std::path::Path;
+
+/// What `demos dump` prints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DumpWhat {
+    /// The chat log: tick, client id, sender name, mode, text.
+    Chat,
+    /// One of the TSV tables.
+    Table(DumpKind),
+}
+
+/// Prints `what` of the demo file at `path` to `out` (flushed at the end)
+/// on `jobs` threads (1 to [`crate::limits::Limits::MAX_JOBS`]; the
+/// output is the same for any). The inner error, `path: error`, says the
+/// file is not a demo or its stream ended with an error (after the lines
+/// before it); the outer one is an I/O error (the file cannot be read, or
+/// `out` failed).
+pub fn dump_file(
+    path: &Path,
+    what: DumpWhat,
+    backend: Backend,
+    jobs: usize,
+    out: &mut (impl Write + Send),
+) -> io::Result<Result<(), String>> {
+    let bytes = super::read_named_file(path)?;
+    let demo = match Demo::parse(&bytes) {
+        Ok(d) => d,
+        Err(e) => return Ok(Err(format!("{}: {e}", path.display()))),
+    };
+    let jobs = jobs.clamp(1, crate::limits::Limits::MAX_JOBS);
+    let result = match what {
+        DumpWhat::Chat => dump_chat(backend, &demo, out),
+        DumpWhat::Table(kind) if jobs > 1 => {
+            let segs = segments(&demo, jobs * 4);
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(jobs.min(segs.len()))
+                .build()
+                .map_err(io::Error::other)?;
+            pool.install(|| dump_parallel(backend, &demo, kind, &segs, out))
+                .map(drop)
+        }
+        DumpWhat::Table(kind) => dump_with(backend, &demo, kind, out).map(drop),
+    };
+    out.flush()?;
+    match result {
+        Ok(()) => Ok(Ok(())),
+        Err(DumpError::Io(e)) => Err(e),
+        Err(DumpError::Stream(e)) => Ok(Err(format!("{}: {e}", path.display()))),
+    }
+}

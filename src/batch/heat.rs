@@ -1,0 +1,543 @@
+//! `demos heatmap`: where characters were, counted over the demos of
+//! each map and drawn over the map's entities picture.
+
+use super::output::InputFiles;
+use super::record::ErrorRecord;
+use super::render::write_picture;
+use super::run::{Observer, RunOutcome, Selection};
+use super::sink::RecordSink;
+use super::{load, run_ordered, Input};
+use crate::render::{RenderOptions, Size, Style, Textures};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::io;
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Where the pictures of a heatmap run go.
+#[derive(Clone, Debug)]
+pub enum Pictures {
+    /// One picture: all demos must be of the same map.
+    File(PathBuf),
+    /// One picture per map, `DIR/<map>-<sha256 prefix>.png` (the folder
+    /// must exist).
+    PerMap(PathBuf),
+}
+
+/// Options of a `demos heatmap` run.
+pub struct RunOptions {
+    pub pictures: Pictures,
+    /// Only these client ids (none: all).
+    pub players: Vec<i32>,
+    /// Only ticks from `from` to `to` (absolute server ticks, inclusive).
+    pub from: i32,
+    pub to: i32,
+    /// Draw each player's path instead of the density.
+    pub trails: bool,
+    pub size: Size,
+    /// The textures of the map pictures ([`Textures::locate`]).
+    pub textures: Textures,
+    pub mmap: super::MmapMode,
+    /// Worker threads (`None` or 0: all cores; capped at the inputs).
+    pub jobs: Option<usize>,
+}
+
+/// A record of `demos heatmap`: one per demo, then one per picture.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum HeatRecord {
+    Demo(HeatDemoRecord),
+    Picture(HeatPictureRecord),
+}
+
+/// One line of `demos heatmap` output per demo.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct HeatDemoRecord {
+    pub path: String,
+    pub size: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map_sha256: Option<String>,
+    /// Positions counted.
+    pub positions: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorRecord>,
+}
+
+/// The line of `demos heatmap` output per picture.
+#[derive(Clone, Debug, Serialize)]
+pub struct HeatPictureRecord {
+    pub picture: String,
+    pub map: String,
+    pub map_sha256: String,
+    pub demos: u64,
+    pub positions: u64,
+    /// Positions outside the game layer (not drawn).
+    pub outside: u64,
+    pub width: u32,
+    pub height: u32,
+    /// The tile with the most positions: `[x, y, count]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hottest: Option<[u64; 3]>,
+    /// With `--trails`: the colour of each player's path.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub legend: Vec<TrailLegend>,
+    /// Why the picture was not drawn: the error of the embedded map of
+    /// demo `map_from`, at its offset in that demo's file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub map_from: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct TrailLegend {
+    pub colour: String,
+    pub name: String,
+    pub demo: String,
+    pub client_id: i32,
+}
+
+/// One map's counts: of one demo while it is read, then of all its demos
+/// in the shared map of `demos heatmap`.
+struct MapHeat {
+    name: String,
+    /// The lowest input index of its demos (whose map name is kept).
+    first: usize,
+    bytes: Vec<u8>,
+    /// The demo `bytes` are the embedded map of (input index) and where
+    /// the map starts in it: errors of the map are reported there.
+    bytes_from: (usize, usize),
+    grid: crate::render::heatmap::HeatGrid,
+    /// Half a picture pixel in world units (trail decimation).
+    min_step: i64,
+    demos: u64,
+    /// `(input index, client id)` → trail.
+    trails: std::collections::BTreeMap<(usize, i32), crate::render::heatmap::Trail>,
+}
+
+struct HeatWorker {
+    decoder: crate::demo::stream::Decoder,
+    buf: Vec<u8>,
+    inflater: crate::datafile::Inflater,
+    scratch: Vec<u8>,
+    failed: u64,
+}
+
+/// Every map's counts so far, by SHA-256 of the map: workers add each
+/// demo's counts as soon as it is read, so memory is one grid per
+/// distinct map in all, plus one per worker for the demo being read.
+type SharedHeat = std::sync::Mutex<std::collections::BTreeMap<[u8; 32], MapHeat>>;
+
+fn lock_heat(
+    shared: &SharedHeat,
+) -> std::sync::MutexGuard<'_, std::collections::BTreeMap<[u8; 32], MapHeat>> {
+    shared.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Adds one demo's counts `h` to the shared map of grids.
+fn merge_heat(shared: &SharedHeat, sha: [u8; 32], h: MapHeat) {
+    let mut maps = lock_heat(shared);
+    match maps.get_mut(&sha) {
+        None => {
+            maps.insert(sha, h);
+        }
+        Some(m) => {
+            m.grid.merge(&h.grid);
+            m.demos += h.demos;
+            m.trails.extend(h.trails);
+            if m.bytes.is_empty() {
+                m.bytes = h.bytes;
+                m.bytes_from = h.bytes_from;
+            }
+            if h.first < m.first {
+                m.first = h.first;
+                m.name = h.name;
+            }
+        }
+    }
+}
+
+/// The game layer size of a demo's embedded map `bytes`, or why it has
+/// none (offsets counted in the map). The layer is checked as the picture
+/// of the map checks it (its size against its data, within the inflate
+/// limit), so that the grid of counts allocated for that size is bounded:
+/// a corrupt width or height is the map's error, not a huge allocation.
+fn game_size(
+    bytes: &[u8],
+    inflater: &mut crate::datafile::Inflater,
+    scratch: &mut Vec<u8>,
+) -> Result<(u32, u32), ErrorRecord> {
+    use crate::map::{LoadOptions, Map};
+    let df = crate::datafile::Datafile::parse(bytes).map_err(|e| ErrorRecord::datafile(&e))?;
+    inflater.start_file();
+    let opts = LoadOptions {
+        info: false,
+        names: false,
+        check_env_points: false,
+        check_quads: false,
+    };
+    // Only the size is wanted: the map's warnings are not reported here.
+    let map = Map::parse_with(&df, inflater, scratch, opts, &mut crate::warn::Discard)
+        .map_err(|e| ErrorRecord::map(&e))?;
+    match map.as_ref().and_then(|m| Some((m, m.game_layer_at()?))) {
+        Some((m, (i, g))) => {
+            m.check_tiles(&df, i, inflater)
+                .map_err(|e| ErrorRecord::map(&e))?;
+            Ok((g.width.max(0) as u32, g.height.max(0) as u32))
+        }
+        None => Err(crate::render::render_error(
+            crate::render::RenderKind::NoGameLayer,
+            "the embedded map has no game layer".into(),
+        )),
+    }
+}
+
+fn heat_demo(
+    w: &mut HeatWorker,
+    shared: &SharedHeat,
+    index: usize,
+    input: &Input,
+    opts: &RunOptions,
+    from: i32,
+    to: i32,
+) -> HeatDemoRecord {
+    use crate::demo::export::{export_demo, Table, TableBuilder};
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+    use arrow_array::{Array, RecordBatch};
+    let mut rec = HeatDemoRecord {
+        path: input.display_path(),
+        size: input.listed_size(),
+        ..HeatDemoRecord::default()
+    };
+    let bytes = match load(input, opts.mmap, &mut w.buf) {
+        Ok(b) => b,
+        Err(e) => {
+            rec.error = Some(ErrorRecord::io(&e));
+            w.failed += 1;
+            return rec;
+        }
+    };
+    rec.size = bytes.len() as u64;
+    let demo = match crate::demo::Demo::parse(&bytes) {
+        Ok(d) => d,
+        Err(e) => {
+            rec.error = Some(ErrorRecord::demo(&e));
+            w.failed += 1;
+            return rec;
+        }
+    };
+    let map = demo.map();
+    let sha: [u8; 32] = Sha256::digest(map).into();
+    let name = String::from_utf8_lossy(demo.map_name()).into_owned();
+    rec.map = Some(name.clone());
+    rec.map_sha256 = Some(hex::encode(sha));
+    if map.is_empty() {
+        // A demo may be written without its map (`map_size` 0): there is
+        // nothing to draw on.
+        rec.error = Some(ErrorRecord {
+            offset: demo.map_offset() as u64,
+            ..crate::render::render_error(
+                crate::render::RenderKind::NoEmbeddedMap,
+                "the demo has no embedded map to draw on".into(),
+            )
+        });
+        w.failed += 1;
+        return rec;
+    }
+    let known = lock_heat(shared)
+        .get(&sha)
+        .map(|m| (m.grid.width, m.grid.height, m.min_step));
+    let (gw, gh, min_step) = match known {
+        Some(k) => k,
+        None => match game_size(map, &mut w.inflater, &mut w.scratch) {
+            Ok((gw, gh)) => (
+                gw,
+                gh,
+                crate::render::Geometry::new(gw, gh, opts.size)
+                    .map_or(1, |g| crate::render::heatmap::half_pixel(&g)),
+            ),
+            Err(e) => {
+                // As `demos index` reports its embedded map: the offset
+                // in the demo file.
+                rec.error = Some(e.in_embedded_map(demo.map_offset(), None));
+                w.failed += 1;
+                return rec;
+            }
+        },
+    };
+    let mut heat = MapHeat {
+        name,
+        first: index,
+        bytes: if known.is_some() {
+            Vec::new()
+        } else {
+            map.to_vec()
+        },
+        bytes_from: (index, demo.map_offset()),
+        grid: crate::render::heatmap::HeatGrid::new(gw, gh),
+        min_step,
+        demos: 1,
+        trails: Default::default(),
+    };
+    let col = |n: &str| Table::Positions.column_index(n).expect("positions column");
+    let (ci, xi, yi, ni) = (col("client_id"), col("x"), col("y"), col("name"));
+    let mut builder = TableBuilder::new(
+        Table::Positions,
+        demo.decode_protocol(),
+        &rec.path,
+        from,
+        to,
+    );
+    let mut positions = 0u64;
+    let trails = opts.trails;
+    let players = &opts.players;
+    let mut sink = |batch: RecordBatch| {
+        let ids = batch.column(ci).as_primitive::<Int32Type>();
+        let xs = batch.column(xi).as_primitive::<Int32Type>();
+        let ys = batch.column(yi).as_primitive::<Int32Type>();
+        let names = batch.column(ni).as_dictionary::<Int32Type>();
+        let name_values = names.values().as_string::<i32>();
+        for r in 0..batch.num_rows() {
+            if xs.is_null(r) || ys.is_null(r) {
+                continue;
+            }
+            let (c, x, y) = (ids.value(r), xs.value(r), ys.value(r));
+            if !players.is_empty() && !players.contains(&c) {
+                continue;
+            }
+            positions += 1;
+            if trails {
+                let t = heat.trails.entry((index, c)).or_default();
+                if t.name.is_empty() && names.is_valid(r) {
+                    t.name = name_values.value(names.keys().value(r) as usize).to_string();
+                }
+                t.push((x, y), heat.min_step);
+            } else {
+                heat.grid.add(x, y);
+            }
+        }
+        true
+    };
+    let r = export_demo(&demo, &mut w.decoder, &mut builder, to, 4096, &mut sink);
+    merge_heat(shared, sha, heat);
+    rec.positions = positions;
+    if let Some(e) = r.error {
+        rec.error = Some(ErrorRecord::stream(&e));
+        w.failed += 1;
+    }
+    crate::limits::shrink_buffer(&mut w.buf);
+    rec
+}
+
+/// `name` with every character but ASCII letters, digits, `.`, `-` and `_`
+/// replaced by `_` (map names come from demo headers).
+fn file_name_part(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("map{s}")
+    } else {
+        s
+    }
+}
+
+/// Counts the positions in every demo of `sel` and draws the pictures:
+/// the records (one per demo in input order, then one per picture) reach
+/// `sink`, the messages for a person `observer`. An error: a write error
+/// of the sink or of a picture, or demos of several maps for one
+/// [`Pictures::File`].
+pub fn run(
+    sel: &Selection,
+    opts: &RunOptions,
+    sink: &mut dyn RecordSink<HeatRecord>,
+    observer: &mut dyn Observer,
+) -> io::Result<RunOutcome> {
+    use crate::render::heatmap::{draw_trails, TRAIL_COLOURS};
+    let input_files = InputFiles::of(&sel.inputs);
+    let (from, to) = (opts.from, opts.to);
+    let jobs = crate::limits::Limits::cap_jobs(opts.jobs, sel.inputs.len());
+    let mut write_err = None;
+    let start = Instant::now();
+    let mut files = 0u64;
+    let mut bytes = 0u64;
+    let shared: SharedHeat = Default::default();
+    let workers = run_ordered(
+        &sel.inputs,
+        jobs,
+        || HeatWorker {
+            decoder: crate::demo::stream::Decoder::new(crate::backend::Backend::Simd),
+            buf: Vec::new(),
+            inflater: crate::datafile::Inflater::new(crate::datafile::InflateLimits::default()),
+            scratch: Vec::new(),
+            failed: 0,
+        },
+        |w, i, input| heat_demo(w, &shared, i, input, opts, from, to),
+        |_, rec: HeatDemoRecord| {
+            files += 1;
+            bytes += rec.size;
+            observer.file_done(rec.size, &|| rec.path.clone());
+            match sink.write(&HeatRecord::Demo(rec)) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    write_err = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        },
+    );
+    if let Some(e) = write_err {
+        return Err(e);
+    }
+    let workers_failed: u64 = workers.iter().map(|w| w.failed).sum();
+    let mut failed = workers_failed;
+    let maps = shared.into_inner().unwrap_or_else(|e| e.into_inner());
+    if maps.len() > 1 && matches!(opts.pictures, Pictures::File(_)) {
+        let names: Vec<String> = maps
+            .iter()
+            .map(|(sha, m)| format!("{} ({})", m.name, &hex::encode(sha)[..8]))
+            .collect();
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!(
+                "the demos are of {} different maps: {}; use --out DIR for one picture per map",
+                maps.len(),
+                names.join(", ")
+            ),
+        ));
+    }
+    let render_opts = RenderOptions {
+        style: Style::Entities,
+        size: opts.size,
+    };
+    let mut inflater = crate::datafile::Inflater::new(crate::datafile::InflateLimits::default());
+    let mut scratch = Vec::new();
+    for (sha, m) in &maps {
+        let path = match &opts.pictures {
+            Pictures::PerMap(d) => d.join(format!(
+                "{}-{}.png",
+                file_name_part(&m.name),
+                &hex::encode(sha)[..8]
+            )),
+            Pictures::File(p) => p.clone(),
+        };
+        // The picture's record; its size, hottest tile and legend once
+        // drawn, or why it was not.
+        let mut rec = HeatPictureRecord {
+            picture: crate::batch::encode_path(&path),
+            map: m.name.clone(),
+            map_sha256: hex::encode(sha),
+            demos: m.demos,
+            positions: if opts.trails {
+                m.trails.values().map(|t| t.seen).sum()
+            } else {
+                m.grid.total()
+            },
+            outside: m.grid.outside,
+            width: 0,
+            height: 0,
+            hottest: None,
+            legend: Vec::new(),
+            error: None,
+            map_from: None,
+        };
+        inflater.start_file();
+        let mut pic = match crate::render::render_map(
+            &m.bytes,
+            &render_opts,
+            &opts.textures,
+            &mut inflater,
+            &mut scratch,
+        ) {
+            Ok(p) => p,
+            Err(e) => {
+                let (demo, map_offset) = m.bytes_from;
+                let demo = sel.inputs[demo].display_path();
+                let e = e.error.in_embedded_map(map_offset, Some(&demo));
+                observer.note(
+                    &format!(
+                        "teebatch: {}: map {} ({}) embedded in {}: {} ({} in {} at byte {})",
+                        path.display(),
+                        m.name,
+                        &hex::encode(sha)[..8],
+                        demo,
+                        e.kind,
+                        e.stage,
+                        e.section,
+                        e.offset
+                    ),
+                    false,
+                );
+                failed += 1;
+                rec.error = Some(e);
+                rec.map_from = Some(demo);
+                sink.write(&HeatRecord::Picture(rec))?;
+                continue;
+            }
+        };
+        let trails: Vec<crate::render::heatmap::Trail> = m.trails.values().cloned().collect();
+        let mut legend = Vec::new();
+        let mut drawn_legend = Vec::new();
+        if opts.trails {
+            draw_trails(&mut pic.canvas, &pic.geometry, &trails);
+            for (i, ((input, client), t)) in m.trails.iter().enumerate() {
+                let c = TRAIL_COLOURS[i % TRAIL_COLOURS.len()];
+                legend.push(TrailLegend {
+                    colour: format!("#{}", hex::encode(c)),
+                    name: t.name.clone(),
+                    demo: sel.inputs[*input].display_path(),
+                    client_id: *client,
+                });
+                drawn_legend.push(crate::render::legend::Entry {
+                    colour: c,
+                    label: t.name.clone(),
+                });
+            }
+        } else {
+            m.grid.draw(&mut pic.canvas, &pic.geometry);
+        }
+        if let Some(w) = pic.draw_legend(&drawn_legend) {
+            observer.note(
+                &format!(
+                    "teebatch: {}: warning {}.{}: the picture is too small for the whole legend",
+                    path.display(),
+                    w.stage,
+                    w.kind
+                ),
+                true,
+            );
+        }
+        let canvas = pic.canvas;
+        write_picture(&path, &input_files, &canvas.encode_png()?)?;
+        rec.width = canvas.width;
+        rec.height = canvas.height;
+        rec.hottest = m
+            .grid
+            .hottest()
+            .map(|(x, y, c)| [u64::from(x), u64::from(y), c]);
+        rec.legend = legend;
+        sink.write(&HeatRecord::Picture(rec))?;
+    }
+    Ok(RunOutcome {
+        command: "demos heatmap",
+        files,
+        ok: files - workers_failed,
+        failed,
+        bytes,
+        jobs,
+        elapsed_s: start.elapsed().as_secs_f64(),
+        embedded: sel.embedded,
+        nothing_found: sel.nothing_found,
+    })
+}

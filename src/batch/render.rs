@@ -1,0 +1,311 @@
+//! `maps render`: one picture per map and one record per picture, and
+//! the thumbnails of `maps index --thumbnails`.
+
+use super::maps::Worker;
+use super::output::InputFiles;
+use super::record::{ErrorRecord, WarningRecord};
+use super::run::{Observer, RunOutcome, Selection};
+use super::sink::RecordSink;
+use super::{load, run_ordered, Input};
+use crate::render::{RenderOptions, Size, Style, Textures};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::io;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// One line of `maps render` output.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RenderRecord {
+    pub path: String,
+    pub name: String,
+    pub size: u64,
+    /// The PNG written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height: Option<u32>,
+    /// Pixels per tile (1 when several tiles share a pixel).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub px_per_tile: Option<u32>,
+    /// Tiles per pixel along each side (1 unless the map is larger than
+    /// the picture).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tiles_per_px: Option<u32>,
+    pub warnings: Vec<WarningRecord>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorRecord>,
+}
+
+/// The picture file names of `inputs`: the file stem (control
+/// characters replaced by `_`), and where two inputs share a stem, the
+/// stem and the first 8 hex digits of the SHA-256 of the input's record
+/// path (stable whatever else is rendered). Unique by construction, also
+/// on file systems that ignore case: a name already given (a map whose
+/// stem is another's stem and hash) gets `-2`, `-3`, ... in input order.
+pub fn picture_names(inputs: &[Input]) -> Vec<String> {
+    let stems: Vec<String> = inputs
+        .iter()
+        .map(|i| {
+            let s: String = i
+                .stem()
+                .chars()
+                .map(|c| if c.is_control() { '_' } else { c })
+                .collect();
+            if s.is_empty() {
+                "map".to_owned()
+            } else {
+                s
+            }
+        })
+        .collect();
+    let mut seen: HashMap<String, u32> = HashMap::new();
+    for s in &stems {
+        *seen.entry(s.to_lowercase()).or_default() += 1;
+    }
+    let mut given: std::collections::HashSet<String> = std::collections::HashSet::new();
+    stems
+        .iter()
+        .zip(inputs)
+        .map(|(s, i)| {
+            let base = if seen[&s.to_lowercase()] > 1 {
+                let h = Sha256::digest(i.display_path().as_bytes());
+                format!("{s}-{}", hex::encode(&h[..4]))
+            } else {
+                s.clone()
+            };
+            let mut name = base.clone();
+            let mut n = 1;
+            while !given.insert(name.to_lowercase()) {
+                n += 1;
+                name = format!("{base}-{n}");
+            }
+            name
+        })
+        .collect()
+}
+
+/// Writes an encoded picture to `path`, whole or not at all, unless
+/// `path` is one of the run's input files.
+pub(crate) fn write_picture(path: &Path, inputs: &InputFiles, png: &[u8]) -> io::Result<()> {
+    inputs.check(path)?;
+    crate::batch::output::write_atomic(path, png)
+}
+
+/// Pictures that could not be written (`--thumbnails`): counted across
+/// workers, the first error kept for the message on stderr.
+#[derive(Debug, Default)]
+pub struct WriteFailures {
+    count: std::sync::atomic::AtomicU64,
+    first: std::sync::Mutex<Option<String>>,
+}
+
+impl WriteFailures {
+    fn add(&self, e: &io::Error) {
+        self.count
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut first = self.first.lock().unwrap_or_else(|e| e.into_inner());
+        first.get_or_insert_with(|| e.to_string());
+    }
+
+    /// How many failed, and the first failure's message.
+    pub fn report(&self) -> Option<(u64, String)> {
+        let n = self.count.load(std::sync::atomic::Ordering::Relaxed);
+        let first = self.first.lock().unwrap_or_else(|e| e.into_inner());
+        (n > 0).then(|| (n, first.clone().unwrap_or_default()))
+    }
+}
+
+/// The size of `maps index --thumbnails` pictures.
+pub const THUMBNAIL_SIZE: Size = Size::MaxSide(256);
+
+/// Draws the thumbnail of the map in `bytes` to `path`; the failure as a
+/// warning of stage `render` (the map's record stays that of the index).
+pub fn write_thumbnail(
+    bytes: &[u8],
+    textures: &Textures,
+    inflater: &mut crate::datafile::Inflater,
+    buf: &mut Vec<u8>,
+    path: &Path,
+    inputs: &InputFiles,
+    failures: &WriteFailures,
+) -> Option<WarningRecord> {
+    let opts = RenderOptions {
+        style: Style::Entities,
+        size: THUMBNAIL_SIZE,
+    };
+    inflater.start_file();
+    let err = match crate::render::render_map(bytes, &opts, textures, inflater, buf) {
+        Ok(mut p) => match {
+            // A legend cut or left out for the size is documented, not a
+            // warning of the index record.
+            let _ = p.draw_legend(&[]);
+            p
+        }
+        .canvas
+        .encode_png()
+        .and_then(|png| write_picture(path, inputs, &png))
+        {
+            Ok(()) => return None,
+            Err(e) => {
+                failures.add(&e);
+                ErrorRecord::io(&e)
+            }
+        },
+        // The map's own warnings are the index record's, from the index.
+        Err(f) => f.error,
+    };
+    Some(WarningRecord {
+        stage: err.stage,
+        kind: err.kind,
+        section: format!("thumbnail: {}", err.section),
+        offset: err.offset,
+    })
+}
+
+/// Renders one input (read as `mmap` says) and writes its picture to
+/// `out`.
+pub fn render_input(
+    w: &mut Worker,
+    input: &Input,
+    mmap: crate::batch::MmapMode,
+    opts: &RenderOptions,
+    textures: &Textures,
+    out: &Path,
+    inputs: &InputFiles,
+) -> RenderRecord {
+    let mut rec = RenderRecord {
+        path: input.display_path(),
+        name: input.stem(),
+        size: input.listed_size(),
+        ..RenderRecord::default()
+    };
+    let limit = crate::limits::Limits::DEFAULT_MAX_MAP_FILE_BYTES;
+    if input.listed_size() > limit {
+        rec.error = Some(ErrorRecord::too_large(limit));
+    } else {
+        let Worker {
+            read_buf,
+            data_buf,
+            inflater,
+            ..
+        } = w;
+        match load(input, mmap, read_buf) {
+            Ok(bytes) => {
+                rec.size = bytes.len() as u64;
+                inflater.start_file();
+                match crate::render::render_map(&bytes, opts, textures, inflater, data_buf) {
+                    Ok(mut p) => {
+                        let legend = p.draw_legend(&[]);
+                        rec.warnings = p.warnings;
+                        rec.warnings.extend(legend);
+                        rec.width = Some(p.geometry.width);
+                        rec.height = Some(p.geometry.height);
+                        rec.px_per_tile = Some(p.geometry.cell);
+                        rec.tiles_per_px = Some(p.geometry.shrink);
+                        match p
+                            .canvas
+                            .encode_png()
+                            .and_then(|png| write_picture(out, inputs, &png))
+                        {
+                            Ok(()) => rec.output = Some(crate::batch::encode_path(out)),
+                            Err(e) => rec.error = Some(ErrorRecord::io(&e)),
+                        }
+                    }
+                    Err(f) => {
+                        rec.warnings = f.warnings;
+                        rec.error = Some(f.error);
+                    }
+                }
+            }
+            Err(e) => rec.error = Some(ErrorRecord::io(&e)),
+        }
+        crate::limits::shrink_buffer(&mut w.data_buf);
+        crate::limits::shrink_buffer(&mut w.read_buf);
+    }
+    rec
+}
+
+/// Options of a `maps render` run.
+pub struct RunOptions {
+    /// What to draw and how large.
+    pub render: RenderOptions,
+    /// The folder the pictures go to (`<name>.png`, see [`picture_names`]);
+    /// it must exist.
+    pub out: PathBuf,
+    /// The textures to draw with ([`Textures::locate`]).
+    pub textures: Textures,
+    pub mmap: super::MmapMode,
+    /// Worker threads (`None` or 0: all cores; capped at the inputs).
+    pub jobs: Option<usize>,
+}
+
+/// Draws every map of `sel` into `opts.out`; the records reach `sink` in
+/// input order, `observer` after each. A write error of the sink stops
+/// the run and is returned.
+pub fn run(
+    sel: &Selection,
+    opts: &RunOptions,
+    sink: &mut dyn RecordSink<RenderRecord>,
+    observer: &mut dyn Observer,
+) -> io::Result<RunOutcome> {
+    let input_files = InputFiles::of(&sel.inputs);
+    let names = picture_names(&sel.inputs);
+    let jobs = crate::limits::Limits::cap_jobs(opts.jobs, sel.inputs.len());
+    let mut write_err = None;
+    let mut outcome = RunOutcome {
+        command: "maps render",
+        files: 0,
+        ok: 0,
+        failed: 0,
+        bytes: 0,
+        jobs,
+        elapsed_s: 0.0,
+        embedded: sel.embedded,
+        nothing_found: sel.nothing_found,
+    };
+    let start = Instant::now();
+    run_ordered(
+        &sel.inputs,
+        jobs,
+        || Worker::new(crate::limits::Limits::default()),
+        |w, i, input| {
+            let path = opts.out.join(format!("{}.png", names[i]));
+            render_input(
+                w,
+                input,
+                opts.mmap,
+                &opts.render,
+                &opts.textures,
+                &path,
+                &input_files,
+            )
+        },
+        |_, rec: RenderRecord| {
+            outcome.files += 1;
+            outcome.bytes += rec.size;
+            if rec.error.is_some() {
+                outcome.failed += 1;
+            } else {
+                outcome.ok += 1;
+            }
+            observer.file_done(rec.size, &|| rec.path.clone());
+            match sink.write(&rec) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    write_err = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        },
+    );
+    if let Some(e) = write_err {
+        return Err(e);
+    }
+    outcome.elapsed_s = start.elapsed().as_secs_f64();
+    Ok(outcome)
+}
