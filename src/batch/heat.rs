@@ -313,7 +313,9 @@ fn heat_demo(
             if trails {
                 let t = heat.trails.entry((index, c)).or_default();
                 if t.name.is_empty() && names.is_valid(r) {
-                    t.name = name_values.value(names.keys().value(r) as usize).to_string();
+                    t.name = name_values
+                        .value(names.keys().value(r) as usize)
+                        .to_string();
                 }
                 t.push((x, y), heat.min_step);
             } else {

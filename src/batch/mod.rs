@@ -19,7 +19,6 @@ mod driver;
 pub mod dump;
 pub mod embedded;
 pub mod export;
-pub mod export_bench;
 #[cfg(feature = "synth")]
 pub mod generate;
 pub mod heat;

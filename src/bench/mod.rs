@@ -28,6 +28,8 @@ pub enum Bench {
     Demos,
     /// Codec kernels per tier on real demo chunk payloads.
     Codecs,
+    /// `demos export`: each table in each format against the full decode.
+    Export,
 }
 
 /// Options of a bench run.
@@ -41,6 +43,16 @@ pub struct Options {
     /// 256).
     pub jobs: Option<usize>,
     pub format: BenchFormat,
+    /// `bench export`: the tables (none: all).
+    pub tables: Vec<crate::demo::export::Table>,
+    /// `bench export`: the table formats (none: all).
+    pub writers: Vec<crate::batch::tables::Format>,
+}
+
+impl Options {
+    fn backend_name(&self) -> &'static str {
+        crate::backend::Backend::default().name()
+    }
 }
 
 /// Where the report's lines go (the command line prints each on stdout).
@@ -191,7 +203,10 @@ impl<'a> Report<'a> {
 
     /// The header: what the inputs are, then the machine's tiers.
     fn header(&self, inputs: String) {
-        self.line(format_args!("{inputs} ({})", crate::codec::kernels::describe()));
+        self.line(format_args!(
+            "{inputs} ({})",
+            crate::codec::kernels::describe()
+        ));
         *self.inputs.borrow_mut() = inputs;
     }
 
@@ -253,6 +268,7 @@ macro_rules! out {
 
 mod codecs;
 mod demos;
+mod export;
 mod maps;
 
 /// Runs `bench` with `opts`; each line of the report (the table as it
@@ -262,6 +278,7 @@ pub fn run(bench: Bench, opts: &Options, print: Print<'_>) -> io::Result<()> {
         Bench::Maps => maps::bench_maps(opts, print),
         Bench::Codecs => codecs::bench_codecs(opts, print),
         Bench::Demos => demos::bench_demos(opts, print),
+        Bench::Export => export::bench_export(opts, print),
     }
 }
 

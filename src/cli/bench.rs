@@ -18,6 +18,23 @@ pub enum BenchCommand {
     /// varint unpack, snapshot checksum and wrapping add, and every snapshot
     /// delta applied in sequence (copying + checksum vs in place).
     Codecs(BenchArgs),
+    /// `demos export` per table and format: rows/s, MB/s of chunk data and
+    /// CPU time against the full decode of the same demos, one job, in one
+    /// run (the median of runs lasting at least --seconds each).
+    Export(BenchExportArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BenchExportArgs {
+    #[command(flatten)]
+    pub bench: BenchArgs,
+    /// A table to measure (repeatable; default: every table).
+    #[arg(long = "table", value_enum)]
+    pub tables: Vec<crate::demo::export::Table>,
+    /// A table format to measure (repeatable; default: csv, jsonl and
+    /// parquet).
+    #[arg(long = "writer", value_enum)]
+    pub writers: Vec<crate::batch::tables::Format>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -52,16 +69,19 @@ fn print_line(args: std::fmt::Arguments<'_>) {
 }
 
 pub fn run(cmd: BenchCommand) -> io::Result<ExitCode> {
-    let (which, a) = match cmd {
-        BenchCommand::Maps(a) => (Bench::Maps, a),
-        BenchCommand::Demos(a) => (Bench::Demos, a),
-        BenchCommand::Codecs(a) => (Bench::Codecs, a),
+    let (which, a, tables, writers) = match cmd {
+        BenchCommand::Maps(a) => (Bench::Maps, a, vec![], vec![]),
+        BenchCommand::Demos(a) => (Bench::Demos, a, vec![], vec![]),
+        BenchCommand::Codecs(a) => (Bench::Codecs, a, vec![], vec![]),
+        BenchCommand::Export(e) => (Bench::Export, e.bench, e.tables, e.writers),
     };
     let opts = Options {
         paths: a.paths,
         seconds: a.seconds,
         jobs: a.jobs,
         format: a.format,
+        tables,
+        writers,
     };
     bench::run(which, &opts, &print_line)?;
     Ok(ExitCode::SUCCESS)

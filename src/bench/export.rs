@@ -1,5 +1,5 @@
-//! `teebatch bench export`: what writing each table costs, against the
-//! decode it rests on, measured in one run.
+//! `bench export`: what writing each table costs, against the decode it
+//! rests on, measured in one run.
 //!
 //! Every figure is process CPU time (user + system, all threads: the
 //! export's worker and its writer) of a one-job run over the inputs, the
@@ -7,16 +7,14 @@
 //! (Huffman, varints, deltas, checksums, messages) without a table. Rows
 //! go to a writer that only counts the bytes.
 
-use super::export::{run_export, ExportOptions};
-use super::tables::{self, Format};
-use super::{load, Input, MmapMode};
-use crate::backend::Backend;
+use super::*;
+use crate::batch::export::{run_export, ExportOptions};
+use crate::batch::tables::{self, Format};
+use crate::batch::{load, MmapMode};
 use crate::demo::export::Table;
 use crate::demo::stream::{Decoder, Event};
 use crate::demo::Demo;
-use serde::Serialize;
-use std::io::{self, Write};
-use std::time::Instant;
+use std::io::Write;
 
 /// Process CPU seconds so far (wall seconds where the platform has no
 /// process clock).
@@ -35,7 +33,7 @@ pub fn cpu_seconds() -> f64 {
 }
 
 /// One measured line: a table in a format, or the decode floor.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, serde::Serialize)]
 pub struct ExportFigure {
     /// The table, or `decode` for the floor.
     pub table: &'static str,
@@ -191,4 +189,91 @@ pub fn format_name(format: Format) -> &'static str {
         Format::Jsonl => "jsonl",
         Format::Parquet => "parquet",
     }
+}
+
+/// `bench export`: the decode floor, then every table in every format
+/// asked (all by default), one line each.
+pub(super) fn bench_export(a: &Options, print: Print<'_>) -> io::Result<()> {
+    let inputs = if a.paths.is_empty() {
+        embedded::demo_inputs()
+    } else {
+        collect_inputs(&a.paths, "demo")
+    };
+    let tables = if a.tables.is_empty() {
+        Table::ALL.to_vec()
+    } else {
+        a.tables.clone()
+    };
+    let formats = if a.writers.is_empty() {
+        vec![Format::Csv, Format::Jsonl, Format::Parquet]
+    } else {
+        a.writers.clone()
+    };
+    let bytes: u64 = inputs.iter().map(Input::listed_size).sum();
+    let r = Report::new("export", a, print);
+    r.header(format!(
+        "demos: {} files, {:.2} MB; one job, CPU seconds (user + system, all threads) per run, median",
+        inputs.len(),
+        bytes as f64 / 1e6
+    ));
+    if bytes < 10_000_000 {
+        out!(
+            r,
+            "note: {:.2} MB of input is too little for stable figures; name a collection of 10 MB or more",
+            bytes as f64 / 1e6
+        );
+    }
+    out!(
+        r,
+        "{:<30} {:>9} {:>12} {:>13} {:>9} {:>8} {:>10} {:>5}",
+        "measurement",
+        "rows",
+        "rows/s",
+        "MB/s chunks",
+        "× decode",
+        "cpu s",
+        "output MB",
+        "runs"
+    );
+    let line = |f: &ExportFigure| {
+        let name = if f.format == "none" {
+            "full decode (floor)".to_string()
+        } else {
+            format!("export {} {}", f.table, f.format)
+        };
+        out!(
+            r,
+            "{:<30} {:>9} {:>12.0} {:>13.1} {:>9.2} {:>8.3} {:>10.2} {:>5}",
+            name,
+            f.rows,
+            f.rows_per_s,
+            f.mb_per_s,
+            f.x_decode,
+            f.cpu_s,
+            f.output_bytes as f64 / 1e6,
+            f.runs
+        );
+        r.figure(Figure {
+            measurement: name,
+            tier: Some(a.backend_name().to_string()),
+            mb_per_s: f.mb_per_s,
+            unit: "chunk data per CPU second",
+            maps_per_s: None,
+            seconds_per_run: f.cpu_s,
+            runs: f.runs,
+            note: Some(format!(
+                "{} rows, {:.0} rows/s, {:.2}x decode, {} output bytes, {:.3} s wall",
+                f.rows, f.rows_per_s, f.x_decode, f.output_bytes, f.wall_s
+            )),
+        });
+    };
+    measure(
+        &inputs,
+        &tables,
+        &formats,
+        a.seconds,
+        Backend::default(),
+        line,
+    )?;
+    r.finish()
 }
