@@ -498,3 +498,23 @@ fn embedded_dataset_is_named_as_such() {
         .skip(1)
         .all(|l| l.starts_with("embedded:datasets/demos/")));
 }
+
+/// `--format jsonl` names JSON lines for every command that writes them;
+/// `json` is the same format (the index commands' former name).
+#[test]
+fn jsonl_is_accepted_everywhere() {
+    for cmd in [&["maps", "index"][..], &["demos", "index"]] {
+        let out = |f: &str| {
+            let o = teebatch(&[cmd, &["-q", "--format", f]].concat());
+            assert!(o.status.success(), "{cmd:?} --format {f}: {}", stderr(&o));
+            o.stdout
+        };
+        let jsonl = out("jsonl");
+        assert!(!jsonl.is_empty());
+        assert_eq!(jsonl, out("json"), "{cmd:?}");
+    }
+    let o = teebatch(&[
+        "demos", "export", "-q", "--table", "chat", "--format", "jsonl",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

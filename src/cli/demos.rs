@@ -127,7 +127,8 @@ pub struct SliceArgs {
 /// Record formats of `demos index`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum IndexFormat {
-    /// One JSON object per line.
+    /// One JSON object per line (JSON lines; `json` is the same).
+    #[value(name = "jsonl", alias = "json")]
     Json,
     /// Apache Parquet (typed, nested columns; needs `-o FILE`).
     Parquet,

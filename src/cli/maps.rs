@@ -85,7 +85,8 @@ impl IndexArgs {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
-    /// One JSON object per line.
+    /// One JSON object per line (JSON lines; `json` is the same).
+    #[value(name = "jsonl", alias = "json")]
     Json,
     /// Comma-separated values with a header row (flat columns).
     Csv,
