@@ -6,47 +6,21 @@ use crate::demo::message::{self, Body};
 use crate::warn::Discard;
 
 impl TableBuilder {
+    /// `players`: the changes from the previous snapshot's players to
+    /// the current ones, a merge of the two lists (both by client id)
+    /// that moves each kept player's state over (no copy of an unchanged
+    /// player).
     pub(super) fn players(&mut self, tick: i32) {
         let Some(t) = &self.tracker else { return };
         let views = t.current_view();
-        let prev = self.players.get_or_insert_with(Vec::new);
-        let mut next: Vec<PlayerState> = Vec::with_capacity(views.len());
-        let mut out: Vec<(&'static str, PlayerState)> = Vec::new();
-        let (mut i, mut j) = (0, 0);
-        // Both lists are sorted by client id: a merge.
-        while i < prev.len() || j < views.len() {
-            let p = prev.get(i);
-            let v = views.get(j);
-            match (p, v) {
-                (Some(p), Some(v)) if p.client_id == v.client_id => {
-                    if !p.same_as(v) {
-                        out.push(("update", PlayerState::from_view(v)));
-                        let mut s = p.clone();
-                        s.set(v);
-                        next.push(s);
-                    } else {
-                        next.push(p.clone());
-                    }
-                    i += 1;
-                    j += 1;
-                }
-                (Some(p), v) if v.is_none_or(|v| p.client_id < v.client_id) => {
-                    out.push(("leave", p.clone()));
-                    i += 1;
-                }
-                (_, Some(v)) => {
-                    let s = PlayerState::from_view(v);
-                    out.push(("join", s.clone()));
-                    next.push(s);
-                    j += 1;
-                }
-                _ => break,
-            }
-        }
-        *prev = next;
-        for (change, s) in out {
-            self.rows_made += 1;
-            self.columns
+        let mut prev_list = std::mem::take(self.players.get_or_insert_with(Vec::new));
+        let mut next = std::mem::take(&mut self.players_spare);
+        next.clear();
+        let columns = &mut self.columns;
+        let mut rows = 0u64;
+        let mut row = |change: &str, s: &PlayerState| {
+            rows += 1;
+            columns
                 .row()
                 .i32(Some(tick))
                 .i32(Some(i32::from(s.client_id)))
@@ -59,7 +33,35 @@ impl TableBuilder {
                 .i32(s.score)
                 .bool(Some(s.local))
                 .end();
+        };
+        let mut prev = prev_list.drain(..).peekable();
+        let mut views = views.iter().peekable();
+        loop {
+            match (prev.peek(), views.peek()) {
+                (Some(p), Some(v)) if p.client_id == v.client_id => {
+                    let (mut p, v) = (prev.next().expect("peeked"), views.next().expect("peeked"));
+                    if !p.same_as(v) {
+                        p.set(v);
+                        row("update", &p);
+                    }
+                    next.push(p);
+                }
+                (Some(p), v) if v.is_none_or(|v| p.client_id < v.client_id) => {
+                    row("leave", &prev.next().expect("peeked"));
+                }
+                (_, Some(_)) => {
+                    let s = PlayerState::from_view(views.next().expect("peeked"));
+                    row("join", &s);
+                    next.push(s);
+                }
+                _ => break,
+            }
         }
+        drop(prev);
+        self.rows_made += rows;
+        // The list just emptied is the next snapshot's room.
+        self.players_spare = prev_list;
+        self.players = Some(next);
     }
 
     /// A message chunk's bytes at tick `tick`.

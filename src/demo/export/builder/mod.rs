@@ -216,6 +216,8 @@ pub struct TableBuilder {
     /// `players`: the previous snapshot's players, by client id (`None`
     /// before the first snapshot in range).
     players: Option<Vec<PlayerState>>,
+    /// `players`: room for the next snapshot's list.
+    players_spare: Vec<PlayerState>,
     /// Item tables and `positions`: the current snapshot's items by (id,
     /// type) (`positions`: by (id, 0)), in output order.
     cache: BTreeMap<(u16, u16), ItemRow>,
@@ -329,6 +331,7 @@ impl TableBuilder {
             }),
             chat: Vec::new(),
             players: None,
+            players_spare: Vec::new(),
             cache: BTreeMap::new(),
             slab: Slab::default(),
             order: Vec::new(),
