@@ -11,7 +11,6 @@ use crate::render::{RenderOptions, Size, Style, Textures};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::io;
-use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -390,13 +389,7 @@ pub fn run(
             files += 1;
             bytes += rec.size;
             observer.file_done(rec.size, &|| rec.path.clone());
-            match sink.write(&HeatRecord::Demo(rec)) {
-                Ok(()) => ControlFlow::Continue(()),
-                Err(e) => {
-                    write_err = Some(e);
-                    ControlFlow::Break(())
-                }
-            }
+            super::run::written(sink.write(&HeatRecord::Demo(rec)), &mut write_err)
         },
     );
     if let Some(e) = write_err {

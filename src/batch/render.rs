@@ -12,7 +12,6 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::io;
-use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -294,13 +293,7 @@ pub fn run(
                 outcome.ok += 1;
             }
             observer.file_done(rec.size, &|| rec.path.clone());
-            match sink.write(&rec) {
-                Ok(()) => ControlFlow::Continue(()),
-                Err(e) => {
-                    write_err = Some(e);
-                    ControlFlow::Break(())
-                }
-            }
+            super::run::written(sink.write(&rec), &mut write_err)
         },
     );
     if let Some(e) = write_err {

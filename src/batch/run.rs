@@ -147,6 +147,18 @@ impl RunOutcome {
 }
 
 /// `x` per second of `secs` (0 for no time).
+/// Goes on after a record was written; on a write error, keeps the error
+/// in `slot` and stops the run (which then returns it).
+pub(crate) fn written(r: io::Result<()>, slot: &mut Option<io::Error>) -> ControlFlow<()> {
+    match r {
+        Ok(()) => ControlFlow::Continue(()),
+        Err(e) => {
+            *slot = Some(e);
+            ControlFlow::Break(())
+        }
+    }
+}
+
 pub fn per_s(x: f64, secs: f64) -> f64 {
     if secs > 0.0 {
         x / secs
@@ -224,13 +236,7 @@ pub fn run_records<W: Send, R: Send, A: Aggregate<Record = R>>(
         },
         |i, rec: R| {
             observer.file_done(size(&rec), &|| inputs[i].display_path());
-            match sink.write(&rec) {
-                Ok(()) => ControlFlow::Continue(()),
-                Err(e) => {
-                    write_err = Some(e);
-                    ControlFlow::Break(())
-                }
-            }
+            written(sink.write(&rec), &mut write_err)
         },
     );
     if let Some(e) = write_err {
