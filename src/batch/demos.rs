@@ -13,8 +13,7 @@ use crate::warn::Warnings;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-/// Ticks per second, everywhere.
-pub const TICKS_PER_SECOND: f64 = 50.0;
+use crate::demo::TICKS_PER_SECOND;
 
 /// Options of one `demos index` run.
 #[derive(Clone, Copy, Debug)]
@@ -380,7 +379,7 @@ pub fn index_bytes(
     rec.last_tick = stats.last_tick;
     rec.ticks = Some(stats.chunks.tick_markers);
     rec.duration_s = match (stats.first_tick, stats.last_tick) {
-        (Some(a), Some(b)) => Some(f64::from(b.saturating_sub(a)) / TICKS_PER_SECOND),
+        (Some(a), Some(b)) => Some(f64::from(b.saturating_sub(a)) / f64::from(TICKS_PER_SECOND)),
         _ => None,
     };
     rec.snapshots_reconstructed = Some(stats.snapshots_reconstructed);

@@ -48,7 +48,7 @@ pub fn write_demos(
             p.players = n.clamp(1, 64);
         }
         if let Some(s) = seconds {
-            p.duration_ticks = (s.min(24 * 3600) * 50) as i32;
+            p.duration_ticks = s.min(24 * 3600) as i32 * crate::demo::TICKS_PER_SECOND;
         }
         let path = dir.join(demo_name(seed, i));
         let (file, pending) = super::output::create(&path)?;

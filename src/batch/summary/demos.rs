@@ -251,7 +251,7 @@ impl Aggregate for DemosAggregate {
         let t = &self.totals;
         out.push(format!(
             "{:.2} h of play, {} chat lines, {} kills, {} race finishes",
-            t.duration_ticks as f64 / 50.0 / 3600.0,
+            t.duration_ticks as f64 / f64::from(crate::demo::TICKS_PER_SECOND) / 3600.0,
             t.chat_lines,
             t.kills,
             t.race_finishes
