@@ -39,12 +39,12 @@ mod quads;
 use super::envelope::Envelopes;
 use super::raster::{mul255, Canvas, Cells, Rgba, Transform, MAX_TEXTURE_PIXELS};
 use super::{Geometry, Textures};
-use crate::batch::record::{ErrorRecord, WarningRecord};
 use crate::datafile::{Datafile, Inflater};
 use crate::kind::Stage;
 use crate::limits::Limits;
 use crate::map::tiles::PhysicsKind;
 use crate::map::{ImageVariant, LayerKind, Map, QUAD_SIZE};
+use crate::report::{ErrorRecord, WarningRecord};
 use crate::warn::{Warn, Warnings};
 use quads::{draw_quad, int, QuadAt};
 use std::sync::Arc;
@@ -208,9 +208,9 @@ pub fn draw(
     if u64::from(geo.tiles_w) * u64::from(geo.tiles_h) * u64::from(cell * cell)
         > super::MAX_PICTURE_PIXELS
     {
-        return Err(crate::batch::record::ErrorRecord {
+        return Err(ErrorRecord {
             stage: Stage::Render,
-            kind: "too_large",
+            kind: super::RenderKind::TooLarge.kind(),
             section: "map".into(),
             offset: 0,
             message: format!(
@@ -245,7 +245,7 @@ pub fn draw(
         };
         ErrorRecord {
             stage: Stage::Render,
-            kind: "work_limit",
+            kind: super::RenderKind::WorkLimit.kind(),
             section: format!("layer {li} ({})", layer.name),
             offset: layer.item_offset as u64,
             message: format!(
