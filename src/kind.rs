@@ -192,8 +192,20 @@ mod tests {
                 .map(|k| k.kind())
                 .collect(),
         );
-        add(Stage::Archive, crate::batch::archive::KINDS.to_vec());
-        add(Stage::Export, vec!["panic"]);
+        add(
+            Stage::Archive,
+            crate::batch::archive::ArchiveKind::ALL
+                .iter()
+                .map(|k| k.kind())
+                .collect(),
+        );
+        add(
+            Stage::Export,
+            crate::batch::export::ExportKind::ALL
+                .iter()
+                .map(|k| k.kind())
+                .collect(),
+        );
         add(
             Stage::Render,
             crate::render::RenderKind::ALL

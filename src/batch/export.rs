@@ -59,6 +59,18 @@ pub struct ExportOptions {
     pub split_bytes: u64,
 }
 
+/// The kinds of the `export` stage's errors.
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExportKind {
+    /// An internal error: the export of a demo panicked (the run goes on).
+    Panic,
+}
+
+crate::kind::kind_names!(ExportKind {
+    Panic => "panic",
+});
+
 /// Default [`ExportOptions::split_bytes`].
 pub const DEFAULT_SPLIT_BYTES: u64 = 64 << 20;
 /// Most segments one demo is split into.
@@ -283,7 +295,7 @@ pub fn run_export(
                                 size: input.listed_size(),
                                 error: Some(ErrorRecord {
                                     stage: Stage::Export,
-                                    kind: "panic",
+                                    kind: ExportKind::Panic.kind(),
                                     section: "file".into(),
                                     offset: 0,
                                     message: "internal error (panic) while exporting".into(),

@@ -1,6 +1,7 @@
 //! What listing alone can tell about members: names, nested archives,
 //! sizes against the archive and the limits, overlaps.
 
+use super::ArchiveKind;
 use super::{ArchiveError, Kind, Listed, Method};
 use crate::limits::Limits;
 
@@ -33,7 +34,7 @@ pub(super) fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Li
         let e = |kind, message| Some(ArchiveError::new(kind, "member", l.header_offset, message));
         l.problem = if unsafe_name(&l.name()) {
             e(
-                "unsafe_name",
+                ArchiveKind::UnsafeName,
                 "member name is absolute or has a `..` component".into(),
             )
         } else if l
@@ -42,7 +43,7 @@ pub(super) fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Li
             .is_none_or(|end| end > archive_len)
         {
             e(
-                "lying_size",
+                ArchiveKind::LyingSize,
                 format!(
                     "member claims {} bytes at byte {}, past the archive's end ({archive_len} bytes)",
                     l.stored_size, l.data_offset
@@ -50,7 +51,7 @@ pub(super) fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Li
             )
         } else if l.method == Method::Stored && l.size != l.stored_size {
             e(
-                "lying_size",
+                ArchiveKind::LyingSize,
                 format!(
                     "stored member declares {} bytes but holds {}",
                     l.size, l.stored_size
@@ -62,7 +63,7 @@ pub(super) fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Li
                 .saturating_mul(limits.max_archive_ratio)
         {
             e(
-                "zip_bomb",
+                ArchiveKind::ZipBomb,
                 format!(
                     "member declares {} bytes from {} stored, over the {}:1 ratio limit",
                     l.size, l.stored_size, limits.max_archive_ratio
@@ -72,7 +73,7 @@ pub(super) fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Li
             total = total.saturating_add(l.size);
             (total > limits.max_archive_total_bytes).then(|| {
                 ArchiveError::new(
-                    "total_limit",
+                    ArchiveKind::TotalLimit,
                     "member",
                     l.header_offset,
                     format!(
@@ -97,7 +98,7 @@ pub(super) fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Li
     }
     for (i, at) in repeats {
         listed[i].problem.get_or_insert(ArchiveError::new(
-            "duplicate_name",
+            ArchiveKind::DuplicateName,
             "member",
             listed[i].header_offset,
             format!("member name repeats the member at byte {at}"),
@@ -126,7 +127,7 @@ pub(super) fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Li
                 let m = msg(&listed[p]);
                 if listed[i].problem.is_none() {
                     listed[i].problem = Some(ArchiveError::new(
-                        "overlapping",
+                        ArchiveKind::Overlapping,
                         "member",
                         listed[i].header_offset,
                         m,
@@ -139,7 +140,7 @@ pub(super) fn check_members(listed: &mut [Listed], archive_len: u64, limits: &Li
                 );
                 if listed[p].problem.is_none() {
                     listed[p].problem = Some(ArchiveError::new(
-                        "overlapping",
+                        ArchiveKind::Overlapping,
                         "member",
                         listed[p].header_offset,
                         m,
@@ -160,7 +161,7 @@ pub(super) fn wanted(name: &[u8], ext: &str) -> Option<Option<ArchiveError>> {
         Some(None)
     } else if Kind::of_name(name).is_some() {
         Some(Some(ArchiveError::new(
-            "nested_archive",
+            ArchiveKind::NestedArchive,
             "member",
             0,
             "an archive inside an archive is not opened".into(),

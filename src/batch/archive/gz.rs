@@ -3,6 +3,7 @@
 
 use super::checks::check_members;
 use super::tar::list_tar_entries;
+use super::ArchiveKind;
 use super::{ArchiveError, Input, Listed, Member, Source};
 use crate::limits::Limits;
 use flate2::read::MultiGzDecoder;
@@ -41,8 +42,14 @@ pub(super) fn list_tar_gz(
     ext: &str,
     limits: &Limits,
 ) -> Result<(Vec<Listed>, GzStream, Vec<ArchiveError>), ArchiveError> {
-    let reader = open_gz(path)
-        .map_err(|e| ArchiveError::new("bad_archive", "archive", 0, format!("cannot open: {e}")))?;
+    let reader = open_gz(path).map_err(|e| {
+        ArchiveError::new(
+            ArchiveKind::BadArchive,
+            "archive",
+            0,
+            format!("cannot open: {e}"),
+        )
+    })?;
     let mut a = tar::Archive::new(Counting {
         inner: reader,
         n: 0,
@@ -54,9 +61,14 @@ pub(super) fn list_tar_gz(
     let drained = io::copy(&mut c, &mut io::sink());
     let len = c.n;
     errors.extend(fatal.or_else(|| {
-        drained
-            .err()
-            .map(|e| ArchiveError::new("bad_archive", "archive", len, format!("gzip stream: {e}")))
+        drained.err().map(|e| {
+            ArchiveError::new(
+                ArchiveKind::BadArchive,
+                "archive",
+                len,
+                format!("gzip stream: {e}"),
+            )
+        })
     }));
     check_members(&mut listed, len, limits);
     let entries: Vec<StreamEntry> = listed
@@ -351,7 +363,7 @@ impl GzStream {
         }
         got.map_err(|e| {
             io::Error::other(ArchiveError::new(
-                "bad_archive",
+                ArchiveKind::BadArchive,
                 "member",
                 m.header_offset,
                 format!("reading the gzip stream: {e}"),

@@ -109,30 +109,49 @@ pub struct ArchiveError {
     pub message: String,
 }
 
-/// Every [`ArchiveError::kind`].
-pub const KINDS: &[&str] = &[
-    "bad_archive",
-    "lying_size",
-    "zip_bomb",
-    "total_limit",
-    "overlapping",
-    "unsafe_name",
-    "crc_mismatch",
-    "size_mismatch",
-    "nested_archive",
-    "unsupported",
-    "inflate",
-    "duplicate_name",
-    "name_too_long",
-    "encrypted",
-    "no_members",
-];
+/// The kinds of the `archive` stage's errors: every [`ArchiveError::kind`].
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ArchiveKind {
+    BadArchive,
+    LyingSize,
+    ZipBomb,
+    TotalLimit,
+    Overlapping,
+    UnsafeName,
+    CrcMismatch,
+    SizeMismatch,
+    NestedArchive,
+    Unsupported,
+    Inflate,
+    DuplicateName,
+    NameTooLong,
+    Encrypted,
+    NoMembers,
+}
+
+crate::kind::kind_names!(ArchiveKind {
+    BadArchive => "bad_archive",
+    LyingSize => "lying_size",
+    ZipBomb => "zip_bomb",
+    TotalLimit => "total_limit",
+    Overlapping => "overlapping",
+    UnsafeName => "unsafe_name",
+    CrcMismatch => "crc_mismatch",
+    SizeMismatch => "size_mismatch",
+    NestedArchive => "nested_archive",
+    Unsupported => "unsupported",
+    Inflate => "inflate",
+    DuplicateName => "duplicate_name",
+    NameTooLong => "name_too_long",
+    Encrypted => "encrypted",
+    NoMembers => "no_members",
+});
 
 impl ArchiveError {
-    fn new(kind: &'static str, section: &'static str, offset: u64, message: String) -> Self {
-        debug_assert!(KINDS.contains(&kind), "archive kind {kind} is not in KINDS");
+    fn new(kind: ArchiveKind, section: &'static str, offset: u64, message: String) -> Self {
         ArchiveError {
-            kind,
+            kind: kind.kind(),
             section,
             offset,
             message,
@@ -255,7 +274,7 @@ impl Member {
                     Method::Deflated => {
                         inflate_into(stored, self.size, buf).map_err(|e| {
                             err(
-                                "inflate",
+                                ArchiveKind::Inflate,
                                 format!(
                                     "member does not inflate to its declared {} bytes: {e}",
                                     self.size
@@ -265,7 +284,7 @@ impl Member {
                         let n = buf.len() as u64;
                         if n != self.size {
                             return Err(err(
-                                "size_mismatch",
+                                ArchiveKind::SizeMismatch,
                                 if n > self.size {
                                     format!(
                                         "member inflates to more than the declared {} bytes",
@@ -292,7 +311,7 @@ impl Member {
             let got = crc32fast::hash(bytes);
             if got != want {
                 return Err(err(
-                    "crc_mismatch",
+                    ArchiveKind::CrcMismatch,
                     format!("member CRC-32 is {got:08x}, the archive says {want:08x}"),
                 ));
             }
@@ -378,7 +397,7 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
     let file = match spooled {
         Ok((_, n)) if n > cap => {
             out.push(bad(
-                "total_limit",
+                ArchiveKind::TotalLimit,
                 cap,
                 format!("{what} is longer than the {cap} byte limit (decompressed)"),
             ));
@@ -387,7 +406,7 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
         Ok((f, _)) => f,
         Err(e) => {
             out.push(bad(
-                "bad_archive",
+                ArchiveKind::BadArchive,
                 0,
                 format!("reading {what}: {}", printable(&e.to_string())),
             ));
@@ -401,7 +420,7 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
         Ok(b) => b,
         Err(e) => {
             out.push(bad(
-                "bad_archive",
+                ArchiveKind::BadArchive,
                 0,
                 format!("mapping the tar stream on stdin: {e}"),
             ));
@@ -436,7 +455,7 @@ fn no_members(path: &Path, ext: &str) -> Input {
     Input::BadArchive {
         path: path.to_path_buf(),
         error: ArchiveError::new(
-            "no_members",
+            ArchiveKind::NoMembers,
             "archive",
             0,
             format!("the archive holds no member named *.{ext}"),

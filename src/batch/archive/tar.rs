@@ -2,6 +2,7 @@
 //! PAX headers.
 
 use super::checks::wanted;
+use super::ArchiveKind;
 use super::{printable, ArchiveError, Listed, Method};
 use std::io::{self, Read};
 
@@ -17,7 +18,7 @@ pub(super) fn list_tar(bytes: &[u8], ext: &str) -> (Vec<Listed>, Vec<ArchiveErro
 
 fn tar_error(offset: u64, e: io::Error) -> Option<ArchiveError> {
     Some(ArchiveError::new(
-        "bad_archive",
+        ArchiveKind::BadArchive,
         "archive",
         offset,
         format!("not a readable tar archive: {}", printable(&e.to_string())),
@@ -52,7 +53,12 @@ pub(super) fn list_tar_entries<R: Read>(
         Err(e) => return (refusals, bad(0, e)),
     };
     let fatal = |offset, message: String| {
-        Some(ArchiveError::new("bad_archive", "archive", offset, message))
+        Some(ArchiveError::new(
+            ArchiveKind::BadArchive,
+            "archive",
+            offset,
+            message,
+        ))
     };
     let mut last_end = 0u64;
     // What the extension entries before the next member say about it.
@@ -92,7 +98,7 @@ pub(super) fn list_tar_entries<R: Read>(
             }
             if size > cap {
                 refused.get_or_insert(ArchiveError::new(
-                    "name_too_long",
+                    ArchiveKind::NameTooLong,
                     "member",
                     header_offset,
                     format!(
@@ -125,7 +131,7 @@ pub(super) fn list_tar_entries<R: Read>(
                         let v = x.value_bytes();
                         if v.len() as u64 > MAX_NAME_BYTES {
                             refusal = Some(ArchiveError::new(
-                                "name_too_long",
+                                ArchiveKind::NameTooLong,
                                 "member",
                                 start,
                                 format!(
@@ -199,7 +205,7 @@ pub(super) fn list_tar_entries<R: Read>(
             nested
         } else {
             Some(ArchiveError::new(
-                "unsupported",
+                ArchiveKind::Unsupported,
                 "member",
                 0,
                 format!("a tar member of type {t:?} is not read (only regular files are)"),

@@ -1,6 +1,7 @@
 //! Zip archives: listing the central directory, inflating a member.
 
 use super::checks::wanted;
+use super::ArchiveKind;
 use super::{printable, ArchiveError, Listed, Method};
 use std::io;
 
@@ -46,7 +47,7 @@ pub(super) fn list_zip(
 ) -> Result<(Vec<Listed>, Option<ArchiveError>), ArchiveError> {
     let zerr = |e: zip::result::ZipError| {
         ArchiveError::new(
-            "bad_archive",
+            ArchiveKind::BadArchive,
             "central_directory",
             bytes.len() as u64,
             format!("not a readable zip archive: {}", printable(&e.to_string())),
@@ -82,7 +83,7 @@ pub(super) fn list_zip(
             // ZipCrypto or AES (whose method is 99): never inflated, never
             // checked against a CRC it cannot match.
             l.problem.get_or_insert(ArchiveError::new(
-                "encrypted",
+                ArchiveKind::Encrypted,
                 "member",
                 header_offset,
                 "member is encrypted (not supported)".into(),
@@ -93,7 +94,7 @@ pub(super) fn list_zip(
             m if m == zip::CompressionMethod::DEFLATE => l.method = Method::Deflated,
             m => {
                 l.problem.get_or_insert(ArchiveError::new(
-                    "unsupported",
+                    ArchiveKind::Unsupported,
                     "member",
                     header_offset,
                     format!("compression method {m} is not supported (only stored and deflate)"),
@@ -105,7 +106,7 @@ pub(super) fn list_zip(
                 Some(d) => l.data_offset = d,
                 None => {
                     l.problem.get_or_insert(ArchiveError::new(
-                        "bad_archive",
+                        ArchiveKind::BadArchive,
                         "member",
                         header_offset,
                         "member's local header not found".into(),
@@ -114,7 +115,7 @@ pub(super) fn list_zip(
             },
             Err(e) => {
                 l.problem.get_or_insert(ArchiveError::new(
-                    "lying_size",
+                    ArchiveKind::LyingSize,
                     "member",
                     header_offset,
                     format!("member's local header is unreadable: {e}"),
@@ -125,7 +126,7 @@ pub(super) fn list_zip(
     }
     let hidden = z.has_duplicate_names().then(|| {
         ArchiveError::new(
-            "duplicate_name",
+            ArchiveKind::DuplicateName,
             "central_directory",
             z.central_directory_start(),
             "the central directory names a member more than once; only the last entry of each name is read".into(),
