@@ -380,6 +380,40 @@ pub fn run_export(
     result.map(|()| totals)
 }
 
+/// `demos export` over a selection, as the command line runs it: every
+/// input's rows to `writer` (finished at the end), each demo's end and
+/// error to `observer`; returns the run's outcome (its stderr line and
+/// exit rule, as for the other runs) with the export's totals.
+pub fn run(
+    sel: &super::run::Selection,
+    jobs: usize,
+    opts: &ExportOptions,
+    writer: &mut dyn TableWriter,
+    observer: &mut dyn super::run::Observer,
+) -> io::Result<(super::run::RunOutcome, ExportTotals)> {
+    let start = std::time::Instant::now();
+    let totals = run_export(&sel.inputs, jobs, opts, writer, |d| {
+        observer.file_done(d.size, &|| d.path.clone());
+        if let Some(e) = &d.error {
+            observer.note(&format!("{}: {}", d.path, e.message), false);
+        }
+    })?;
+    writer.finish()?;
+    let st = &totals.stats;
+    let outcome = super::run::RunOutcome {
+        command: "demos export",
+        files: st.files,
+        ok: st.ok,
+        failed: st.failed,
+        bytes: st.bytes,
+        jobs: totals.jobs,
+        elapsed_s: start.elapsed().as_secs_f64(),
+        embedded: sel.embedded,
+        nothing_found: sel.nothing_found,
+    };
+    Ok((outcome, totals))
+}
+
 /// Counts a demo's outcome (all its segments) in the totals and hands it to
 /// `on_demo`.
 fn report(totals: &mut ExportTotals, d: Option<DemoDone>, on_demo: &mut impl FnMut(&DemoDone)) {

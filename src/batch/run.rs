@@ -146,7 +146,6 @@ impl RunOutcome {
     }
 }
 
-/// `x` per second of `secs` (0 for no time).
 /// Goes on after a record was written; on a write error, keeps the error
 /// in `slot` and stops the run (which then returns it).
 pub(crate) fn written(r: io::Result<()>, slot: &mut Option<io::Error>) -> ControlFlow<()> {
@@ -159,6 +158,7 @@ pub(crate) fn written(r: io::Result<()>, slot: &mut Option<io::Error>) -> Contro
     }
 }
 
+/// `x` per second of `secs` (0 for no time).
 pub fn per_s(x: f64, secs: f64) -> f64 {
     if secs > 0.0 {
         x / secs

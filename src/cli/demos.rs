@@ -219,7 +219,7 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 }
 
 fn export(args: ExportArgs) -> io::Result<ExitCode> {
-    use crate::batch::export::{run_export, ExportOptions};
+    use crate::batch::export::ExportOptions;
     use crate::batch::tables;
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
@@ -245,7 +245,6 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
             (tables::writer(format, &schema, Box::new(out))?, commit)
         }
     };
-    let inputs = sel.inputs;
     let mut opts = ExportOptions::new(args.table);
     opts.from = args.from.unwrap_or(i32::MIN);
     opts.to = args.to.unwrap_or(i32::MAX);
@@ -255,51 +254,39 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     opts.split_bytes = args.split_bytes;
     // Capped again at the units of work (demos, or segments of split ones).
     let jobs = args.batch.jobs(usize::MAX);
-    let total: u64 = inputs.iter().map(crate::batch::Input::listed_size).sum();
-    let mut bar = args.batch.progress(
-        total,
-        inputs.len(),
-        super::is_stdout(args.output.as_deref()),
-    );
-    let start = std::time::Instant::now();
-    let totals = run_export(&inputs, jobs, &opts, &mut *writer, |d| {
-        bar.file_done(d.size, || d.path.clone());
-        if let Some(e) = &d.error {
-            bar.suspend(|| super::note!("{}: {}", d.path, e.message));
-        }
-    })?;
-    writer.finish()?;
+    let mut bar = args
+        .batch
+        .bar(&sel, super::is_stdout(args.output.as_deref()));
+    let (outcome, totals) =
+        crate::batch::export::run(&sel, jobs, &opts, &mut *writer, &mut Errors(&mut bar))?;
     drop(writer);
     commit.commit()?;
     bar.finish();
-    let elapsed = start.elapsed().as_secs_f64();
-    let code = if totals.stats.failed > 0 || sel.nothing_found {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    };
     if !args.batch.quiet {
-        let rate = |x: f64| if elapsed > 0.0 { x / elapsed } else { 0.0 };
-        super::Summary {
-            command: "demos export",
-            jobs: totals.jobs,
-            elapsed_s: elapsed,
-            files_per_s: rate(totals.stats.files as f64),
-            mb_per_s: super::mb_per_s(totals.stats.bytes, elapsed),
-            stats: totals.stats.clone(),
-            embedded: sel.embedded,
-        }
-        .print();
+        super::note!("{}", outcome.line());
         super::note!(
             "  {} rows of {}: {:.0} rows/s, {:.1} MB of chunk data at {:.1} MB/s",
             totals.rows,
             args.table.name(),
-            rate(totals.rows as f64),
+            crate::batch::run::per_s(totals.rows as f64, outcome.elapsed_s),
             totals.chunk_bytes as f64 / 1e6,
-            super::mb_per_s(totals.chunk_bytes, elapsed)
+            super::mb_per_s(totals.chunk_bytes, outcome.elapsed_s)
         );
     }
-    Ok(code)
+    Ok(ExitCode::from(u8::from(outcome.is_failure())))
+}
+
+/// The bar, and each demo's error on stderr (above the bar).
+struct Errors<'a>(&'a mut super::progress::Progress);
+
+impl crate::batch::run::Observer for Errors<'_> {
+    fn file_done(&mut self, bytes: u64, path: &dyn Fn() -> String) {
+        self.0.file_done(bytes, path);
+    }
+
+    fn note(&mut self, message: &str, _warning: bool) {
+        self.0.suspend(|| super::note!("{message}"));
+    }
 }
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {

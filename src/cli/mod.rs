@@ -24,7 +24,7 @@ mod progress;
 pub mod render;
 
 use crate::batch::output;
-use crate::batch::run::{write_summary_file, IndexRun, RunOutcome};
+use crate::batch::run::{write_summary_file, IndexRun};
 use crate::batch::summary::Aggregate;
 use crate::batch::Input;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -315,39 +315,6 @@ pub fn exit_code(failed: bool) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-/// The first line of the summary printed to stderr by `demos export`,
-/// whose run is not yet a library run: printed as [`RunOutcome::line`]
-/// says.
-#[derive(Debug)]
-pub struct Summary {
-    pub command: &'static str,
-    pub jobs: usize,
-    pub elapsed_s: f64,
-    pub files_per_s: f64,
-    pub mb_per_s: f64,
-    pub stats: crate::batch::record::BatchStats,
-    /// The inputs are the embedded dataset (no PATH given).
-    pub embedded: bool,
-}
-
-impl Summary {
-    fn print(&self) {
-        let st = &self.stats;
-        let outcome = RunOutcome {
-            command: self.command,
-            files: st.files,
-            ok: st.ok,
-            failed: st.failed,
-            bytes: st.bytes,
-            jobs: self.jobs,
-            elapsed_s: self.elapsed_s,
-            embedded: self.embedded,
-            nothing_found: false,
-        };
-        note!("{}", outcome.line());
     }
 }
 
