@@ -309,7 +309,7 @@ pub fn is_closed_pipe(e: &io::Error) -> bool {
 pub use crate::batch::run::mb_per_s;
 
 /// The exit code of a run that failed or not (1: some file failed or
-/// nothing was found; see [`RunOutcome::is_failure`]).
+/// nothing was found; see [`crate::batch::run::RunOutcome::is_failure`]).
 pub fn exit_code(failed: bool) -> ExitCode {
     if failed {
         ExitCode::from(1)
