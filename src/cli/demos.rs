@@ -273,7 +273,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
             super::mb_per_s(totals.chunk_bytes, outcome.elapsed_s)
         );
     }
-    Ok(ExitCode::from(u8::from(outcome.is_failure())))
+    Ok(super::exit_code(outcome.is_failure()))
 }
 
 /// The bar, and each demo's error on stderr (above the bar).
