@@ -396,6 +396,7 @@ pub fn run(
         observer.file_done(d.size, &|| d.path.clone());
         if let Some(e) = &d.error {
             observer.note(&format!("{}: {}", d.path, e.message), false);
+            observer.failed(&d.path, e);
         }
     })?;
     writer.finish()?;
@@ -491,8 +492,27 @@ pub fn export_input(
     if matches!((&bytes, input), (Loaded::Borrowed(_), Input::File { .. })) {
         buf.holds = Some(index);
     }
-    done.size = bytes.len() as u64;
-    let demo = match Demo::parse(&bytes) {
+    export_bytes(decoder, &bytes, done.path, segment, opts, sink)
+}
+
+/// Exports the rows of `opts.table` of one demo held in memory (of a
+/// `segment` of it, or all of it), `path` in its `demo` column: what
+/// [`export_input`] does once the file is loaded (and the Python package's
+/// one-demo tables).
+pub fn export_bytes(
+    decoder: &mut Decoder,
+    bytes: &[u8],
+    path: String,
+    segment: Option<&Segment>,
+    opts: &ExportOptions,
+    sink: &mut dyn BatchSink,
+) -> DemoDone {
+    let mut done = DemoDone {
+        path,
+        size: bytes.len() as u64,
+        ..DemoDone::default()
+    };
+    let demo = match Demo::parse(bytes) {
         Ok(d) => d,
         Err(e) => {
             done.error = Some(ErrorRecord::demo(&e));

@@ -32,7 +32,31 @@ pub enum Verify {
     Full,
 }
 
+impl std::str::FromStr for Verify {
+    type Err = String;
+
+    /// The name `--verify` takes (`off`, `inflate`, `crc`, `full`).
+    fn from_str(s: &str) -> Result<Verify, String> {
+        Verify::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| format!("{s:?} is not one of off, inflate, crc, full"))
+    }
+}
+
 impl Verify {
+    pub const ALL: [Verify; 4] = [Verify::Off, Verify::Inflate, Verify::Crc, Verify::Full];
+
+    /// The name `--verify` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verify::Off => "off",
+            Verify::Inflate => "inflate",
+            Verify::Crc => "crc",
+            Verify::Full => "full",
+        }
+    }
+
     /// Whether every data block is inflated.
     pub fn inflates(self) -> bool {
         self != Verify::Off
@@ -453,4 +477,25 @@ pub fn run(
         index: run,
         thumbnail_failures: failures.report(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Verify;
+
+    /// The names of [`Verify`] are those of `--verify`, and read back.
+    #[test]
+    fn verify_names_are_the_command_lines() {
+        use clap::ValueEnum;
+        let clap_names: Vec<String> = Verify::value_variants()
+            .iter()
+            .map(|v| v.to_possible_value().unwrap().get_name().to_owned())
+            .collect();
+        let ours: Vec<&str> = Verify::ALL.iter().map(|v| v.name()).collect();
+        assert_eq!(clap_names, ours);
+        for v in Verify::ALL {
+            assert_eq!(v.name().parse::<Verify>(), Ok(v));
+        }
+        assert!("sha".parse::<Verify>().is_err());
+    }
 }

@@ -21,6 +21,7 @@
 //! every Parquet reader (DuckDB, pandas/pyarrow, polars, Spark) maps to its
 //! plain integer type; the values never come near `i64::MAX`.
 
+use arrow_array::RecordBatch;
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
@@ -34,9 +35,43 @@ pub const BATCH_ROWS: usize = 1024;
 /// Rows per Parquet row group.
 pub const ROW_GROUP_ROWS: usize = 8192;
 
+/// Turns records of one schema into Arrow record batches of at most
+/// [`BATCH_ROWS`] rows, through `arrow_json`'s serde decoder in strict mode
+/// (the Parquet files of [`ParquetSink`], the Python package's tables).
+pub struct RecordBatcher {
+    decoder: arrow_json::reader::Decoder,
+}
+
+impl RecordBatcher {
+    /// A batcher of `schema` rows.
+    pub fn new(schema: SchemaRef) -> io::Result<Self> {
+        let decoder = arrow_json::ReaderBuilder::new(schema)
+            .with_strict_mode(true)
+            .build_decoder()
+            .map_err(arrow_io)?;
+        Ok(RecordBatcher { decoder })
+    }
+
+    /// Appends one record; returns a full batch when one is ready.
+    pub fn push<T: Serialize>(&mut self, record: &T) -> io::Result<Option<RecordBatch>> {
+        self.decoder
+            .serialize(std::slice::from_ref(record))
+            .map_err(arrow_io)?;
+        if self.decoder.len() >= BATCH_ROWS {
+            return self.flush();
+        }
+        Ok(None)
+    }
+
+    /// The rows appended since the last batch, if any.
+    pub fn flush(&mut self) -> io::Result<Option<RecordBatch>> {
+        self.decoder.flush().map_err(arrow_io)
+    }
+}
+
 /// Writes records of one schema to a Parquet file.
 pub struct ParquetSink<W: Write + Send> {
-    decoder: arrow_json::reader::Decoder,
+    batcher: RecordBatcher,
     writer: ArrowWriter<W>,
 }
 
@@ -61,28 +96,15 @@ fn parquet_io(e: parquet::errors::ParquetError) -> io::Error {
 impl<W: Write + Send> ParquetSink<W> {
     /// A writer of `schema` rows to `out` (Snappy-compressed pages).
     pub fn new(out: W, schema: SchemaRef) -> io::Result<Self> {
-        let decoder = arrow_json::ReaderBuilder::new(schema.clone())
-            .with_strict_mode(true)
-            .build_decoder()
-            .map_err(arrow_io)?;
+        let batcher = RecordBatcher::new(schema.clone())?;
         let writer =
             ArrowWriter::try_new(out, schema, Some(writer_properties())).map_err(parquet_io)?;
-        Ok(ParquetSink { decoder, writer })
+        Ok(ParquetSink { batcher, writer })
     }
 
     /// Appends one record.
     pub fn write<T: Serialize>(&mut self, record: &T) -> io::Result<()> {
-        self.decoder
-            .serialize(std::slice::from_ref(record))
-            .map_err(arrow_io)?;
-        if self.decoder.len() >= BATCH_ROWS {
-            self.flush_batch()?;
-        }
-        Ok(())
-    }
-
-    fn flush_batch(&mut self) -> io::Result<()> {
-        if let Some(batch) = self.decoder.flush().map_err(arrow_io)? {
+        if let Some(batch) = self.batcher.push(record)? {
             self.writer.write(&batch).map_err(parquet_io)?;
         }
         Ok(())
@@ -90,7 +112,9 @@ impl<W: Write + Send> ParquetSink<W> {
 
     /// Writes the buffered rows and the file footer; returns the output.
     pub fn finish(mut self) -> io::Result<W> {
-        self.flush_batch()?;
+        if let Some(batch) = self.batcher.flush()? {
+            self.writer.write(&batch).map_err(parquet_io)?;
+        }
         self.writer.into_inner().map_err(parquet_io)
     }
 }

@@ -53,6 +53,9 @@ pub trait Observer {
     /// A message for a person (the command line prints it on stderr).
     /// `warning` messages are the ones `--quiet` leaves out.
     fn note(&mut self, _message: &str, _warning: bool) {}
+    /// The input at `path` failed with `error` (runs whose records do not
+    /// carry their errors, as `demos export`'s rows; after its `note`).
+    fn failed(&mut self, _path: &str, _error: &crate::report::ErrorRecord) {}
 }
 
 /// An observer that ignores everything.
