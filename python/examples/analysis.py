@@ -41,19 +41,23 @@ print(duckdb.sql(
     "where killer_name is not null group by killer_name order by kills desc limit 5"
 ))
 
-# 3. A heatmap of where players were, with matplotlib.
+# 3. A heatmap of where players were in the demo with the most positions
+#    (one demo: one map), with matplotlib.
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
-x = pos["x"].to_numpy() / 32
-y = pos["y"].to_numpy() / 32
+top = pos.group_by("demo").len().sort("len", descending=True)["demo"][0]
+one = pos.filter(pl.col("demo") == top)
+x = one["x"].to_numpy() / 32
+y = one["y"].to_numpy() / 32
 h, xe, ye = np.histogram2d(x, y, bins=(200, 120))
 plt.figure(figsize=(8, 5))
 plt.imshow(np.log1p(h.T), origin="upper", extent=(xe[0], xe[-1], ye[-1], ye[0]), cmap="magma")
 plt.xlabel("x (tiles)")
 plt.ylabel("y (tiles)")
 plt.colorbar(label="log(1 + position rows)")
+plt.title(top.rsplit("/", 1)[-1])
 plt.savefig(args.out, dpi=100)
-print(f"wrote {args.out}: {len(pos)} positions")
+print(f"wrote {args.out}: {len(one)} positions of {top}")
