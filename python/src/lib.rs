@@ -227,7 +227,7 @@ impl Drop for Reader {
 /// after the stream's end its outcome, errors and summary.
 #[pyclass(module = "teebatch._native")]
 struct Run {
-    reader: Mutex<Option<Reader>>,
+    reader: Mutex<Option<Box<dyn RecordBatchReader + Send>>>,
     shared: Arc<Mutex<Shared>>,
 }
 
@@ -259,15 +259,24 @@ impl Run {
             })
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         Ok(Run {
-            reader: Mutex::new(Some(Reader {
+            reader: Mutex::new(Some(Box::new(Reader {
                 schema,
                 rx: Some(rx),
                 shared: shared.clone(),
                 thread: Some(thread),
                 last_check: Instant::now(),
-            })),
+            }))),
             shared,
         })
+    }
+
+    /// A finished run of `batches` (one file's table).
+    fn of_batches(schema: SchemaRef, batches: Vec<RecordBatch>) -> Run {
+        let reader = arrow_array::RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+        Run {
+            reader: Mutex::new(Some(Box::new(reader))),
+            shared: Arc::default(),
+        }
     }
 }
 
@@ -290,7 +299,7 @@ impl Run {
             .unwrap_or_else(|e| e.into_inner())
             .take()
             .ok_or_else(|| PyRuntimeError::new_err("the batches of this run were already taken"))?;
-        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        let stream = FFI_ArrowArrayStream::new(reader);
         PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
     }
 
@@ -592,7 +601,7 @@ impl DemoFile {
         serde_json::to_string(&rec).map_err(|e| PyRuntimeError::new_err(e.to_string()))
     }
 
-    /// The rows of `table` (a [`Run`] already finished); raises
+    /// The rows of `table` (a finished [`Run`]); raises
     /// `FormatError` when the demo cannot be read to its end.
     #[pyo3(signature = (table, from_tick=None, to_tick=None))]
     fn table(
@@ -601,7 +610,7 @@ impl DemoFile {
         table: &str,
         from_tick: Option<i32>,
         to_tick: Option<i32>,
-    ) -> PyResult<Vec<BatchesCapsule>> {
+    ) -> PyResult<Run> {
         let t = self::table(table)?;
         let mut opts = ExportOptions::new(t);
         opts.from = from_tick.unwrap_or(i32::MIN);
@@ -632,39 +641,7 @@ impl DemoFile {
         if let Some(e) = &done.error {
             return Err(format_error(py, &self.path, e));
         }
-        Ok(vec![BatchesCapsule {
-            schema: t.schema(),
-            batches: Mutex::new(Some(batches)),
-        }])
-    }
-}
-
-/// Record batches already made, as an Arrow C stream (read it once).
-#[pyclass(module = "teebatch._native")]
-struct BatchesCapsule {
-    schema: SchemaRef,
-    batches: Mutex<Option<Vec<RecordBatch>>>,
-}
-
-#[pymethods]
-impl BatchesCapsule {
-    #[pyo3(signature = (requested_schema=None))]
-    fn __arrow_c_stream__<'py>(
-        &self,
-        py: Python<'py>,
-        requested_schema: Option<Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyCapsule>> {
-        let _ = requested_schema;
-        let batches = self
-            .batches
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-            .ok_or_else(|| PyRuntimeError::new_err("these batches were already taken"))?;
-        let reader =
-            arrow_array::RecordBatchIterator::new(batches.into_iter().map(Ok), self.schema.clone());
-        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
-        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+        Ok(Run::of_batches(t.schema(), batches))
     }
 }
 
@@ -907,7 +884,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Run>()?;
     m.add_class::<DemoFile>()?;
     m.add_class::<MapFile>()?;
-    m.add_class::<BatchesCapsule>()?;
     m.add_function(wrap_pyfunction!(demos_export, m)?)?;
     m.add_function(wrap_pyfunction!(demos_index, m)?)?;
     m.add_function(wrap_pyfunction!(maps_index, m)?)?;

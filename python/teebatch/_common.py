@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
 
 import pyarrow as pa
+
+if TYPE_CHECKING:
+    from typing_extensions import TypedDict
 
 PathLike = Union[str, "os.PathLike[str]"]
 Paths = Union[PathLike, Iterable[PathLike], None]
@@ -18,6 +21,25 @@ class TeebatchWarning(UserWarning):
 
     The run goes on; the same facts are in the run's ``errors``/``notes``.
     """
+
+
+if TYPE_CHECKING:
+
+    class Select(TypedDict, total=False):
+        """The selection keywords every collection function takes: the
+        command line's ``--files-from`` (a list file, or several), ``-0``
+        (``null``), ``--glob``, ``--exclude``, ``--max-depth``,
+        ``--no-follow`` (``follow_links=False``), ``--hidden`` and
+        ``--shard K/N``."""
+
+        files_from: Union[PathLike, Iterable[PathLike], None]
+        null: bool
+        glob: Optional[Iterable[str]]
+        exclude: Optional[Iterable[str]]
+        max_depth: Optional[int]
+        follow_links: bool
+        hidden: bool
+        shard: Optional[str]
 
 
 def selection(

@@ -55,8 +55,8 @@ class Demo:
         self, name: str, *, from_tick: Optional[int] = None, to_tick: Optional[int] = None
     ) -> pa.Table:
         """The rows of ``demos export --table NAME`` of this demo."""
-        (batches,) = self._native.table(name, from_tick=from_tick, to_tick=to_tick)
-        return pa.table(batches)
+        run = self._native.table(name, from_tick=from_tick, to_tick=to_tick)
+        return pa.RecordBatchReader.from_stream(run).read_all()
 
     def __repr__(self) -> str:
         return f"teebatch.Demo({self.path!r})"

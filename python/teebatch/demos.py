@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
 
 import pyarrow as pa
 
 from . import _native
-from ._common import Batches, Paths, PathLike, finish, jobs_arg, read_all, selection
+from ._common import Batches, Paths, jobs_arg, read_all, selection
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._common import Select
 
 #: The tables of :func:`export`, in the command line's order.
 TABLES = tuple(_native.tables())
@@ -22,14 +27,7 @@ def export_batches(
     to_tick: Optional[int] = None,
     jobs: Optional[int] = None,
     split_bytes: Optional[int] = None,
-    files_from: Union[PathLike, Iterable[PathLike], None] = None,
-    null: bool = False,
-    glob: Optional[Iterable[str]] = None,
-    exclude: Optional[Iterable[str]] = None,
-    max_depth: Optional[int] = None,
-    follow_links: bool = True,
-    hidden: bool = False,
-    shard: Optional[str] = None,
+    **select: Unpack[Select],
 ) -> Batches:
     """The rows of ``table`` of every demo of ``paths``, streamed.
 
@@ -38,10 +36,13 @@ def export_batches(
     ``docs/demo-tables.md``). ``paths``: a file, folder, archive or
     ``ARCHIVE!/MEMBER`` name, or a list of them; ``None``: the embedded
     demos. ``from_tick``/``to_tick``: absolute server ticks, inclusive.
-    ``jobs``: worker threads (``None``: all cores). The other keywords are
-    the command line's selection options (``--files-from``, ``-0``,
-    ``--glob``, ``--exclude``, ``--max-depth``, ``--no-follow``,
-    ``--hidden``, ``--shard K/N``).
+    ``jobs``: worker threads (``None``: all cores). ``split_bytes``: demos
+    of at least this size are split at keyframes and decoded in parallel
+    (``--split-bytes``). The other keywords are the command line's
+    selection options: ``files_from`` (``--files-from``, a list file or
+    several), ``null`` (``-0``), ``glob``/``exclude`` (``--glob``,
+    ``--exclude``), ``max_depth``, ``follow_links=False`` (``--no-follow``),
+    ``hidden`` and ``shard="K/N"``.
 
     Returns a :class:`teebatch._common.Batches` (the Arrow stream
     interface); a demo that fails keeps the rows decoded before its fault
@@ -49,17 +50,7 @@ def export_batches(
     """
     if table not in TABLES:
         raise ValueError(f"no table {table!r}; the tables are {', '.join(TABLES)}")
-    sel = selection(
-        paths,
-        files_from=files_from,
-        null=null,
-        glob=glob,
-        exclude=exclude,
-        max_depth=max_depth,
-        follow_links=follow_links,
-        hidden=hidden,
-        shard=shard,
-    )
+    sel = selection(paths, **select)
     run = _native.demos_export(
         sel,
         table,
@@ -78,7 +69,7 @@ def export(
     from_tick: Optional[int] = None,
     to_tick: Optional[int] = None,
     jobs: Optional[int] = None,
-    **select: Any,
+    **select: Unpack[Select],
 ) -> pa.Table:
     """The rows of ``table`` of every demo of ``paths`` as one
     ``pyarrow.Table`` (see :func:`export_batches` for the arguments).
@@ -97,14 +88,7 @@ def index(
     *,
     jobs: Optional[int] = None,
     summary: bool = False,
-    files_from: Union[PathLike, Iterable[PathLike], None] = None,
-    null: bool = False,
-    glob: Optional[Iterable[str]] = None,
-    exclude: Optional[Iterable[str]] = None,
-    max_depth: Optional[int] = None,
-    follow_links: bool = True,
-    hidden: bool = False,
-    shard: Optional[str] = None,
+    **select: Unpack[Select],
 ) -> Union[pa.Table, Tuple[pa.Table, Dict[str, Any]]]:
     """One record per demo of ``paths``, as ``teebatch demos index --format
     parquet`` writes them (the same schema and values); a demo that fails is
@@ -113,17 +97,7 @@ def index(
     With ``summary=True``, returns ``(table, summary)``: the collection
     summary as a ``dict``, the document ``--summary`` writes.
     """
-    sel = selection(
-        paths,
-        files_from=files_from,
-        null=null,
-        glob=glob,
-        exclude=exclude,
-        max_depth=max_depth,
-        follow_links=follow_links,
-        hidden=hidden,
-        shard=shard,
-    )
+    sel = selection(paths, **select)
     run = _native.demos_index(sel, jobs=jobs_arg(jobs))
     table = read_all(run)
     if summary:

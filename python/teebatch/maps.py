@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Dict, Iterable, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple, Union
 
 import pyarrow as pa
 
 from . import _native
-from ._common import Paths, PathLike, jobs_arg, read_all, selection
+from ._common import Paths, jobs_arg, read_all, selection
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from ._common import Select
 
 #: The values of ``verify`` (the command line's ``--verify``).
 VERIFY = ("off", "inflate", "crc", "full")
@@ -20,14 +25,7 @@ def index(
     verify: Optional[str] = None,
     jobs: Optional[int] = None,
     summary: bool = False,
-    files_from: Union[PathLike, Iterable[PathLike], None] = None,
-    null: bool = False,
-    glob: Optional[Iterable[str]] = None,
-    exclude: Optional[Iterable[str]] = None,
-    max_depth: Optional[int] = None,
-    follow_links: bool = True,
-    hidden: bool = False,
-    shard: Optional[str] = None,
+    **select: Unpack[Select],
 ) -> Union[pa.Table, Tuple[pa.Table, Dict[str, Any]]]:
     """One record per map of ``paths``, as ``teebatch maps index --format
     parquet`` writes them (the same schema and values); a map that fails is
@@ -44,17 +42,7 @@ def index(
     """
     if verify is not None and verify not in VERIFY:
         raise ValueError(f"verify must be one of {', '.join(VERIFY)}, not {verify!r}")
-    sel = selection(
-        paths,
-        files_from=files_from,
-        null=null,
-        glob=glob,
-        exclude=exclude,
-        max_depth=max_depth,
-        follow_links=follow_links,
-        hidden=hidden,
-        shard=shard,
-    )
+    sel = selection(paths, **select)
     run = _native.maps_index(sel, verify=verify, jobs=jobs_arg(jobs))
     table = read_all(run)
     if summary:
