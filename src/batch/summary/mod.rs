@@ -17,9 +17,12 @@
 //! that merging a part twice or overlapping shards is refused.
 
 pub mod demos;
+mod json_text;
 pub mod maps;
 pub mod merge;
 pub mod shard;
+
+pub use json_text::JsonText;
 
 pub use demos::DemosAggregate;
 pub use maps::MapsAggregate;
@@ -45,16 +48,32 @@ pub const DEMOS_INDEX: &str = "demos index";
 
 /// The smallest [`MAX_EXAMPLES`] paths seen (byte order): which paths are
 /// kept does not depend on the order they come in, so merging is exact.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "BTreeSet<String>", into = "BTreeSet<String>")]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(into = "BTreeSet<String>")]
 pub struct Examples(BTreeSet<String>);
 
-impl From<BTreeSet<String>> for Examples {
-    fn from(mut set: BTreeSet<String>) -> Self {
-        while set.len() > MAX_EXAMPLES {
-            set.pop_last();
+/// Read as a list of paths, keeping the smallest [`MAX_EXAMPLES`] as they
+/// come: a long list in a file costs no more than its ten.
+impl<'de> Deserialize<'de> for Examples {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Examples;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of paths")
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                mut s: S,
+            ) -> Result<Examples, S::Error> {
+                let mut e = Examples::default();
+                while let Some(p) = s.next_element::<std::borrow::Cow<'de, str>>()? {
+                    e.insert(&p);
+                }
+                Ok(e)
+            }
         }
-        Examples(set)
+        d.deserialize_seq(V)
     }
 }
 
@@ -557,49 +576,195 @@ pub(crate) fn read_at_most(
     reader.take(limit.saturating_add(1)).read_to_end(out)
 }
 
+/// A header field as [`read_header`] looks at it: a string, an unsigned
+/// integer, or anything else (skipped without being kept).
+#[derive(Default)]
+enum HeaderField {
+    Str(String),
+    U64(u64),
+    #[default]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for HeaderField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = HeaderField;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<HeaderField, E> {
+                Ok(HeaderField::Str(v.to_owned()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<HeaderField, E> {
+                Ok(HeaderField::U64(v))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<HeaderField, E> {
+                Ok(HeaderField::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<HeaderField, E> {
+                Ok(HeaderField::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<HeaderField, E> {
+                Ok(HeaderField::Other)
+            }
+            fn visit_unit<E>(self) -> Result<HeaderField, E> {
+                Ok(HeaderField::Other)
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                s: S,
+            ) -> Result<HeaderField, S::Error> {
+                serde::de::IgnoredAny.visit_seq(s)?;
+                Ok(HeaderField::Other)
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                m: M,
+            ) -> Result<HeaderField, M::Error> {
+                serde::de::IgnoredAny.visit_map(m)?;
+                Ok(HeaderField::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The header of a summary document (`format`, `version`, `command`; the
+/// last of repeated keys, as a JSON value keeps), read in one pass that
+/// keeps nothing else: every other field is skipped unbuilt.
+#[derive(Default)]
+struct Header {
+    format: HeaderField,
+    version: HeaderField,
+    command: HeaderField,
+}
+
+impl<'de> Deserialize<'de> for Header {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Header;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON document")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<Header, M::Error> {
+                let mut h = Header::default();
+                while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*k {
+                        "format" => h.format = m.next_value()?,
+                        "version" => h.version = m.next_value()?,
+                        "command" => h.command = m.next_value()?,
+                        _ => {
+                            m.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(h)
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(self, s: S) -> Result<Header, S::Error> {
+                serde::de::IgnoredAny.visit_seq(s)?;
+                Ok(Header::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+            fn visit_unit<E>(self) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// Reads a summary document and checks its header; returns the command
-/// and the document.
-pub fn read_header(path: &Path) -> Result<(String, serde_json::Value), LoadError> {
+/// and the document's bytes. The document is parsed in full (so bad JSON
+/// is found here) but only the header is kept: no tree of the document
+/// is built.
+pub fn read_header(path: &Path) -> Result<(String, Vec<u8>), LoadError> {
     let name = path.display();
     let bytes = read_summary_file(path).map_err(|e| LoadError::BadFile(format!("{name}: {e}")))?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes)
+    let h: Header = serde_json::from_slice(&bytes)
         .map_err(|e| LoadError::BadFile(format!("{name}: not a teebatch summary: {e}")))?;
-    if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+    if !matches!(&h.format, HeaderField::Str(f) if f == FORMAT) {
         return Err(LoadError::BadFile(format!(
             "{name}: not a teebatch summary (no \"format\": \"{FORMAT}\")"
         )));
     }
-    match v.get("version").and_then(|f| f.as_u64()) {
-        Some(n) if n == u64::from(VERSION) => {}
-        Some(n) => {
+    match h.version {
+        HeaderField::U64(n) if n == u64::from(VERSION) => {}
+        HeaderField::U64(n) => {
             return Err(LoadError::Incompatible(format!(
                 "{name}: summary format version {n}; this teebatch reads version {VERSION}"
             )))
         }
-        None => {
+        _ => {
             return Err(LoadError::BadFile(format!(
                 "{name}: summary without a numeric \"version\""
             )))
         }
     }
-    let command = match v.get("command").and_then(|c| c.as_str()) {
-        Some(c @ (MAPS_INDEX | DEMOS_INDEX)) => c.to_owned(),
-        other => {
+    let command = match h.command {
+        HeaderField::Str(c) if c == MAPS_INDEX || c == DEMOS_INDEX => c,
+        HeaderField::Str(c) => {
             return Err(LoadError::BadFile(format!(
-                "{name}: summary of an unknown command {other:?}"
+                "{name}: summary of an unknown command {:?}",
+                Some(c)
+            )))
+        }
+        _ => {
+            return Err(LoadError::BadFile(format!(
+                "{name}: summary of an unknown command {:?}",
+                None::<&str>
             )))
         }
     };
-    Ok((command, v))
+    Ok((command, bytes))
 }
 
-/// The typed summary of a document read by [`read_header`].
-pub fn from_value<A: Aggregate>(
+/// The typed summary of the document `bytes` read by [`read_header`],
+/// with `run` as its canonical text ([`JsonText`]). Parsed straight from
+/// the bytes in two passes (the aggregate, then inputs and `run`), each
+/// skipping what the other keeps, so no JSON tree of the document is
+/// built: memory is what the typed summary holds.
+pub fn from_bytes<A: Aggregate>(
     path: &Path,
-    v: serde_json::Value,
-) -> Result<Summary<A>, LoadError> {
-    serde_json::from_value(v)
-        .map_err(|e| LoadError::BadFile(format!("{}: bad summary: {e}", path.display())))
+    bytes: &[u8],
+) -> Result<(Summary<A>, JsonText), LoadError> {
+    #[derive(Deserialize)]
+    struct Rest {
+        inputs: Inputs,
+        #[serde(default)]
+        run: JsonText,
+    }
+    let bad =
+        |e: serde_json::Error| LoadError::BadFile(format!("{}: bad summary: {e}", path.display()));
+    let aggregate: A = serde_json::from_slice(bytes).map_err(bad)?;
+    let rest: Rest = serde_json::from_slice(bytes).map_err(bad)?;
+    Ok((
+        Summary {
+            format: FORMAT.to_owned(),
+            version: VERSION,
+            command: A::COMMAND.to_owned(),
+            inputs: rest.inputs,
+            aggregate,
+            run: serde_json::Value::Null,
+        },
+        rest.run,
+    ))
 }
 
 #[cfg(all(test, unix))]
