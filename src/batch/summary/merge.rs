@@ -2,7 +2,7 @@
 //! summary documents of the same command.
 
 use super::{from_bytes, read_header, Aggregate, DemosAggregate, LoadError, MapsAggregate};
-use super::{JsonText, Summary, MAPS_INDEX};
+use super::{InputsMerger, JsonText, Summary, MAPS_INDEX};
 use std::io;
 use std::path::PathBuf;
 
@@ -49,6 +49,7 @@ fn merge_typed<A: Aggregate>(
     first: Vec<u8>,
 ) -> Result<Merged, MergeError> {
     let mut merged: Option<Summary<A>> = None;
+    let mut inputs = InputsMerger::default();
     let mut runs = Vec::new();
     let mut bytes = Some(first);
     for p in paths {
@@ -66,20 +67,35 @@ fn merge_typed<A: Aggregate>(
                 b
             }
         };
-        let (doc, run) = from_bytes::<A>(p, &b).map_err(MergeError::Load)?;
+        let (mut doc, run) = from_bytes::<A>(p, &b).map_err(MergeError::Load)?;
         drop(b);
         runs.push((p.to_string_lossy().into_owned(), run));
+        let refused = |e| {
+            MergeError::Load(LoadError::Incompatible(format!(
+                "{}: cannot be merged: {e}",
+                p.display()
+            )))
+        };
+        // As Summary::merge, with the inputs merged by one InputsMerger
+        // (linear in all parts) and the derived fields computed once at
+        // the end.
         match &mut merged {
-            None => merged = Some(doc),
-            Some(m) => m.merge(doc).map_err(|e| {
-                MergeError::Load(LoadError::Incompatible(format!(
-                    "{}: cannot be merged: {e}",
-                    p.display()
-                )))
-            })?,
+            None => {
+                inputs.add_unchecked(doc.inputs.clone());
+                merged = Some(doc);
+            }
+            Some(m) => {
+                inputs
+                    .add(std::mem::take(&mut doc.inputs))
+                    .map_err(refused)?;
+                m.aggregate.merge(doc.aggregate).map_err(refused)?;
+            }
         }
     }
     let mut merged = merged.expect("at least one summary");
+    if paths.len() > 1 {
+        merged.inputs = inputs.finish();
+    }
     merged.aggregate.finish();
     merged.run = serde_json::Value::Null;
     let mut text =
