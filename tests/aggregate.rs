@@ -1571,3 +1571,26 @@ fn merge_memory_is_a_small_multiple_of_the_summary() {
         smallest
     );
 }
+
+/// The `--files-from` lists of a run hold at most
+/// `shard::MAX_LISTED_PATHS` entries, empty ones counted: an endless list
+/// of empty entries (`/dev/zero` piped with `-0`), which ran forever,
+/// stops at the limit with exit 2 and a message naming the list, the entry
+/// and the limit.
+#[cfg(unix)]
+#[test]
+fn file_lists_have_an_entry_limit() {
+    let max = teebatch::batch::summary::shard::MAX_LISTED_PATHS;
+    let (mut cat, zeros) = endless_zeros();
+    let (code, err) = run_with_stdin(&["maps", "index", "-q", "-0", "--files-from", "-"], zeros);
+    let _ = cat.kill();
+    let _ = cat.wait();
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "teebatch: --files-from -: entry {} (at byte {max}) is past the limit of {max} entries in the --files-from lists of a run\n",
+            max + 1
+        )
+    );
+}
