@@ -1461,3 +1461,136 @@ fn merge_refuses_counts_that_overflow() {
         )
     );
 }
+
+/// `merge` parses a summary straight into its typed form, one file at a
+/// time: a crafted 19 MB summary of tiny values (2 million zeros in an
+/// unknown field, a `run` of a million repeated keys and 256 Ki zeros, a
+/// million example paths) peaks within 32 MiB + twice its size, where a
+/// JSON tree of it took about 12 times its size (and 33 times for a file of
+/// zeros alone). The merged document is what a JSON value of each file
+/// gives: `run` as read (keys sorted, the last repeated key kept), ten
+/// examples.
+#[test]
+fn merge_memory_is_a_small_multiple_of_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let folder = d.join("maps");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("a.map"), teebatch::batch::embedded::MAPS[0].1).unwrap();
+    let part = d.join("part.json");
+    let o = teebatch(&[
+        "maps",
+        "index",
+        "-q",
+        "--summary",
+        part.to_str().unwrap(),
+        folder.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&part).unwrap()).unwrap();
+    let n = 1 << 20;
+    let mut text = serde_json::to_string(&{
+        let mut v = doc.clone();
+        let o = v.as_object_mut().unwrap();
+        o.remove("run");
+        o.insert(
+            "errors".into(),
+            serde_json::json!({ "io.not_regular_file": { "count": 1, "examples": [] } }),
+        );
+        v
+    })
+    .unwrap();
+    assert!(text.ends_with('}'));
+    text.pop();
+    let zeros = |n: usize| format!("[{}]", vec!["0"; n].join(","));
+    text += &format!(",\"unknown\":{}", zeros(2 * n));
+    text += &format!(
+        ",\"run\":{{\"b\":{},{},\"a\":1}}}}",
+        zeros(n / 4),
+        vec!["\"a\":0"; n].join(",")
+    );
+    let examples: Vec<String> = (0..n).rev().map(|i| format!("\"{i:x}\"")).collect();
+    let text = text.replacen(
+        "\"examples\":[]",
+        &format!("\"examples\":[{}]", examples.join(",")),
+        1,
+    );
+    let big = d.join("big.json");
+    std::fs::write(&big, &text).unwrap();
+    let size = text.len() as u64;
+    assert!(size > 18 << 20, "{size}");
+    let other = d.join("other.json");
+    let folder2 = d.join("more");
+    std::fs::create_dir_all(&folder2).unwrap();
+    std::fs::write(folder2.join("b.map"), teebatch::batch::embedded::MAPS[1].1).unwrap();
+    let o = teebatch(&[
+        "maps",
+        "index",
+        "-q",
+        "--summary",
+        other.to_str().unwrap(),
+        folder2.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = d.join("merged.json");
+    let (o, peak) = crate::common::output_with_peak_rss(
+        std::process::Command::new(env!("CARGO_BIN_EXE_teebatch")).args([
+            "merge",
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+            big.to_str().unwrap(),
+            other.to_str().unwrap(),
+        ]),
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let peak = peak.expect("peak RSS from /proc");
+    assert!(
+        peak * 1024 <= (32 << 20) + 2 * size,
+        "peak {peak} KiB for a summary of {size} bytes"
+    );
+    let merged: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let run = &merged["run"]["merged"][0]["run"];
+    assert_eq!(run.as_object().unwrap().len(), 2);
+    assert_eq!(run["a"], 1);
+    assert_eq!(run["b"].as_array().unwrap().len(), n / 4);
+    let ex = &merged["errors"]["io.not_regular_file"]["examples"];
+    let smallest: BTreeSet<String> = (0..n).map(|i| format!("{i:x}")).collect();
+    let smallest: Vec<&String> = smallest.iter().take(10).collect();
+    assert_eq!(
+        ex.as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect::<Vec<_>>(),
+        smallest
+    );
+}
+
+/// The `--files-from` lists of a run hold at most
+/// `shard::MAX_LISTED_PATHS` entries, empty ones counted: an endless list
+/// of empty entries (`/dev/zero` piped with `-0`), which ran forever,
+/// stops at the limit with exit 2 and a message naming the list, the entry
+/// and the limit.
+#[cfg(unix)]
+#[test]
+fn file_lists_have_an_entry_limit() {
+    let max = teebatch::batch::summary::shard::MAX_LISTED_PATHS;
+    let (mut cat, zeros) = endless_zeros();
+    let (code, err) = run_with_stdin(&["maps", "index", "-q", "-0", "--files-from", "-"], zeros);
+    let _ = cat.kill();
+    let _ = cat.wait();
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err,
+        format!(
+            "teebatch: --files-from -: entry {} (at byte {max}) is past the limit of {max} entries in the --files-from lists of a run\n",
+            max + 1
+        )
+    );
+}

@@ -545,3 +545,79 @@ fn archive_memory_per_member_is_bounded() {
         "{per_member:.2} KiB per added member (peaks {peaks:?} KiB)"
     );
 }
+
+/// `demos export` of a demo inside a `.tar.gz` split at keyframes: the
+/// stream is told the member is loaded by the plan and once per segment,
+/// and keeps its bytes between the loads (in memory, or spooled past the
+/// memory budget), so the archive is decompressed once, where every
+/// segment restarted the gzip stream from its start (the member was
+/// consumed by the plan). Each segment is exported with a fresh worker
+/// buffer, as different workers do; together they give the rows of the
+/// unsplit demo.
+#[test]
+fn a_split_demo_in_a_tar_gz_is_decompressed_once() {
+    use teebatch::backend::Backend;
+    use teebatch::batch::export::{export_input, plan_units, ExportOptions, ReadBuf};
+    use teebatch::demo::export::Table;
+    use teebatch::demo::stream::Decoder;
+    let Some(ds) = crate::common::datasets() else {
+        return;
+    };
+    let demo = std::fs::read(ds.join("demos/ddnet__Multeasymap_bench.demo")).unwrap();
+    let tar = tar_bytes(&[
+        ("a.demo".to_string(), demo.clone()),
+        ("filler.bin".to_string(), member_bytes(1, 1 << 20)),
+    ]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("demos.tar.gz");
+    std::fs::write(&path, gzip(&tar)).unwrap();
+    let export_all = |split_bytes: u64, budget: u64| {
+        let inputs = batch::collect_inputs(std::slice::from_ref(&path), "demo");
+        assert_eq!(inputs.len(), 1);
+        let stream = stream_of(&inputs);
+        stream.set_memory_budget(budget);
+        let listed = stream.ops();
+        let mut opts = ExportOptions::new(Table::Positions);
+        opts.split_bytes = split_bytes;
+        let units = plan_units(&inputs, &opts);
+        let mut rows = 0;
+        for unit in &units {
+            let mut sink = |b: arrow_array::RecordBatch| {
+                rows += b.num_rows() as u64;
+                true
+            };
+            let done = export_input(
+                &mut Decoder::new(Backend::default()),
+                &mut ReadBuf::default(),
+                unit.input,
+                &inputs[unit.input],
+                unit.segment.as_ref(),
+                &opts,
+                &mut sink,
+            );
+            assert!(done.error.is_none(), "{:?}", done.error);
+        }
+        let ops = stream.ops();
+        (units.len(), rows, listed, ops)
+    };
+    let (n, want, _, _) = export_all(u64::MAX, 64 << 20);
+    assert_eq!(n, 1);
+    assert!(want > 1000, "{want} rows");
+    for budget in [64 << 20, 4096] {
+        let (n, rows, listed, ops) = export_all(64 << 10, budget);
+        assert!(n >= 8, "{n} segments");
+        assert_eq!(rows, want, "budget {budget}");
+        assert_eq!(ops.restarts, 0, "budget {budget}: {n} segments");
+        assert!(
+            ops.decompressed_bytes - listed.decompressed_bytes <= demo.len() as u64 + 1024,
+            "budget {budget}: {} bytes decompressed for a {} byte member",
+            ops.decompressed_bytes - listed.decompressed_bytes,
+            demo.len()
+        );
+        assert_eq!(
+            ops.spooled_bytes > 0,
+            budget < demo.len() as u64,
+            "budget {budget}"
+        );
+    }
+}

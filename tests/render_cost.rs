@@ -505,3 +505,67 @@ fn write_cost_maps() {
     };
     std::fs::write(dir.join("game-8000.map"), crafted(&c)).unwrap();
 }
+
+/// `maps render --max-render-work N` caps each `full` picture's work at N
+/// (through `batch::render::RunOptions::max_work`): a tiny cap makes the
+/// picture fail with `render.work_limit` naming the layer and the cap
+/// (exit 1, no picture), the exact work it needs draws it, and without
+/// the flag the default limit applies; the entities style is not capped.
+#[test]
+fn max_render_work_flag_caps_a_full_picture() {
+    let c = Crafted {
+        w: 16,
+        h: 16,
+        quads: vec![Quad::plain([(0, 0), (512, 0), (0, 512), (512, 512)]); 300],
+        ..Crafted::default()
+    };
+    let needed = work(&c, 1);
+    let dir = tempfile::tempdir().unwrap();
+    let map = dir.path().join("heavy.map");
+    std::fs::write(&map, crafted(&c)).unwrap();
+    let out = dir.path().join("out");
+    let render = |extra: &[&str], style: &str, code: i32| {
+        let mut args = vec![
+            "maps",
+            "render",
+            "--style",
+            style,
+            "--scale",
+            "1",
+            map.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "-q",
+        ];
+        args.extend(extra);
+        let _ = std::fs::remove_file(out.join("heavy.png"));
+        run_records(&args, code).remove(0)
+    };
+    let cap = (needed - 1).to_string();
+    // A cap of 1 stops at the first layer, one less than needed at the
+    // quads.
+    for (tiny, layer) in [("1", "layer 1 (Design)"), (cap.as_str(), "layer 2 (Heavy)")] {
+        let r = render(&["--max-render-work", tiny], "full", 1);
+        let e = &r["error"];
+        assert_eq!(
+            (&e["stage"], &e["kind"], &e["section"]),
+            (&"render".into(), &"work_limit".into(), &layer.into()),
+            "{r}"
+        );
+        let message = e["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!(", {tiny} pixel visits")),
+            "{message}"
+        );
+        assert!(!out.join("heavy.png").exists());
+    }
+    let r = render(&["--max-render-work", &needed.to_string()], "full", 0);
+    assert!(r["error"].is_null(), "{r}");
+    assert!(out.join("heavy.png").exists());
+    let r = render(&[], "full", 0);
+    assert!(r["error"].is_null(), "{r}");
+    let r = render(&["--max-render-work", "1"], "entities", 0);
+    assert!(r["error"].is_null(), "{r}");
+    let bad = crate::common::teebatch(&["maps", "render", "--max-render-work", "0", "--out", "x"]);
+    assert_eq!(bad.status.code(), Some(2));
+}

@@ -149,6 +149,7 @@ fn render_run_into_a_folder() {
         textures: teebatch::render::Textures::locate(None).unwrap(),
         mmap: teebatch::batch::MmapMode::Never,
         jobs: Some(2),
+        max_work: None,
     };
     let mut records = Vec::new();
     let outcome = render::run(

@@ -198,7 +198,26 @@ pub fn plan_units(inputs: &[Input], opts: &ExportOptions) -> Vec<Unit> {
 
 /// The segments of a demo to split (none when it cannot be read or its
 /// table needs the whole demo).
+/// An archive member is loaded here and again by each of its units: a
+/// `.tar.gz` stream is told so, and keeps its bytes meanwhile
+/// ([`crate::batch::archive::Member::set_loads`]).
 fn split_input(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8>) -> Vec<Segment> {
+    let member = match input {
+        Input::Member(m) => Some(m),
+        _ => None,
+    };
+    if let Some(m) = member {
+        m.set_loads(2);
+    }
+    let segs = split_loaded(input, opts, size, buf);
+    if let Some(m) = member {
+        // One load per unit: the segments, or the whole demo.
+        m.set_loads(segs.len().max(1) as u32);
+    }
+    segs
+}
+
+fn split_loaded(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8>) -> Vec<Segment> {
     let Ok(bytes) = load(input, opts.mmap, buf) else {
         return Vec::new();
     };

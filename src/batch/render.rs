@@ -166,8 +166,10 @@ pub fn write_thumbnail(
     })
 }
 
-/// Renders one input (read as `mmap` says) and writes its picture to
-/// `out`.
+/// Renders one input (read as `mmap` says), a `full` picture doing at
+/// most `max_work` work (see [`RunOptions::max_work`]), and writes its
+/// picture to `out`.
+#[allow(clippy::too_many_arguments)]
 pub fn render_input(
     w: &mut Worker,
     input: &Input,
@@ -176,6 +178,7 @@ pub fn render_input(
     textures: &Textures,
     out: &Path,
     inputs: &InputFiles,
+    max_work: Option<u64>,
 ) -> RenderRecord {
     let mut rec = RenderRecord {
         path: input.display_path(),
@@ -197,7 +200,9 @@ pub fn render_input(
             Ok(bytes) => {
                 rec.size = bytes.len() as u64;
                 inflater.start_file();
-                match crate::render::render_map(&bytes, opts, textures, inflater, data_buf) {
+                match crate::render::render_map_with(
+                    &bytes, opts, textures, inflater, data_buf, max_work,
+                ) {
                     Ok(mut p) => {
                         let legend = p.draw_legend(&[]);
                         rec.warnings = p.warnings;
@@ -241,6 +246,11 @@ pub struct RunOptions {
     pub mmap: super::MmapMode,
     /// Worker threads (`None` or 0: all cores; capped at the inputs).
     pub jobs: Option<usize>,
+    /// The most work one `full` picture may do (`None`:
+    /// [`crate::limits::Limits::picture_work`] of its drawing's pixels);
+    /// past it the picture fails with render `work_limit`
+    /// (`maps render --max-render-work`).
+    pub max_work: Option<u64>,
 }
 
 /// Draws every map of `sel` into `opts.out`; the records reach `sink` in
@@ -282,6 +292,7 @@ pub fn run(
                 &opts.textures,
                 &path,
                 &input_files,
+                opts.max_work,
             )
         },
         |_, rec: RenderRecord| {

@@ -2,7 +2,7 @@
 //! listed, one shard kept ([`select`]).
 
 use super::run::Selection;
-use super::summary::shard::{read_path_list, read_path_list_file};
+use super::summary::shard::{read_path_list, read_path_list_file, MAX_LISTED_PATHS};
 use super::summary::{InputPart, Shard, Walk};
 use super::{collect_inputs_with, Input, WalkOptions};
 use std::io;
@@ -55,12 +55,17 @@ pub fn select(
             "the PATH - (a tar stream on stdin) and --files-from - both read stdin",
         ));
     }
+    // The entries of all lists together are capped (MAX_LISTED_PATHS).
+    let mut entries_left = MAX_LISTED_PATHS;
     for f in &opts.files_from {
         let listed = if f.as_os_str() == "-" {
-            read_path_list(io::stdin().lock(), opts.null)
+            read_path_list(io::stdin().lock(), opts.null, entries_left)
         } else {
-            read_path_list_file(f, opts.null)
+            read_path_list_file(f, opts.null, entries_left)
         };
+        if let Ok(l) = &listed {
+            entries_left = entries_left.saturating_sub(l.len());
+        }
         all.extend(
             listed.map_err(|e| {
                 io::Error::new(e.kind(), format!("--files-from {}: {e}", f.display()))

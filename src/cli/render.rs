@@ -31,6 +31,13 @@ pub struct RenderArgs {
     /// it exists; without textures a flat palette is used (see the README).
     #[arg(long, value_name = "DIR")]
     pub mapres: Option<PathBuf>,
+    /// The most work one `--style full` picture may do: pixels its tiles
+    /// and quads cover (drawn or found transparent), plus each quad row
+    /// scanned and each tile, quad and envelope point read. Past it the
+    /// picture fails with a render `work_limit` error naming the layer.
+    /// Default: 256 per pixel of the drawing plus 2^24.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_render_work: Option<u64>,
     #[command(flatten)]
     pub batch: BatchArgs,
 }
@@ -150,6 +157,7 @@ pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
         out: args.out.clone(),
         mmap: args.batch.mmap,
         jobs: args.batch.jobs,
+        max_work: args.max_render_work,
     };
     let mut bar = args.batch.bar(&sel, true);
     let (mut out, _stdout) = super::open_output(None)?;

@@ -77,6 +77,7 @@ pub(super) fn list_tar_gz(
             offset: l.data_offset,
             size: l.size,
             taken: false,
+            takes: 1,
             readable: l.problem.is_none(),
             held: Held::No,
         })
@@ -197,7 +198,11 @@ enum Held {
 struct StreamEntry {
     offset: u64,
     size: u64,
+    /// Taken as often as it will be (or released).
     taken: bool,
+    /// Takes still to come (1 unless set by [`GzStream::set_takes`]):
+    /// while more than one, a take keeps the bytes for the next.
+    takes: u32,
     readable: bool,
     held: Held,
 }
@@ -293,7 +298,55 @@ impl StreamState {
     }
 }
 
+impl StreamState {
+    /// Keeps a copy of entry `j`'s bytes `b` (taken again later): in
+    /// memory within the budget, else at the end of the spool file; if
+    /// the spool cannot be written the entry is read from the stream
+    /// again when asked for.
+    fn hold(&mut self, j: usize, b: &[u8]) {
+        let size = b.len() as u64;
+        if self.memory_bytes.saturating_add(size) <= self.memory_budget {
+            self.memory_bytes += size;
+            self.entries[j].held = Held::Memory(b.to_vec());
+            return;
+        }
+        if self.spool.is_none() {
+            self.spool = tempfile::tempfile().ok();
+            self.spool_len = 0;
+        }
+        let at = self.spool_len;
+        let Some(f) = &mut self.spool else { return };
+        if f.seek(io::SeekFrom::Start(at))
+            .and_then(|_| f.write_all(b))
+            .is_ok()
+        {
+            self.spool_len += size;
+            self.ops.spooled_bytes += size;
+            self.entries[j].held = Held::Spool(at);
+        } else {
+            self.spool = None;
+            for e in &mut self.entries {
+                if matches!(e.held, Held::Spool(_)) {
+                    e.held = Held::No;
+                }
+            }
+        }
+    }
+}
+
 impl GzStream {
+    /// Member `m` will be taken `n` more times (at least 1): until the
+    /// last, each take keeps its bytes (in memory within the budget, else
+    /// in the spool file), so the stream is not decompressed again for it.
+    /// `demos export` sets it for a demo it splits into segments.
+    pub(super) fn set_takes(&self, m: &Member, n: u32) {
+        let mut st = self.lock();
+        let e = &mut st.entries[m.stream_index];
+        if !e.taken {
+            e.takes = n.max(1);
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, StreamState> {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -332,13 +385,24 @@ impl GzStream {
         let mut guard = self.lock();
         let st = &mut *guard;
         let i = m.stream_index;
-        if !st.entries[i].taken {
+        // Another take will follow (a split demo's segments): the bytes
+        // stay kept.
+        let again = !st.entries[i].taken && st.entries[i].takes > 1;
+        if again {
+            st.entries[i].takes -= 1;
+        } else if !st.entries[i].taken {
             st.entries[i].taken = true;
             if st.entries[i].readable {
                 st.left = st.left.saturating_sub(1);
             }
         }
         let got = match std::mem::replace(&mut st.entries[i].held, Held::No) {
+            Held::Memory(b) if again => {
+                buf.clear();
+                buf.extend_from_slice(&b);
+                st.entries[i].held = Held::Memory(b);
+                Ok(())
+            }
             Held::Memory(b) => {
                 st.memory_bytes -= b.len() as u64;
                 *buf = b;
@@ -353,7 +417,13 @@ impl GzStream {
                 f.seek(io::SeekFrom::Start(at))
                     .and_then(|_| read_exact_into(f, st.entries[i].size, buf))
             }
-            Held::No => self.read_to(st, i, buf),
+            Held::No => {
+                let r = self.read_to(st, i, buf);
+                if again && r.is_ok() {
+                    st.hold(i, buf);
+                }
+                r
+            }
         };
         if got.is_err() {
             st.reader = None;

@@ -251,6 +251,17 @@ impl Member {
         }
     }
 
+    /// Says the member will be loaded `n` more times (at least 1; `demos
+    /// export` of a demo split into segments): a `.tar.gz` stream keeps
+    /// its bytes between the loads instead of decompressing the archive
+    /// again for each. No effect on other archives, whose members are
+    /// read again from the mapping.
+    pub fn set_loads(&self, n: u32) {
+        if let Source::Stream(s) = &self.source {
+            s.set_takes(self, n);
+        }
+    }
+
     /// The member's bytes: a slice of the mapping (stored), inflated into
     /// `buf` (deflated), or read from the stream into `buf` (`.tar.gz`).
     pub fn load<'b>(&'b self, buf: &'b mut Vec<u8>) -> io::Result<&'b [u8]> {

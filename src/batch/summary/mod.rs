@@ -17,9 +17,12 @@
 //! that merging a part twice or overlapping shards is refused.
 
 pub mod demos;
+mod json_text;
 pub mod maps;
 pub mod merge;
 pub mod shard;
+
+pub use json_text::JsonText;
 
 pub use demos::DemosAggregate;
 pub use maps::MapsAggregate;
@@ -45,16 +48,32 @@ pub const DEMOS_INDEX: &str = "demos index";
 
 /// The smallest [`MAX_EXAMPLES`] paths seen (byte order): which paths are
 /// kept does not depend on the order they come in, so merging is exact.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "BTreeSet<String>", into = "BTreeSet<String>")]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(into = "BTreeSet<String>")]
 pub struct Examples(BTreeSet<String>);
 
-impl From<BTreeSet<String>> for Examples {
-    fn from(mut set: BTreeSet<String>) -> Self {
-        while set.len() > MAX_EXAMPLES {
-            set.pop_last();
+/// Read as a list of paths, keeping the smallest [`MAX_EXAMPLES`] as they
+/// come: a long list in a file costs no more than its ten.
+impl<'de> Deserialize<'de> for Examples {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Examples;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a list of paths")
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                mut s: S,
+            ) -> Result<Examples, S::Error> {
+                let mut e = Examples::default();
+                while let Some(p) = s.next_element::<std::borrow::Cow<'de, str>>()? {
+                    e.insert(&p);
+                }
+                Ok(e)
+            }
         }
-        Examples(set)
+        d.deserialize_seq(V)
     }
 }
 
@@ -330,10 +349,6 @@ impl InputPart {
         self.walk = walk;
         self
     }
-
-    fn source(&self) -> (&[String], &[String], &Walk) {
-        (&self.paths, &self.files_from, &self.walk)
-    }
 }
 
 impl fmt::Display for InputPart {
@@ -374,64 +389,186 @@ impl Inputs {
     /// Adds the parts of `other`, refusing any part that covers files
     /// already covered: the same inputs twice, the same shard twice, all
     /// files and a shard of the same inputs, or shards of different N.
+    /// Costs O((P + Q) log P) for P parts here and Q in `other`; to add
+    /// many, use one [`InputsMerger`].
     pub fn merge(&mut self, other: Inputs) -> Result<(), String> {
-        for a in &self.parts {
-            for b in &other.parts {
-                if a.source() != b.source() {
-                    continue;
-                }
-                match (&a.shard, &b.shard) {
-                    (Some(x), Some(y)) if x.n == y.n && x.k != y.k => {}
-                    (Some(x), Some(y)) if x == y => {
-                        return Err(format!("{a} is already merged in"));
+        let mut m = InputsMerger::default();
+        m.add_unchecked(std::mem::take(self));
+        let r = m.add(other);
+        *self = m.finish();
+        r
+    }
+}
+
+/// The inputs a part covers, without its shard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Source {
+    paths: Vec<String>,
+    files_from: Vec<String>,
+    walk: Walk,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Comparisons of two [`Source`]s on this thread (the work of merging
+    /// inputs, counted by the scaling test).
+    static SOURCE_COMPARISONS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+impl Ord for Source {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        #[cfg(test)]
+        SOURCE_COMPARISONS.with(|c| c.set(c.get() + 1));
+        (&self.paths, &self.files_from, &self.walk).cmp(&(&o.paths, &o.files_from, &o.walk))
+    }
+}
+
+impl PartialOrd for Source {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// The shards covering one [`Source`] (`None`: all its files), with how
+/// many there are per shard count N.
+#[derive(Default)]
+struct Covered {
+    shards: BTreeSet<Option<Shard>>,
+    per_n: BTreeMap<u32, usize>,
+}
+
+/// Merges the [`Inputs`] of many summaries in time O(P log P) for P parts
+/// in all (adding them one by one with [`Inputs::merge`] costs O(P^2)):
+/// the parts are kept grouped by their inputs, so a part is checked
+/// against the parts of the same inputs only, and a group whose N shards
+/// are all present becomes one part without a shard when it is complete.
+/// The result and the refusals (each naming the smallest part already
+/// covered that a new part conflicts with) are those of [`Inputs::merge`]
+/// applied in the same order.
+#[derive(Default)]
+pub struct InputsMerger {
+    groups: BTreeMap<Source, Covered>,
+}
+
+impl InputsMerger {
+    /// Adds the parts of `inputs` (one summary's), refusing any that
+    /// covers files already covered (see [`Inputs::merge`]); nothing is
+    /// added when one is refused.
+    pub fn add(&mut self, inputs: Inputs) -> Result<(), String> {
+        let part = |src: &Source, shard: Option<Shard>| InputPart {
+            paths: src.paths.clone(),
+            files_from: src.files_from.clone(),
+            shard,
+            walk: src.walk.clone(),
+        };
+        let mut sources = Vec::with_capacity(inputs.parts.len());
+        // The conflict with the smallest part already here (then the
+        // first new part), as a pairwise scan in that order finds it.
+        let mut worst: Option<(InputPart, String)> = None;
+        for b in inputs.parts {
+            let src = Source {
+                paths: b.paths,
+                files_from: b.files_from,
+                walk: b.walk,
+            };
+            if let Some(c) = self.groups.get(&src) {
+                let y = b.shard;
+                // Shards of the same N other than y are the only parts y
+                // does not overlap.
+                let clear = match y {
+                    None => c.shards.is_empty(),
+                    Some(y) => {
+                        !c.shards.contains(&None)
+                            && !c.shards.contains(&Some(y))
+                            && c.per_n.keys().all(|&n| n == y.n)
                     }
-                    (Some(_), Some(_)) => {
-                        return Err(format!(
+                };
+                if !clear {
+                    let conflicts = |x: &Option<Shard>| match (x, y) {
+                        (Some(x), Some(y)) => !(x.n == y.n && x.k != y.k),
+                        _ => true,
+                    };
+                    let x = *c.shards.iter().find(|x| conflicts(x)).expect("a conflict");
+                    let a = part(&src, x);
+                    let b = part(&src, y);
+                    let msg = match (x, y) {
+                        (Some(x), Some(y)) if x == y => format!("{a} is already merged in"),
+                        (Some(_), Some(_)) => format!(
                             "{a} and {b} split the same inputs in different numbers of shards, which overlap"
-                        ));
-                    }
-                    _ => {
-                        return Err(format!("{a} and {b} overlap (the same inputs)"));
+                        ),
+                        _ => format!("{a} and {b} overlap (the same inputs)"),
+                    };
+                    if worst.as_ref().is_none_or(|(w, _)| a < *w) {
+                        worst = Some((a, msg));
                     }
                 }
             }
+            sources.push((src, b.shard));
         }
-        self.parts.extend(other.parts);
-        self.canonicalize();
+        if let Some((_, msg)) = worst {
+            return Err(msg);
+        }
+        for (src, shard) in sources {
+            self.insert(src, shard);
+        }
         Ok(())
     }
 
-    /// Sorts the parts and replaces all N shards of the same inputs by one
-    /// part without a shard.
-    fn canonicalize(&mut self) {
-        // (paths, files_from, walk) -> the shards covering them.
-        type Source = (Vec<String>, Vec<String>, Walk);
-        let mut groups: BTreeMap<Source, Vec<Option<Shard>>> = BTreeMap::new();
-        for p in self.parts.drain(..) {
-            groups
-                .entry((p.paths, p.files_from, p.walk))
-                .or_default()
-                .push(p.shard);
+    /// Adds the parts of `inputs` unchecked (the first summary's: its
+    /// parts are not checked against each other, as by [`Inputs::merge`]).
+    pub fn add_unchecked(&mut self, inputs: Inputs) {
+        for p in inputs.parts {
+            let src = Source {
+                paths: p.paths,
+                files_from: p.files_from,
+                walk: p.walk,
+            };
+            self.insert(src, p.shard);
         }
-        for ((paths, files_from, walk), mut shards) in groups {
-            shards.sort();
-            let complete = shards.iter().enumerate().all(|(i, s)| {
-                s.as_ref()
-                    .is_some_and(|s| s.n as usize == shards.len() && s.k as usize == i + 1)
-            });
-            if complete {
-                shards = vec![None];
+    }
+
+    /// Adds one part, unchecked.
+    fn insert(&mut self, src: Source, shard: Option<Shard>) {
+        {
+            let c = self.groups.entry(src).or_default();
+            if c.shards.insert(shard) {
+                if let Some(s) = shard {
+                    *c.per_n.entry(s.n).or_default() += 1;
+                }
             }
-            for shard in shards {
-                self.parts.push(InputPart {
-                    paths: paths.clone(),
-                    files_from: files_from.clone(),
+            // All N shards of N: one part without a shard.
+            let complete = match (c.shards.first(), c.shards.last(), c.per_n.first_key_value()) {
+                (Some(Some(first)), Some(Some(last)), Some((&n, &count))) => {
+                    c.per_n.len() == 1
+                        && count == c.shards.len()
+                        && n as usize == count
+                        && first.k == 1
+                        && last.k == n
+                }
+                _ => false,
+            };
+            if complete {
+                c.shards = BTreeSet::from([None]);
+                c.per_n.clear();
+            }
+        }
+    }
+
+    /// The merged inputs, parts sorted.
+    pub fn finish(self) -> Inputs {
+        let mut parts = Vec::new();
+        for (src, c) in self.groups {
+            for shard in c.shards {
+                parts.push(InputPart {
+                    paths: src.paths.clone(),
+                    files_from: src.files_from.clone(),
                     shard,
-                    walk: walk.clone(),
+                    walk: src.walk.clone(),
                 });
             }
         }
-        self.parts.sort();
+        parts.sort();
+        Inputs { parts }
     }
 }
 
@@ -557,49 +694,195 @@ pub(crate) fn read_at_most(
     reader.take(limit.saturating_add(1)).read_to_end(out)
 }
 
+/// A header field as [`read_header`] looks at it: a string, an unsigned
+/// integer, or anything else (skipped without being kept).
+#[derive(Default)]
+enum HeaderField {
+    Str(String),
+    U64(u64),
+    #[default]
+    Other,
+}
+
+impl<'de> Deserialize<'de> for HeaderField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = HeaderField;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<HeaderField, E> {
+                Ok(HeaderField::Str(v.to_owned()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<HeaderField, E> {
+                Ok(HeaderField::U64(v))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<HeaderField, E> {
+                Ok(HeaderField::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<HeaderField, E> {
+                Ok(HeaderField::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<HeaderField, E> {
+                Ok(HeaderField::Other)
+            }
+            fn visit_unit<E>(self) -> Result<HeaderField, E> {
+                Ok(HeaderField::Other)
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(
+                self,
+                s: S,
+            ) -> Result<HeaderField, S::Error> {
+                serde::de::IgnoredAny.visit_seq(s)?;
+                Ok(HeaderField::Other)
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(
+                self,
+                m: M,
+            ) -> Result<HeaderField, M::Error> {
+                serde::de::IgnoredAny.visit_map(m)?;
+                Ok(HeaderField::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The header of a summary document (`format`, `version`, `command`; the
+/// last of repeated keys, as a JSON value keeps), read in one pass that
+/// keeps nothing else: every other field is skipped unbuilt.
+#[derive(Default)]
+struct Header {
+    format: HeaderField,
+    version: HeaderField,
+    command: HeaderField,
+}
+
+impl<'de> Deserialize<'de> for Header {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Header;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a JSON document")
+            }
+            fn visit_map<M: serde::de::MapAccess<'de>>(self, mut m: M) -> Result<Header, M::Error> {
+                let mut h = Header::default();
+                while let Some(k) = m.next_key::<std::borrow::Cow<'de, str>>()? {
+                    match &*k {
+                        "format" => h.format = m.next_value()?,
+                        "version" => h.version = m.next_value()?,
+                        "command" => h.command = m.next_value()?,
+                        _ => {
+                            m.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(h)
+            }
+            fn visit_seq<S: serde::de::SeqAccess<'de>>(self, s: S) -> Result<Header, S::Error> {
+                serde::de::IgnoredAny.visit_seq(s)?;
+                Ok(Header::default())
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+            fn visit_unit<E>(self) -> Result<Header, E> {
+                Ok(Header::default())
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 /// Reads a summary document and checks its header; returns the command
-/// and the document.
-pub fn read_header(path: &Path) -> Result<(String, serde_json::Value), LoadError> {
+/// and the document's bytes. The document is parsed in full (so bad JSON
+/// is found here) but only the header is kept: no tree of the document
+/// is built.
+pub fn read_header(path: &Path) -> Result<(String, Vec<u8>), LoadError> {
     let name = path.display();
     let bytes = read_summary_file(path).map_err(|e| LoadError::BadFile(format!("{name}: {e}")))?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes)
+    let h: Header = serde_json::from_slice(&bytes)
         .map_err(|e| LoadError::BadFile(format!("{name}: not a teebatch summary: {e}")))?;
-    if v.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
+    if !matches!(&h.format, HeaderField::Str(f) if f == FORMAT) {
         return Err(LoadError::BadFile(format!(
             "{name}: not a teebatch summary (no \"format\": \"{FORMAT}\")"
         )));
     }
-    match v.get("version").and_then(|f| f.as_u64()) {
-        Some(n) if n == u64::from(VERSION) => {}
-        Some(n) => {
+    match h.version {
+        HeaderField::U64(n) if n == u64::from(VERSION) => {}
+        HeaderField::U64(n) => {
             return Err(LoadError::Incompatible(format!(
                 "{name}: summary format version {n}; this teebatch reads version {VERSION}"
             )))
         }
-        None => {
+        _ => {
             return Err(LoadError::BadFile(format!(
                 "{name}: summary without a numeric \"version\""
             )))
         }
     }
-    let command = match v.get("command").and_then(|c| c.as_str()) {
-        Some(c @ (MAPS_INDEX | DEMOS_INDEX)) => c.to_owned(),
-        other => {
+    let command = match h.command {
+        HeaderField::Str(c) if c == MAPS_INDEX || c == DEMOS_INDEX => c,
+        HeaderField::Str(c) => {
             return Err(LoadError::BadFile(format!(
-                "{name}: summary of an unknown command {other:?}"
+                "{name}: summary of an unknown command {:?}",
+                Some(c)
+            )))
+        }
+        _ => {
+            return Err(LoadError::BadFile(format!(
+                "{name}: summary of an unknown command {:?}",
+                None::<&str>
             )))
         }
     };
-    Ok((command, v))
+    Ok((command, bytes))
 }
 
-/// The typed summary of a document read by [`read_header`].
-pub fn from_value<A: Aggregate>(
+/// The typed summary of the document `bytes` read by [`read_header`],
+/// with `run` as its canonical text ([`JsonText`]). Parsed straight from
+/// the bytes in two passes (the aggregate, then inputs and `run`), each
+/// skipping what the other keeps, so no JSON tree of the document is
+/// built: memory is what the typed summary holds.
+pub fn from_bytes<A: Aggregate>(
     path: &Path,
-    v: serde_json::Value,
-) -> Result<Summary<A>, LoadError> {
-    serde_json::from_value(v)
-        .map_err(|e| LoadError::BadFile(format!("{}: bad summary: {e}", path.display())))
+    bytes: &[u8],
+) -> Result<(Summary<A>, JsonText), LoadError> {
+    #[derive(Deserialize)]
+    struct Rest {
+        inputs: Inputs,
+        #[serde(default)]
+        run: JsonText,
+    }
+    let bad =
+        |e: serde_json::Error| LoadError::BadFile(format!("{}: bad summary: {e}", path.display()));
+    let aggregate: A = serde_json::from_slice(bytes).map_err(bad)?;
+    let rest: Rest = serde_json::from_slice(bytes).map_err(bad)?;
+    Ok((
+        Summary {
+            format: FORMAT.to_owned(),
+            version: VERSION,
+            command: A::COMMAND.to_owned(),
+            inputs: rest.inputs,
+            aggregate,
+            run: serde_json::Value::Null,
+        },
+        rest.run,
+    ))
 }
 
 #[cfg(all(test, unix))]
@@ -624,5 +907,51 @@ mod tests {
         let part = InputPart::new(&["maps/b", "maps/a"], &["-"], None);
         assert_eq!(part.paths, ["maps/a", "maps/b"]);
         assert_eq!(part.files_from, ["-"]);
+    }
+}
+
+#[cfg(test)]
+mod scaling_tests {
+    use super::*;
+
+    /// Comparisons of inputs to merge `n` summaries of different inputs
+    /// and then the `n` shards of one more, as `merge` does.
+    fn merge_work(n: u32, one_by_one: bool) -> u64 {
+        let before = SOURCE_COMPARISONS.with(|c| c.get());
+        let none: &[&str] = &[];
+        let parts = (0..n)
+            .map(|i| InputPart::new(&[format!("maps/{i}")], none, None))
+            .chain((1..=n).map(|k| InputPart::new(&["all"], none, Some(Shard { k, n }))));
+        let merged = if one_by_one {
+            let mut m = Inputs::default();
+            for p in parts {
+                m.merge(Inputs::one(p)).unwrap();
+            }
+            m
+        } else {
+            let mut m = InputsMerger::default();
+            for p in parts {
+                m.add(Inputs::one(p)).unwrap();
+            }
+            m.finish()
+        };
+        assert_eq!(merged.parts.len(), n as usize + 1);
+        assert_eq!(merged.parts[0].paths, ["all"]);
+        assert_eq!(merged.parts[0].shard, None);
+        SOURCE_COMPARISONS.with(|c| c.get()) - before
+    }
+
+    /// Merging the inputs of 2n summaries costs at most 2.5 times the
+    /// comparisons of n (O(P log P)); adding them one by one to an
+    /// [`Inputs`] is quadratic (4 times), as `merge` did.
+    #[test]
+    fn merging_inputs_is_linear_in_the_parts() {
+        let (small, large) = (merge_work(2000, false), merge_work(4000, false));
+        assert!(
+            large * 10 <= small * 25,
+            "{small} comparisons for 2 x 2000 parts, {large} for 2 x 4000"
+        );
+        let (small, large) = (merge_work(500, true), merge_work(1000, true));
+        assert!(large > small * 3, "one by one: {small}, {large}");
     }
 }

@@ -83,6 +83,14 @@ impl Shard {
 /// of 4 KiB).
 pub const MAX_LISTED_PATH_BYTES: usize = 64 << 10;
 
+/// The most entries the `--files-from` lists of one run may hold
+/// together: 2^24 = 16,777,216 (paths; an empty entry counts towards the
+/// limit of its own list). A listed path is held as its
+/// bytes plus about 56 bytes until the inputs are built, so the lists of
+/// short paths cost at most about 1.3 GB (with the list's growth slack);
+/// an endless list (`yes`) ends at the limit.
+pub const MAX_LISTED_PATHS: usize = 1 << 24;
+
 /// Reads a path list: entries separated by `\n` (or by NUL bytes when
 /// `nul`); empty entries are skipped. Names are taken byte for byte (no
 /// trimming; with `\n` separators a name cannot contain a newline, with
@@ -91,8 +99,13 @@ pub const MAX_LISTED_PATH_BYTES: usize = 64 << 10;
 /// Read entry by entry: an entry longer than [`MAX_LISTED_PATH_BYTES`] is
 /// an error (naming its number and byte offset) as soon as its first
 /// bytes past the limit are read, so an endless one (`/dev/zero` without
-/// `-0`) ends too.
-pub fn read_path_list(reader: impl Read, nul: bool) -> io::Result<Vec<PathBuf>> {
+/// `-0`) ends too. So is an entry past the first `max_entries` (empty
+/// ones counted: an endless list of empty lines ends as well).
+pub fn read_path_list(
+    reader: impl Read,
+    nul: bool,
+    max_entries: usize,
+) -> io::Result<Vec<PathBuf>> {
     let sep = if nul { 0 } else { b'\n' };
     let mut reader = io::BufReader::new(reader);
     let mut out = Vec::new();
@@ -105,6 +118,15 @@ pub fn read_path_list(reader: impl Read, nul: bool) -> io::Result<Vec<PathBuf>> 
             .read_until(sep, &mut entry)?;
         if n == 0 {
             break;
+        }
+        if number > max_entries as u64 {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "entry {number} (at byte {offset}) is past the limit of \
+                     {MAX_LISTED_PATHS} entries in the --files-from lists of a run"
+                ),
+            ));
         }
         if entry.last() == Some(&sep) {
             entry.pop();
@@ -128,7 +150,11 @@ pub fn read_path_list(reader: impl Read, nul: bool) -> io::Result<Vec<PathBuf>> 
 /// [`read_path_list`] of the file at `path` (`--files-from FILE`): a
 /// regular file, a pipe or a socket; a device (`/dev/zero`, a terminal:
 /// use `-` for stdin) or a directory is refused without reading.
-pub fn read_path_list_file(path: &std::path::Path, nul: bool) -> io::Result<Vec<PathBuf>> {
+pub fn read_path_list_file(
+    path: &std::path::Path,
+    nul: bool,
+    max_entries: usize,
+) -> io::Result<Vec<PathBuf>> {
     let ty = std::fs::metadata(path)?.file_type();
     if ty.is_dir() {
         return Err(io::Error::new(
@@ -146,7 +172,7 @@ pub fn read_path_list_file(path: &std::path::Path, nul: bool) -> io::Result<Vec<
             ));
         }
     }
-    read_path_list(std::fs::File::open(path)?, nul)
+    read_path_list(std::fs::File::open(path)?, nul, max_entries)
 }
 
 #[cfg(unix)]
@@ -183,9 +209,35 @@ mod tests {
 
     #[test]
     fn path_lists() {
-        let l = read_path_list(&b"a b\n\nc\r\n"[..], false).unwrap();
+        let l = read_path_list(&b"a b\n\nc\r\n"[..], false, MAX_LISTED_PATHS).unwrap();
         assert_eq!(l, [PathBuf::from("a b"), PathBuf::from("c\r")]);
-        let l = read_path_list(&b"x\ny\0z\0"[..], true).unwrap();
+        let l = read_path_list(&b"x\ny\0z\0"[..], true, MAX_LISTED_PATHS).unwrap();
         assert_eq!(l, [PathBuf::from("x\ny"), PathBuf::from("z")]);
+    }
+
+    /// A list holds at most `max_entries` entries, empty ones counted; the
+    /// error names the first entry past the limit and its byte offset, and
+    /// an endless list ends there.
+    #[test]
+    fn path_lists_have_an_entry_limit() {
+        let l = read_path_list(&b"a\n\nb\n"[..], false, 3).unwrap();
+        assert_eq!(l, [PathBuf::from("a"), PathBuf::from("b")]);
+        let l = read_path_list(&b"a\n\nb"[..], false, 3).unwrap();
+        assert_eq!(l.len(), 2);
+        let e = read_path_list(&b"a\n\nb\nc\n"[..], false, 3).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "entry 4 (at byte 5) is past the limit of {MAX_LISTED_PATHS} entries in the --files-from lists of a run"
+            )
+        );
+        let e = read_path_list(io::repeat(b'\n'), false, 1000).unwrap_err();
+        assert!(
+            e.to_string().starts_with("entry 1001 (at byte 1000) "),
+            "{e}"
+        );
+        let e = read_path_list(io::repeat(0), true, 0).unwrap_err();
+        assert!(e.to_string().starts_with("entry 1 (at byte 0) "), "{e}");
     }
 }
