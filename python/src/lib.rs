@@ -152,6 +152,11 @@ struct Reader {
     thread: Option<JoinHandle<()>>,
     /// When signals were last looked for.
     last_check: Instant,
+    /// The thread that started the run (Python's, usually the main
+    /// thread): only there are signals looked for. A reader's own threads
+    /// (DuckDB scans on its workers) never take the GIL, which the thread
+    /// waiting for them may hold.
+    owner: std::thread::ThreadId,
 }
 
 impl Reader {
@@ -190,7 +195,10 @@ impl Iterator for Reader {
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             // Signals are looked for every POLL, also while batches flow.
-            if self.last_check.elapsed() >= POLL && self.interrupted() {
+            if self.last_check.elapsed() >= POLL
+                && std::thread::current().id() == self.owner
+                && self.interrupted()
+            {
                 return Some(Err(ArrowError::ExternalError(Box::new(io::Error::new(
                     io::ErrorKind::Interrupted,
                     "interrupted",
@@ -265,6 +273,7 @@ impl Run {
                 shared: shared.clone(),
                 thread: Some(thread),
                 last_check: Instant::now(),
+                owner: std::thread::current().id(),
             }))),
             shared,
         })
