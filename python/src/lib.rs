@@ -11,6 +11,7 @@
 //! waits without the GIL and looks for a pending signal (Ctrl-C) every
 //! [`POLL`], and stops the run when one arrives.
 
+use arrow_array::ffi::FFI_ArrowSchema;
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{RecordBatch, RecordBatchReader};
 use arrow_schema::{ArrowError, SchemaRef};
@@ -235,6 +236,7 @@ impl Drop for Reader {
 /// after the stream's end its outcome, errors and summary.
 #[pyclass(module = "teebatch._native")]
 struct Run {
+    schema: SchemaRef,
     reader: Mutex<Option<Box<dyn RecordBatchReader + Send>>>,
     shared: Arc<Mutex<Shared>>,
 }
@@ -267,6 +269,7 @@ impl Run {
             })
             .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
         Ok(Run {
+            schema: schema.clone(),
             reader: Mutex::new(Some(Box::new(Reader {
                 schema,
                 rx: Some(rx),
@@ -281,8 +284,10 @@ impl Run {
 
     /// A finished run of `batches` (one file's table).
     fn of_batches(schema: SchemaRef, batches: Vec<RecordBatch>) -> Run {
-        let reader = arrow_array::RecordBatchIterator::new(batches.into_iter().map(Ok), schema);
+        let reader =
+            arrow_array::RecordBatchIterator::new(batches.into_iter().map(Ok), schema.clone());
         Run {
+            schema,
             reader: Mutex::new(Some(Box::new(reader))),
             shared: Arc::default(),
         }
@@ -310,6 +315,14 @@ impl Run {
             .ok_or_else(|| PyRuntimeError::new_err("the batches of this run were already taken"))?;
         let stream = FFI_ArrowArrayStream::new(reader);
         PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
+    }
+
+    /// The Arrow PyCapsule schema interface: the table's schema (readers
+    /// such as DuckDB ask for it before they take the stream).
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        let schema = FFI_ArrowSchema::try_from(self.schema.as_ref())
+            .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+        PyCapsule::new_with_value(py, schema, c"arrow_schema")
     }
 
     /// Stops the run if it is still going (its batches were not taken or

@@ -129,6 +129,9 @@ class Batches:
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         return self._run.__arrow_c_stream__(requested_schema)
 
+    def __arrow_c_schema__(self) -> Any:
+        return self._run.__arrow_c_schema__()
+
     def reader(self) -> pa.RecordBatchReader:
         """The batches as a ``pyarrow.RecordBatchReader``."""
         return pa.RecordBatchReader.from_stream(self)

@@ -170,6 +170,12 @@ def test_export_batches_streams_into_polars_and_duckdb(synth_demos):
     r = teebatch.demos.export_batches(synth_demos, "kills").reader()
     (n,) = duckdb.sql("select count(*) as n, count(distinct killer) as k from r").fetchall()
     assert n[0] == whole.num_rows and n[1] > 0
+    # The stream object itself: DuckDB asks for its schema first
+    # (__arrow_c_schema__), then takes the stream once.
+    b = teebatch.demos.export_batches(synth_demos, "kills")
+    (m,) = duckdb.sql("select count(*) from b").fetchall()
+    assert m[0] == whole.num_rows
+    assert pl.DataFrame(teebatch.demos.export_batches(synth_demos, "kills")).height == whole.num_rows
     batches = list(teebatch.demos.export_batches(synth_demos, "kills"))
     assert sum(b.num_rows for b in batches) == whole.num_rows
 
