@@ -20,13 +20,7 @@ use teebatch::synth::demo::{generate, SynthParams};
 /// The batches of `table` for one demo.
 fn build(bytes: &[u8], table: Table, dec: &mut Decoder) -> Vec<RecordBatch> {
     let demo = Demo::parse(bytes).expect("generated demo");
-    let mut b = TableBuilder::new(
-        table,
-        demo.decode_protocol(),
-        "bench.demo",
-        i32::MIN,
-        i32::MAX,
-    );
+    let mut b = TableBuilder::for_demo(table, &demo, "bench.demo", i32::MIN, i32::MAX);
     let mut out = Vec::new();
     let mut sink = |batch: RecordBatch| {
         out.push(batch);

@@ -213,7 +213,7 @@ fn analysis_follows_changes() {
 fn table_rows(bytes: &[u8], table: Table, whole: bool) -> (Vec<Vec<Value>>, u64) {
     let demo = Demo::parse(bytes).unwrap();
     let mut dec = Decoder::new(Backend::Simd);
-    let mut b = TableBuilder::new(table, demo.decode_protocol(), "d", i32::MIN, i32::MAX);
+    let mut b = TableBuilder::for_demo(table, &demo, "d", i32::MIN, i32::MAX);
     let mut unknown = Changes::default();
     unknown.set_unknown();
     let mut s = dec.stream(&demo, Discard);

@@ -25,7 +25,7 @@ fn ours(path: &Path, table: Table) -> (Protocol, Vec<Vec<Value>>) {
     let demo = Demo::parse(&bytes).unwrap();
     let protocol = demo.decode_protocol();
     let mut dec = Decoder::new(Backend::Simd);
-    let mut b = TableBuilder::new(table, protocol, "d", i32::MIN, i32::MAX);
+    let mut b = TableBuilder::for_demo(table, &demo, "d", i32::MIN, i32::MAX);
     let mut rows = Vec::new();
     let mut sink = |batch: arrow_array::RecordBatch| {
         // Batches are bounded: 100 rows asked, plus at most one
@@ -241,7 +241,7 @@ fn positions_match_libtw2() {
         );
         for (i, (row, (tick, id, fields, dd))) in rows.iter().zip(&theirs).enumerate() {
             let at = format!("{name} row {i}");
-            assert_eq!((&row[1], &row[2]), (&int(*tick), &int(*id)), "{at}");
+            assert_eq!((&row[1], &row[4]), (&int(*tick), &int(*id)), "{at}");
             assert_eq!(&row[first..first + 23], &fields[..], "{at}");
             // libtw2 fills the DDNet fields an older server did not send
             // with defaults; we leave them null. libtw2's 0.7 crate has no
@@ -363,31 +363,31 @@ fn chat_and_kills_match_libtw2_and_dump() {
         let our_chat: Vec<Chat> = chat_rows
             .iter()
             .map(|r| {
-                let target = match r[6] {
+                let target = match r[8] {
                     Value::I32(t) => Some(t),
                     _ => None,
                 };
                 (
                     i(&r[1]),
-                    i(&r[2]),
-                    i(&r[5]),
+                    i(&r[4]),
+                    i(&r[7]),
                     target,
-                    s(&r[7]).as_bytes().to_vec(),
+                    s(&r[9]).as_bytes().to_vec(),
                 )
             })
             .collect();
         assert_eq!(our_chat, their_chat, "{name}");
         let our_kills: Vec<Kill> = kill_rows
             .iter()
-            .filter(|r| s(&r[2]) == "kill")
-            .map(|r| (i(&r[1]), i(&r[3]), i(&r[5]), i(&r[7]), i(&r[8])))
+            .filter(|r| s(&r[4]) == "kill")
+            .map(|r| (i(&r[1]), i(&r[5]), i(&r[7]), i(&r[9]), i(&r[10])))
             .collect();
         assert_eq!(our_kills, their_kills, "{name}");
         // Names: killer and victim names are the ones the players table
         // has at that tick (spot check: every named kill has a name).
         for r in &kill_rows {
-            if i(&r[3]) >= 0 {
-                assert_ne!(r[4], Value::Null, "{name}: {r:?}");
+            if i(&r[5]) >= 0 {
+                assert_ne!(r[6], Value::Null, "{name}: {r:?}");
             }
         }
         // The chat log `demos dump --chat` prints: same lines.
@@ -405,9 +405,9 @@ fn chat_and_kills_match_libtw2_and_dump() {
                 format!(
                     "{}\t{}\t{}\t{}",
                     i(&r[1]),
-                    i(&r[2]),
-                    s(&r[3]),
-                    s(&r[7]).replace(['\t', '\n'], " ")
+                    i(&r[4]),
+                    s(&r[5]),
+                    s(&r[9]).replace(['\t', '\n'], " ")
                 )
             })
             .collect();
@@ -949,15 +949,15 @@ fn item_tables_match_libtw2() {
             let mut mine: Vec<EventRow> = rows
                 .iter()
                 .map(|r| {
-                    let fields = schema.fields()[4..]
+                    let fields = schema.fields()[6..]
                         .iter()
                         .enumerate()
-                        .filter_map(|(k, c)| match r[4 + k] {
+                        .filter_map(|(k, c)| match r[6 + k] {
                             Value::I32(v) => Some((column_name(table, c.name()), v)),
                             _ => None,
                         })
                         .collect();
-                    (i(&r[1]), i(&r[3]), s(&r[2]).to_owned(), fields)
+                    (i(&r[1]), i(&r[5]), s(&r[4]).to_owned(), fields)
                 })
                 .collect();
             // libtw2's 0.7 crate has no DDNet extended items (which a DDNet
@@ -986,7 +986,7 @@ fn item_tables_match_libtw2() {
             }
             assert_eq!(mine, theirs, "{} {name}", table.name());
             // Our own order: by tick, then id.
-            let key = |r: &Vec<Value>| (i(&r[1]), i(&r[3]));
+            let key = |r: &Vec<Value>| (i(&r[1]), i(&r[5]));
             assert!(rows.windows(2).all(|w| key(&w[0]) <= key(&w[1])), "{name}");
             total += rows.len();
         }
@@ -1097,25 +1097,25 @@ fn players_replay_matches_libtw2() {
         for (tick, want) in &theirs {
             while at < rows.len() && i(&rows[at][1]) <= *tick {
                 let r = &rows[at];
-                let id = i(&r[2]);
-                match s(&r[3]) {
+                let id = i(&r[4]);
+                match s(&r[5]) {
                     "leave" => {
                         assert!(state.remove(&id).is_some(), "{name}: {r:?}");
                     }
                     change => {
                         assert_eq!(change == "join", !state.contains_key(&id), "{name}: {r:?}");
-                        let name_ints = match &r[4] {
+                        let name_ints = match &r[6] {
                             Value::Str(n) if protocol == Protocol::V06 => {
                                 Some(libtw2_packer::string_to_ints4(n.as_bytes()))
                             }
                             _ => None,
                         };
-                        let team = match r[8] {
+                        let team = match r[10] {
                             Value::I32(t) if protocol == Protocol::V06 => Some(t),
                             _ => None,
                         };
-                        let local = protocol == Protocol::V06 && r[10] == Value::Bool(true);
-                        state.insert(id, (name_ints, team, r[9].clone().try_into_i32(), local));
+                        let local = protocol == Protocol::V06 && r[12] == Value::Bool(true);
+                        state.insert(id, (name_ints, team, r[11].clone().try_into_i32(), local));
                     }
                 }
                 changes += 1;
@@ -1183,7 +1183,7 @@ fn corrupted_demos_never_panic() {
         };
         for table in Table::ALL {
             let mut dec = Decoder::new(Backend::Simd);
-            let mut b = TableBuilder::new(table, demo.decode_protocol(), "d", i32::MIN, i32::MAX);
+            let mut b = TableBuilder::for_demo(table, &demo, "d", i32::MIN, i32::MAX);
             let schema = table.schema();
             let mut sink = |batch: arrow_array::RecordBatch| {
                 assert_eq!(batch.schema(), schema);
@@ -1234,7 +1234,7 @@ fn export_keeps_no_chat_lines() {
     let held = |bytes: &[u8], table: Table| {
         let demo = Demo::parse(bytes).unwrap();
         let mut dec = Decoder::new(Backend::Simd);
-        let mut b = TableBuilder::new(table, Protocol::V06, "d", i32::MIN, i32::MAX);
+        let mut b = TableBuilder::for_demo(table, &demo, "d", i32::MIN, i32::MAX);
         let mut most = 0;
         let mut stream = dec.stream(&demo, teebatch::warn::Discard);
         while let Some(ev) = stream.next_event() {
@@ -1253,4 +1253,158 @@ fn export_keeps_no_chat_lines() {
     assert_eq!(rows, 2000);
     assert!((1..=4).contains(&most), "{most}");
     assert_eq!(held(&n2, Table::Chat), (4000, most));
+}
+
+fn f(v: &Value) -> f64 {
+    match v {
+        Value::F64(x) => *x,
+        v => panic!("not a float: {v:?}"),
+    }
+}
+
+/// Each demo's `first_tick` as `demos index` reports it, by path.
+fn first_ticks(dir: &str) -> std::collections::HashMap<String, i32> {
+    crate::common::run_records(&["demos", "index", "-q", dir], 0)
+        .iter()
+        .map(|r| {
+            let path = r["path"].as_str().unwrap().to_owned();
+            (path, r["first_tick"].as_i64().unwrap() as i32)
+        })
+        .collect()
+}
+
+/// Every row of every table of every shared demo has `demo_tick = tick -
+/// first_tick` (the `first_tick` of `demos index`) and `time_s =
+/// demo_tick / 50`; a table whose first row is at the demo's first tick
+/// starts at `time_s` 0.
+#[test]
+fn time_columns_count_from_the_demos_first_tick() {
+    let Some(root) = datasets() else { return };
+    let dir = root.join("demos");
+    let dir = dir.to_str().unwrap();
+    let first = first_ticks(dir);
+    let (mut rows, mut starts_at_zero) = (0, 0);
+    for table in Table::ALL {
+        let name = table.name();
+        let (dt, ts) = (col(table, "demo_tick"), col(table, "time_s"));
+        assert_eq!((dt, ts), (2, 3));
+        let (c, out, e) = export(&[dir, "--table", name, "--format", "jsonl"]);
+        assert_eq!(c, 0, "{e}");
+        let all = read_jsonl(&table.schema(), &out).unwrap();
+        let mut seen = std::collections::HashSet::new();
+        for r in &all {
+            let demo = s(&r[0]);
+            let ft = first[demo];
+            assert_eq!(i(&r[dt]), i(&r[1]) - ft, "{name} {demo}");
+            assert_eq!(f(&r[ts]), f64::from(i(&r[1]) - ft) / 50.0, "{name} {demo}");
+            if seen.insert(demo.to_owned()) && i(&r[1]) == ft {
+                assert_eq!(f(&r[ts]), 0.0);
+                starts_at_zero += 1;
+            }
+        }
+        rows += all.len();
+    }
+    // Every demo's positions (a snapshot at its first tick) at least.
+    assert!(starts_at_zero >= first.len(), "{starts_at_zero}");
+    assert!(rows > 119_612);
+}
+
+/// `--from/--to` relative to each demo's start: seconds, minutes:seconds
+/// and `+TICKS` select the same rows, those of the absolute range from
+/// `demos index`'s first tick, on one demo and (per demo) on a folder.
+#[test]
+fn relative_tick_ranges() {
+    let Some(root) = datasets() else { return };
+    let path = root.join("demos/ddnet__Multeasymap_bench.demo");
+    let p = path.to_str().unwrap();
+    let ft = first_ticks(p)[p];
+    let (lo, hi) = ((ft + 250).to_string(), (ft + 500).to_string());
+    let table = Table::Positions;
+    let run = |from: &str, to: &str| {
+        let (c, out, e) = export(&[p, "--table", "positions", "--from", from, "--to", to]);
+        assert_eq!(c, 0, "{from} {to}: {e}");
+        out
+    };
+    let absolute = run(&lo, &hi);
+    let rows = read_csv(&table.schema(), &absolute).unwrap();
+    assert!(!rows.is_empty());
+    assert_eq!(i(&rows[0][2]), 250);
+    assert!(rows.iter().all(|r| (250..=500).contains(&i(&r[2]))));
+    for (from, to) in [
+        ("5s", "10s"),
+        ("+250", "+500"),
+        ("0:05", "0:10"),
+        ("5.00s", "0:10.00"),
+    ] {
+        assert!(run(from, to) == absolute, "{from} {to}");
+    }
+    // Mixed kinds resolve per demo.
+    assert!(run(&lo, "10s") == absolute);
+    // On a folder: each demo's own start.
+    let dir = root.join("demos");
+    let dir = dir.to_str().unwrap();
+    let (c, all, _) = export(&[dir, "--table", "chat", "--format", "jsonl"]);
+    assert_eq!(c, 0);
+    let (c, cut, _) = export(&[
+        dir, "--table", "chat", "--format", "jsonl", "--from", "1s", "--to", "+2500",
+    ]);
+    assert_eq!(c, 0);
+    let schema = Table::Chat.schema();
+    let want: Vec<_> = read_jsonl(&schema, &all)
+        .unwrap()
+        .into_iter()
+        .filter(|r| (50..=2500).contains(&i(&r[2])))
+        .collect();
+    assert!(want.len() > 1, "{}", want.len());
+    assert_eq!(read_jsonl(&schema, &cut).unwrap(), want);
+}
+
+/// A range whose bounds are of the same kind and out of order is a usage
+/// error; bounds of different kinds that resolve out of order fail that
+/// demo (exit 1, `export.empty_range`) and the others are exported.
+#[test]
+fn relative_ranges_out_of_order() {
+    let Some(root) = datasets() else { return };
+    let path = root.join("demos/ddnet__Multeasymap_bench.demo");
+    let p = path.to_str().unwrap();
+    let ft = first_ticks(p)[p];
+    for (from, to) in [("+10", "+5"), ("10s", "0:05"), ("2s", "+99")] {
+        let (c, out, e) = export(&[p, "--table", "chat", "--from", from, "--to", to]);
+        assert_eq!(c, 2, "{from} {to}: {e}");
+        assert!(e.contains("the range holds no tick"), "{e}");
+        assert!(out.is_empty());
+    }
+    let (c, _, e) = export(&[p, "--table", "chat", "--from", "0.01s"]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("0.02 s"), "{e}");
+    let from = (ft + 100).to_string();
+    let (c, out, e) = export(&[p, "--table", "chat", "--from", &from, "--to", "+10"]);
+    assert_eq!(c, 1, "{e}");
+    assert!(
+        e.contains(&format!("--to +10 (tick {}) for this demo", ft + 10)),
+        "{e}"
+    );
+    assert_eq!(String::from_utf8(out).unwrap().lines().count(), 1);
+    // The heatmap: relative and absolute ranges draw the same picture.
+    let tmp = tempfile::tempdir().unwrap();
+    let png = tmp.path().join("h.png");
+    let heat = |from: &str, to: &str| {
+        let o = teebatch(&[
+            "demos",
+            "heatmap",
+            "-q",
+            p,
+            "-o",
+            png.to_str().unwrap(),
+            "--from",
+            from,
+            "--to",
+            to,
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (o.stdout, std::fs::read(&png).unwrap())
+    };
+    let absolute = heat(&(ft + 4500).to_string(), &(ft + 5000).to_string());
+    assert!(heat("90s", "+5000") == absolute);
+    assert!(heat("0s", "1:40") != absolute);
 }

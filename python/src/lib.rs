@@ -27,6 +27,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use teebatch::batch::export::{ExportOptions, DEFAULT_SPLIT_BYTES};
 use teebatch::batch::parquet::{demos_schema, maps_schema, RecordBatcher};
+use teebatch::batch::range::TickBound;
 use teebatch::batch::run::{Observer, Selection};
 use teebatch::batch::select::SelectOptions;
 use teebatch::batch::sink::RecordSink;
@@ -472,8 +473,9 @@ fn demos_export(
     let shared = Arc::new(Mutex::new(Shared::default()));
     let sel = py.detach(|| self::select(select, "demo", embedded::demo_inputs, &shared))?;
     let mut opts = ExportOptions::new(t);
-    opts.from = from;
-    opts.to = to;
+    // Python's ints are absolute server ticks.
+    opts.from = TickBound::Absolute(from);
+    opts.to = TickBound::Absolute(to);
     opts.split_bytes = split_bytes.unwrap_or(DEFAULT_SPLIT_BYTES);
     let jobs = jobs.filter(|&j| j > 0).unwrap_or_else(rayon_threads);
     Run::start(t.schema(), shared, move |mut out, notes| {
@@ -635,9 +637,10 @@ impl DemoFile {
     ) -> PyResult<Run> {
         let t = self::table(table)?;
         let mut opts = ExportOptions::new(t);
-        opts.from = from_tick.unwrap_or(i32::MIN);
-        opts.to = to_tick.unwrap_or(i32::MAX);
-        if opts.from > opts.to {
+        let (from, to) = (from_tick.unwrap_or(i32::MIN), to_tick.unwrap_or(i32::MAX));
+        opts.from = TickBound::Absolute(from);
+        opts.to = TickBound::Absolute(to);
+        if from > to {
             return Err(PyValueError::new_err(format!(
                 "from_tick {} is after to_tick {}",
                 opts.from, opts.to

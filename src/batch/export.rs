@@ -25,6 +25,7 @@
 //! linear in the demo's size, and shrinks its buffer after a demo's last
 //! segment.
 
+use super::range::{resolve_range, TickBound};
 use super::record::{BatchStats, ErrorRecord, Stage};
 use super::tables::{BatchEncoder, TableWriter};
 use super::{load, Input, Loaded, MmapMode};
@@ -43,9 +44,10 @@ use std::sync::{Condvar, Mutex};
 #[derive(Clone, Copy, Debug)]
 pub struct ExportOptions {
     pub table: Table,
-    /// Ticks `from..=to` give rows.
-    pub from: i32,
-    pub to: i32,
+    /// Ticks `from..=to` give rows: absolute ticks, or ticks since each
+    /// demo's first tick, resolved per demo ([`resolve_range`]).
+    pub from: TickBound,
+    pub to: TickBound,
     pub mmap: MmapMode,
     pub backend: Backend,
     /// Demo file size, tick and warning limits.
@@ -63,13 +65,31 @@ pub struct ExportOptions {
 #[non_exhaustive]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExportKind {
+    /// The tick range holds no tick of this demo: `--from` resolves after
+    /// `--to` (bounds of different kinds, [`TickBound`]).
+    EmptyRange,
     /// An internal error: the export of a demo panicked (the run goes on).
     Panic,
 }
 
 crate::kind::kind_names!(ExportKind {
+    EmptyRange => "empty_range",
     Panic => "panic",
 });
+
+impl ErrorRecord {
+    /// A tick range that holds no tick of the demo (see
+    /// [`ExportKind::EmptyRange`]); `message` says why.
+    pub fn empty_range(message: String) -> Self {
+        ErrorRecord {
+            stage: Stage::Export,
+            kind: ExportKind::EmptyRange.kind(),
+            section: "file".into(),
+            offset: 0,
+            message,
+        }
+    }
+}
 
 /// Default [`ExportOptions::split_bytes`].
 pub const DEFAULT_SPLIT_BYTES: u64 = 64 << 20;
@@ -80,8 +100,8 @@ impl ExportOptions {
     pub fn new(table: Table) -> ExportOptions {
         ExportOptions {
             table,
-            from: i32::MIN,
-            to: i32::MAX,
+            from: TickBound::START,
+            to: TickBound::END,
             mmap: MmapMode::Auto,
             backend: Backend::default(),
             limits: Limits::default(),
@@ -538,24 +558,18 @@ pub fn export_bytes(
             return done;
         }
     };
-    let mut builder = TableBuilder::new(
-        opts.table,
-        demo.decode_protocol(),
-        &done.path,
-        opts.from,
-        opts.to,
-    );
+    let first_tick = crate::demo::export::builder::first_tick(&demo);
+    let (from, to) = match resolve_range(opts.from, opts.to, first_tick) {
+        Ok(r) => r,
+        Err(message) => {
+            done.error = Some(ErrorRecord::empty_range(message));
+            return done;
+        }
+    };
+    let mut builder = TableBuilder::for_demo(opts.table, &demo, &done.path, from, to);
     let whole = Segment::whole(&demo);
     let seg = segment.unwrap_or(&whole);
-    let r = export_segment(
-        &demo,
-        seg,
-        decoder,
-        &mut builder,
-        opts.to,
-        opts.batch_rows,
-        sink,
-    );
+    let r = export_segment(&demo, seg, decoder, &mut builder, to, opts.batch_rows, sink);
     done.rows = r.rows;
     done.chunk_bytes = r.chunk_bytes;
     done.items_seen = r.items_seen;

@@ -29,9 +29,11 @@ pub struct RunOptions {
     pub pictures: Pictures,
     /// Only these client ids (none: all).
     pub players: Vec<i32>,
-    /// Only ticks from `from` to `to` (absolute server ticks, inclusive).
-    pub from: i32,
-    pub to: i32,
+    /// Only ticks from `from` to `to` (inclusive): absolute server ticks,
+    /// or ticks since each demo's first tick, resolved per demo
+    /// ([`super::range::resolve_range`]).
+    pub from: super::range::TickBound,
+    pub to: super::range::TickBound,
     /// Draw each player's path instead of the density.
     pub trails: bool,
     pub size: Size,
@@ -200,8 +202,6 @@ fn heat_demo(
     index: usize,
     input: &Input,
     opts: &RunOptions,
-    from: i32,
-    to: i32,
 ) -> HeatDemoRecord {
     use crate::demo::export::{export_demo, Table, TableBuilder};
     use arrow_array::cast::AsArray;
@@ -284,13 +284,16 @@ fn heat_demo(
     };
     let col = |n: &str| Table::Positions.column_index(n).expect("positions column");
     let (ci, xi, yi, ni) = (col("client_id"), col("x"), col("y"), col("name"));
-    let mut builder = TableBuilder::new(
-        Table::Positions,
-        demo.decode_protocol(),
-        &rec.path,
-        from,
-        to,
-    );
+    let first_tick = crate::demo::export::builder::first_tick(&demo);
+    let (from, to) = match super::range::resolve_range(opts.from, opts.to, first_tick) {
+        Ok(r) => r,
+        Err(message) => {
+            rec.error = Some(ErrorRecord::empty_range(message));
+            w.failed += 1;
+            return rec;
+        }
+    };
+    let mut builder = TableBuilder::for_demo(Table::Positions, &demo, &rec.path, from, to);
     let mut positions = 0u64;
     let trails = opts.trails;
     let players = &opts.players;
@@ -367,7 +370,6 @@ pub fn run(
 ) -> io::Result<RunOutcome> {
     use crate::render::heatmap::{draw_trails, TRAIL_COLOURS};
     let input_files = InputFiles::of(&sel.inputs);
-    let (from, to) = (opts.from, opts.to);
     let jobs = crate::limits::Limits::cap_jobs(opts.jobs, sel.inputs.len());
     let mut write_err = None;
     let start = Instant::now();
@@ -384,7 +386,7 @@ pub fn run(
             scratch: Vec::new(),
             failed: 0,
         },
-        |w, i, input| heat_demo(w, &shared, i, input, opts, from, to),
+        |w, i, input| heat_demo(w, &shared, i, input, opts),
         |_, rec: HeatDemoRecord| {
             files += 1;
             bytes += rec.size;

@@ -27,6 +27,7 @@ mod load;
 pub mod maps;
 pub mod output;
 pub mod parquet;
+pub mod range;
 pub mod record;
 pub mod render;
 pub mod run;

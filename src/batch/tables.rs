@@ -8,7 +8,7 @@
 //! order. Parquet takes the batches themselves.
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::Int32Type;
+use arrow_array::types::{Float64Type, Int32Type};
 use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, StringArray};
 use arrow_buffer::NullBuffer;
 use arrow_schema::{ArrowError, DataType, SchemaRef};
@@ -109,9 +109,37 @@ impl BatchEncoder for JsonlEncoder {
     }
 }
 
+/// How a row format writes a float: `arrow-csv` by `ryu` (`NaN`, `inf`
+/// as `ryu` spells them), `arrow-json` by `lexical-core` (not finite:
+/// `null`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FloatText {
+    Ryu,
+    Lexical,
+}
+
+impl FloatText {
+    /// Writes `v`; `false` for a value written as null (nothing written).
+    #[inline]
+    fn write(self, v: f64, out: &mut Vec<u8>) -> bool {
+        match self {
+            FloatText::Ryu => out.extend_from_slice(ryu::Buffer::new().format(v).as_bytes()),
+            FloatText::Lexical => {
+                if !v.is_finite() {
+                    return false;
+                }
+                let mut buf = [0u8; <f64 as lexical_core::FormattedSize>::FORMATTED_SIZE];
+                out.extend_from_slice(lexical_core::write(v, &mut buf));
+            }
+        }
+        true
+    }
+}
+
 /// One column of a batch as the row encoders read it.
 enum Cells<'a> {
     I32(&'a [i32], Option<&'a NullBuffer>),
+    F64(&'a [f64], Option<&'a NullBuffer>, FloatText),
     Bool(&'a BooleanArray),
     /// Dictionary text: keys, and each dictionary value already encoded
     /// (`ends[k - 1]..ends[k]` of `text`).
@@ -126,12 +154,20 @@ enum Cells<'a> {
 
 impl<'a> Cells<'a> {
     /// The cells of `col`; text values are encoded with `enc` (dictionary
-    /// values once per batch).
-    fn of(col: &'a ArrayRef, enc: &mut dyn FnMut(&str, &mut Vec<u8>)) -> io::Result<Cells<'a>> {
+    /// values once per batch), floats as `floats` says.
+    fn of(
+        col: &'a ArrayRef,
+        enc: &mut dyn FnMut(&str, &mut Vec<u8>),
+        floats: FloatText,
+    ) -> io::Result<Cells<'a>> {
         Ok(match col.data_type() {
             DataType::Int32 => {
                 let a = col.as_primitive::<Int32Type>();
                 Cells::I32(a.values(), a.nulls())
+            }
+            DataType::Float64 => {
+                let a = col.as_primitive::<Float64Type>();
+                Cells::F64(a.values(), a.nulls(), floats)
             }
             DataType::Boolean => Cells::Bool(col.as_boolean()),
             DataType::Utf8 => Cells::Str(col.as_string::<i32>()),
@@ -170,6 +206,12 @@ impl<'a> Cells<'a> {
                 }
                 out.extend_from_slice(ints.format(v[r]).as_bytes());
             }
+            Cells::F64(v, nulls, text) => {
+                if nulls.is_some_and(|n| n.is_null(r)) {
+                    return false;
+                }
+                return text.write(v[r], out);
+            }
             Cells::Bool(a) => {
                 if a.is_null(r) {
                     return false;
@@ -202,7 +244,7 @@ impl<'a> Cells<'a> {
 
 /// CSV records without a header, the same bytes as [`CsvEncoder`]
 /// (`arrow-csv`), written column by column from the typed arrays: integers
-/// by `itoa`, text quoted by `csv-core` with the `csv` crate's defaults
+/// by `itoa`, floats by `ryu` (as `arrow-csv`), text quoted by `csv-core` with the `csv` crate's defaults
 /// (each dictionary value once per batch).
 #[derive(Default)]
 pub struct FastCsvEncoder {
@@ -230,7 +272,7 @@ impl BatchEncoder for FastCsvEncoder {
         let cells = batch
             .columns()
             .iter()
-            .map(|c| Cells::of(c, &mut csv_field))
+            .map(|c| Cells::of(c, &mut csv_field, FloatText::Ryu))
             .collect::<io::Result<Vec<_>>>()?;
         for r in 0..batch.num_rows() {
             for (i, c) in cells.iter().enumerate() {
@@ -248,7 +290,7 @@ impl BatchEncoder for FastCsvEncoder {
 /// JSON lines, the same bytes as [`JsonlEncoder`] (`arrow-json`), written
 /// column by column from the typed arrays: keys and dictionary values
 /// serialised by `serde_json` once per batch, free text by `serde_json`,
-/// integers by `itoa`.
+/// integers by `itoa`, floats by `lexical-core` (as `arrow-json`).
 #[derive(Default)]
 pub struct FastJsonlEncoder {
     ints: itoa::Buffer,
@@ -277,7 +319,7 @@ impl BatchEncoder for FastJsonlEncoder {
         let cells = batch
             .columns()
             .iter()
-            .map(|c| Cells::of(c, &mut json_str))
+            .map(|c| Cells::of(c, &mut json_str, FloatText::Lexical))
             .collect::<io::Result<Vec<_>>>()?;
         for r in 0..batch.num_rows() {
             for (c, key) in cells.iter().zip(&keys) {
@@ -351,9 +393,10 @@ pub const TABLE_ROW_GROUP_ROWS: usize = 1 << 20;
 /// The Parquet settings of a table of `schema` (measured in
 /// `docs/performance.md`, "Export tables"):
 /// - Snappy pages, chunk statistics (min/max per row group);
-/// - `tick`: delta encoding (rows come by tick: small deltas);
-/// - integer columns whose values rarely repeat ([`spread_out`]:
-///   coordinates, velocities, angles, ticks): plain, no dictionary (a
+/// - `tick`, `demo_tick`: delta encoding (rows come by tick: small
+///   deltas);
+/// - number columns whose values rarely repeat ([`spread_out`]:
+///   coordinates, velocities, angles, ticks, `time_s`): plain, no dictionary (a
 ///   dictionary would be built and given up on every page);
 /// - every other column, text included: dictionary-encoded (the demo
 ///   path, names, kinds, flags and small counts repeat);
@@ -367,11 +410,13 @@ pub fn table_properties(schema: &SchemaRef) -> WriterProperties {
         .set_created_by(format!("teebatch {}", env!("CARGO_PKG_VERSION")));
     for f in schema.fields() {
         let path = ColumnPath::from(f.name().as_str());
-        if f.name() == "tick" {
+        if matches!(f.name().as_str(), "tick" | "demo_tick") {
             p = p
                 .set_column_dictionary_enabled(path.clone(), false)
                 .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
-        } else if spread_out(f.name()) && f.data_type() == &DataType::Int32 {
+        } else if spread_out(f.name())
+            && matches!(f.data_type(), DataType::Int32 | DataType::Float64)
+        {
             p = p.set_column_dictionary_enabled(path, false);
         } else {
             p = p.set_column_dictionary_enabled(path, true);
@@ -384,10 +429,12 @@ pub fn table_properties(schema: &SchemaRef) -> WriterProperties {
 /// velocities, angles, ticks): a dictionary would grow to its limit and be
 /// given up on every page, so they are written plain.
 pub fn spread_out(name: &str) -> bool {
-    matches!(name, "x" | "y" | "angle" | "freeze_end" | "freeze_start")
-        || ["_x", "_y", "_dx", "_dy", "tick"]
-            .iter()
-            .any(|s| name.ends_with(s))
+    matches!(
+        name,
+        "x" | "y" | "angle" | "freeze_end" | "freeze_start" | "time_s"
+    ) || ["_x", "_y", "_dx", "_dy", "tick"]
+        .iter()
+        .any(|s| name.ends_with(s))
 }
 
 /// A `demos export` table as a Parquet file: every batch is written as it
@@ -522,6 +569,22 @@ mod tests {
         assert_eq!(read_parquet(&s, out).unwrap(), want);
     }
 
+    /// Floats: `time_s` values (ticks / 50, of every size and sign) and
+    /// any `f64` (non-finite, subnormal, huge, exponents).
+    fn float() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            any::<i32>().prop_map(|t| f64::from(t) / 50.0),
+            (0i32..1_000_000).prop_map(|t| f64::from(t) / 50.0),
+            any::<f64>(),
+            Just(0.0),
+            Just(-0.0),
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(1e16),
+            Just(1e-7),
+        ]
+    }
+
     /// Text that needs quoting or escaping, and text that does not.
     fn text() -> impl Strategy<Value = String> {
         prop_oneof![
@@ -542,6 +605,7 @@ mod tests {
                     proptest::option::of(any::<bool>()),
                     proptest::option::of(0usize..4),
                     proptest::option::of(text()),
+                    proptest::option::of(float()),
                 ),
                 0..40,
             ),
@@ -550,13 +614,14 @@ mod tests {
         ) -> RecordBatch {
             let s = schema_with_int();
             let mut c = Columns::new(s, 0, &demo);
-            for (tick, x, b, name, t) in &rows {
+            for (tick, x, b, name, t, f) in &rows {
                 c.row()
                     .i32(Some(*tick))
                     .bool(*b)
                     .str(name.map(|k| names[k].as_str()))
                     .str(t.as_deref())
                     .i32(*x)
+                    .f64(*f)
                     .end();
             }
             c.take_batch()
@@ -566,6 +631,7 @@ mod tests {
     fn schema_with_int() -> SchemaRef {
         let mut fields: Vec<Field> = schema().fields().iter().map(|f| (**f).clone()).collect();
         fields.push(Field::new("x", DataType::Int32, true));
+        fields.push(Field::new("f", DataType::Float64, true));
         Arc::new(Schema::new(fields))
     }
 

@@ -66,14 +66,18 @@ pub struct ExportArgs {
     /// Write rows here instead of stdout.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
-    /// Only ticks from this one on: an absolute server tick, as `demos dump
-    /// --ticks` lists them.
-    #[arg(long, allow_negative_numbers = true)]
-    pub from: Option<i32>,
-    /// Only ticks up to this one (decoding stops after it): an absolute
-    /// server tick, as `demos dump --ticks` lists them.
-    #[arg(long, allow_negative_numbers = true)]
-    pub to: Option<i32>,
+    /// Only ticks from this one on. A bare integer is an absolute server
+    /// tick, as `demos dump --ticks` lists them; `+4500` is 4500 ticks after
+    /// each demo's first tick (`demo_tick`), `90s` / `1.5s` seconds and
+    /// `1:30` minutes:seconds since it (`time_s`).
+    #[arg(long, allow_negative_numbers = true, value_name = "TICK")]
+    pub from: Option<crate::batch::range::TickBound>,
+    /// Only ticks up to this one (inclusive; decoding stops after it), in
+    /// the forms of --from. Bounds of the same kind must be in order;
+    /// otherwise a demo where --from resolves after --to fails with
+    /// `export.empty_range`.
+    #[arg(long, allow_negative_numbers = true, value_name = "TICK")]
+    pub to: Option<crate::batch::range::TickBound>,
     /// Kernel tier (the output is the same for all).
     #[arg(long, value_enum, default_value_t = Backend::Simd)]
     pub backend: Backend,
@@ -220,13 +224,12 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 
 fn export(args: ExportArgs) -> io::Result<ExitCode> {
     use crate::batch::export::ExportOptions;
+    use crate::batch::range::TickBound;
     use crate::batch::tables;
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
-    if args.from.zip(args.to).is_some_and(|(f, t)| f > t) {
-        return Err(super::render::from_after_to(args.from, args.to));
-    }
+    super::render::check_range(args.from, args.to)?;
     let sel = args.batch.select_checked(
         &args.paths,
         "demo",
@@ -246,8 +249,8 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
         }
     };
     let mut opts = ExportOptions::new(args.table);
-    opts.from = args.from.unwrap_or(i32::MIN);
-    opts.to = args.to.unwrap_or(i32::MAX);
+    opts.from = args.from.unwrap_or(TickBound::START);
+    opts.to = args.to.unwrap_or(TickBound::END);
     opts.mmap = args.batch.mmap;
     opts.backend = args.backend;
     opts.limits = args.limits();

@@ -104,12 +104,18 @@ pub struct HeatmapArgs {
     /// Only these client ids (comma-separated).
     #[arg(long, value_delimiter = ',', value_name = "ID,...")]
     pub players: Vec<i32>,
-    /// Only ticks from this one on (absolute server tick).
-    #[arg(long, allow_negative_numbers = true)]
-    pub from: Option<i32>,
-    /// Only ticks up to this one (absolute server tick).
-    #[arg(long, allow_negative_numbers = true)]
-    pub to: Option<i32>,
+    /// Only ticks from this one on. A bare integer is an absolute server
+    /// tick, as `demos dump --ticks` lists them; `+4500` is 4500 ticks after
+    /// each demo's first tick (`demo_tick`), `90s` / `1.5s` seconds and
+    /// `1:30` minutes:seconds since it (`time_s`).
+    #[arg(long, allow_negative_numbers = true, value_name = "TICK")]
+    pub from: Option<crate::batch::range::TickBound>,
+    /// Only ticks up to this one (inclusive), in
+    /// the forms of --from. Bounds of the same kind must be in order;
+    /// otherwise a demo where --from resolves after --to fails with
+    /// `export.empty_range` (no picture counts it).
+    #[arg(long, allow_negative_numbers = true, value_name = "TICK")]
+    pub to: Option<crate::batch::range::TickBound>,
     /// Draw each player's path (one colour per player) instead of the density.
     #[arg(long)]
     pub trails: bool,
@@ -122,17 +128,18 @@ pub struct HeatmapArgs {
     pub batch: BatchArgs,
 }
 
-/// The usage error of a `--from` after `--to` (exit 2): the range holds
-/// no tick.
-pub fn from_after_to(from: Option<i32>, to: Option<i32>) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!(
-            "--from {} is after --to {}: the range holds no tick",
-            from.unwrap_or_default(),
-            to.unwrap_or_default()
-        ),
-    )
+/// The usage error (exit 2) of a `--from` after `--to` of the same kind:
+/// the range holds no tick of any demo
+/// ([`crate::batch::range::check_order`]).
+pub fn check_range(
+    from: Option<crate::batch::range::TickBound>,
+    to: Option<crate::batch::range::TickBound>,
+) -> io::Result<()> {
+    match from.zip(to) {
+        Some((f, t)) => crate::batch::range::check_order(f, t)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e)),
+        None => Ok(()),
+    }
 }
 
 /// `teebatch maps render`.
@@ -195,9 +202,7 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
-    if args.from.zip(args.to).is_some_and(|(f, t)| f > t) {
-        return Err(from_after_to(args.from, args.to));
-    }
+    check_range(args.from, args.to)?;
     // The records go to stdout; the picture is the output to check.
     let sel = args.batch.select_checked(
         &args.paths,
@@ -216,8 +221,8 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
             (None, None) => unreachable!("clap requires -o or --out"),
         },
         players: args.players.clone(),
-        from: args.from.unwrap_or(i32::MIN),
-        to: args.to.unwrap_or(i32::MAX),
+        from: args.from.unwrap_or(crate::batch::range::TickBound::START),
+        to: args.to.unwrap_or(crate::batch::range::TickBound::END),
         trails: args.trails,
         size: args.size.size(),
         mmap: args.batch.mmap,

@@ -306,6 +306,21 @@ impl<'a> Demo<'a> {
         Chunks::new(self.bytes, self.chunks_offset, self.version, 0, None)
     }
 
+    /// The tick of the first tick marker of the chunk data, from the
+    /// framing alone (no decoding; usually the very first chunk): the tick
+    /// `demos index` reports as `first_tick` for a demo whose stream
+    /// accepts that marker. `None` when no tick marker comes before the
+    /// end of the data or a framing error.
+    pub fn first_tick(&self) -> Option<i32> {
+        self.chunks().find_map(|c| match c {
+            Ok(super::Chunk {
+                kind: super::ChunkKind::Tick { tick, .. },
+                ..
+            }) => Some(tick),
+            _ => None,
+        })
+    }
+
     /// Iterates from a chunk boundary found earlier (e.g. a keyframe's tick
     /// marker, to split decoding across threads): `offset` and `index` are
     /// that chunk's [`super::Chunk::offset`] and [`super::Chunk::index`],

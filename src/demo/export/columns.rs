@@ -2,8 +2,8 @@
 //! [`RecordBatch`] without a copy.
 //!
 //! A [`Columns`] holds one typed buffer per column of the table's Arrow
-//! schema ([`super::Table::schema`]): `Vec<i32>` values and `Vec<bool>`
-//! validity for the integer columns, dictionary keys for repeated text
+//! schema ([`super::Table::schema`]): `Vec<i32>` (`Vec<f64>`) values and
+//! `Vec<bool>` validity for the integer (float) columns, dictionary keys for repeated text
 //! (the demo path, player names, kinds), offsets and bytes for free text.
 //! The table builder appends to them directly, column by column for the
 //! item tables (a snapshot's items at a time) and row by row through
@@ -15,7 +15,9 @@
 //! rows use (a batch is bounded, so is the dictionary).
 
 use arrow_array::types::Int32Type;
-use arrow_array::{ArrayRef, BooleanArray, DictionaryArray, Int32Array, RecordBatch, StringArray};
+use arrow_array::{
+    ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, RecordBatch, StringArray,
+};
 use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, SchemaRef};
 use std::collections::HashMap;
@@ -46,6 +48,26 @@ impl I32Col {
         self.values.push(v);
         if self.nullable {
             self.valid.push(true);
+        }
+    }
+}
+
+/// A nullable or non-null `Float64` column.
+#[derive(Debug, Default)]
+pub struct F64Col {
+    pub values: Vec<f64>,
+    /// One flag per value; empty for a non-null column.
+    pub valid: Vec<bool>,
+    nullable: bool,
+}
+
+impl F64Col {
+    /// Appends `v` (`None`: null).
+    #[inline]
+    pub fn push(&mut self, v: Option<f64>) {
+        self.values.push(v.unwrap_or(0.0));
+        if self.nullable {
+            self.valid.push(v.is_some());
         }
     }
 }
@@ -138,6 +160,7 @@ impl StrCol {
 #[derive(Debug)]
 pub enum Col {
     I32(I32Col),
+    F64(F64Col),
     Bool(BoolCol),
     Dict(DictCol),
     Str(StrCol),
@@ -152,6 +175,10 @@ impl Col {
             DataType::Int32 => Col::I32(I32Col {
                 nullable,
                 ..I32Col::default()
+            }),
+            DataType::Float64 => Col::F64(F64Col {
+                nullable,
+                ..F64Col::default()
             }),
             DataType::Boolean => Col::Bool(BoolCol {
                 nullable,
@@ -173,6 +200,11 @@ impl Col {
     fn fresh(&self, rows: usize) -> Col {
         match self {
             Col::I32(c) => Col::I32(I32Col {
+                values: Vec::with_capacity(rows),
+                valid: Vec::with_capacity(if c.nullable { rows } else { 0 }),
+                nullable: c.nullable,
+            }),
+            Col::F64(c) => Col::F64(F64Col {
                 values: Vec::with_capacity(rows),
                 valid: Vec::with_capacity(if c.nullable { rows } else { 0 }),
                 nullable: c.nullable,
@@ -207,6 +239,10 @@ impl Col {
     fn into_array(self, rows: usize) -> ArrayRef {
         match self {
             Col::I32(c) => Arc::new(Int32Array::new(
+                ScalarBuffer::from(c.values),
+                nulls(c.valid),
+            )),
+            Col::F64(c) => Arc::new(Float64Array::new(
                 ScalarBuffer::from(c.values),
                 nulls(c.valid),
             )),
@@ -297,6 +333,15 @@ impl Columns {
         }
     }
 
+    /// The float column `i`.
+    #[inline]
+    pub fn f64(&mut self, i: usize) -> &mut F64Col {
+        match &mut self.cols[i] {
+            Col::F64(c) => c,
+            c => unreachable!("column {i} is not Float64: {c:?}"),
+        }
+    }
+
     /// The dictionary column `i`.
     #[inline]
     pub fn dict(&mut self, i: usize) -> &mut DictCol {
@@ -349,6 +394,15 @@ impl Row<'_> {
         match self.next() {
             Col::I32(c) => c.push(v),
             c => unreachable!("not Int32: {c:?}"),
+        }
+        self
+    }
+
+    /// A float (`None`: null).
+    pub fn f64(mut self, v: Option<f64>) -> Self {
+        match self.next() {
+            Col::F64(c) => c.push(v),
+            c => unreachable!("not Float64: {c:?}"),
         }
         self
     }

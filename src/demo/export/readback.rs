@@ -3,21 +3,54 @@
 //! Not the way rows are made or written (see [`super::columns`]).
 
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int32Type, Int64Type};
+use arrow_array::types::{Float64Type, Int32Type, Int64Type};
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, Field, Schema};
 use std::io;
 use std::sync::Arc;
 
-/// One value of a row read back.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+/// One value of a row read back. Floats compare (and hash) by their
+/// bits: a value read back equals the one written only if it is the same
+/// `f64`.
+#[derive(Clone, Debug, Default)]
 pub enum Value {
     #[default]
     Null,
     I32(i32),
     I64(i64),
+    F64(f64),
     Bool(bool),
     Str(Arc<str>),
+}
+
+impl PartialEq for Value {
+    fn eq(&self, o: &Value) -> bool {
+        match (self, o) {
+            (Value::Null, Value::Null) => true,
+            (Value::I32(a), Value::I32(b)) => a == b,
+            (Value::I64(a), Value::I64(b)) => a == b,
+            (Value::F64(a), Value::F64(b)) => a.to_bits() == b.to_bits(),
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Str(a), Value::Str(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl Eq for Value {}
+
+impl std::hash::Hash for Value {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        std::mem::discriminant(self).hash(h);
+        match self {
+            Value::Null => {}
+            Value::I32(v) => v.hash(h),
+            Value::I64(v) => v.hash(h),
+            Value::F64(v) => v.to_bits().hash(h),
+            Value::Bool(v) => v.hash(h),
+            Value::Str(v) => v.hash(h),
+        }
+    }
 }
 
 impl From<Option<i32>> for Value {
@@ -31,6 +64,7 @@ impl From<Option<i32>> for Value {
 enum Kind {
     I32,
     I64,
+    F64,
     Bool,
     Str,
 }
@@ -39,6 +73,7 @@ fn kind(f: &Field) -> Kind {
     match f.data_type() {
         DataType::Int32 => Kind::I32,
         DataType::Int64 => Kind::I64,
+        DataType::Float64 => Kind::F64,
         DataType::Boolean => Kind::Bool,
         _ => Kind::Str,
     }
@@ -53,6 +88,7 @@ pub fn accepts(schema: &Schema, i: usize, value: &Value) -> bool {
         (kind(f), value),
         (Kind::I32, Value::I32(_))
             | (Kind::I64, Value::I64(_))
+            | (Kind::F64, Value::F64(_))
             | (Kind::Bool, Value::Bool(_))
             | (Kind::Str, Value::Str(_))
     ) || (f.is_nullable() && *value == Value::Null)
@@ -76,6 +112,7 @@ pub fn rows(batch: &RecordBatch) -> Vec<Vec<Value>> {
                 match kind(f) {
                     Kind::I32 => Value::I32(col.as_primitive::<Int32Type>().value(r)),
                     Kind::I64 => Value::I64(col.as_primitive::<Int64Type>().value(r)),
+                    Kind::F64 => Value::F64(col.as_primitive::<Float64Type>().value(r)),
                     Kind::Bool => Value::Bool(col.as_boolean().value(r)),
                     Kind::Str => {
                         let t = text.as_ref().expect("cast above");
@@ -117,6 +154,7 @@ fn parse_field(c: &Field, f: &str) -> Result<Value, String> {
     Ok(match kind(c) {
         Kind::I32 => Value::I32(f.parse().map_err(|e| bad(&e))?),
         Kind::I64 => Value::I64(f.parse().map_err(|e| bad(&e))?),
+        Kind::F64 => Value::F64(f.parse().map_err(|e| bad(&e))?),
         Kind::Bool => Value::Bool(f.parse().map_err(|e| bad(&e))?),
         Kind::Str => Value::Str(f.into()),
     })
@@ -151,6 +189,7 @@ pub fn read_jsonl(schema: &Schema, text: &[u8]) -> Result<Vec<Vec<Value>>, Strin
                         .ok_or_else(bad)?,
                 ),
                 (Kind::I64, v) => Value::I64(v.as_i64().ok_or_else(bad)?),
+                (Kind::F64, v) => Value::F64(v.as_f64().ok_or_else(bad)?),
                 (Kind::Bool, v) => Value::Bool(v.as_bool().ok_or_else(bad)?),
                 (Kind::Str, v) => Value::Str(v.as_str().ok_or_else(bad)?.into()),
             });

@@ -14,6 +14,12 @@ use crate::codec::snapshot::Protocol;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::{Arc, OnceLock};
 
+/// The columns every table starts with: the demo's path, the absolute
+/// server tick, the ticks since the demo's first tick marker
+/// (`tick - first_tick`, Int32) and the same as seconds (`demo_tick / 50`,
+/// Float64); see [`super::builder::time_of`].
+pub const LEADING_COLUMNS: [&str; 4] = ["demo", "tick", "demo_tick", "time_s"];
+
 /// The tables `demos export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Table {
@@ -84,10 +90,17 @@ impl Table {
 
     fn make_schema(self) -> Schema {
         let int = |name: &str, nullable| Field::new(name, DataType::Int32, nullable);
+        let float = |name: &str, nullable| Field::new(name, DataType::Float64, nullable);
         let text = |name: &str, nullable| Field::new(name, dictionary(), nullable);
         let free_text = |name: &str, nullable| Field::new(name, DataType::Utf8, nullable);
         let boolean = |name: &str, nullable| Field::new(name, DataType::Boolean, nullable);
-        let mut columns = vec![text("demo", false), int("tick", false)];
+        let mut columns = vec![
+            text("demo", false),
+            int("tick", false),
+            int("demo_tick", false),
+            float("time_s", false),
+        ];
+        debug_assert_eq!(columns.len(), LEADING_COLUMNS.len());
         match self {
             Table::Positions => {
                 columns.push(int("client_id", false));
@@ -551,7 +564,8 @@ mod tests {
         for t in Table::ALL {
             let s = t.schema();
             let mut names: Vec<_> = s.fields().iter().map(|c| c.name().as_str()).collect();
-            assert_eq!((names[0], names[1]), ("demo", "tick"));
+            assert_eq!(names[..4], LEADING_COLUMNS);
+            assert_eq!(s.field(3).data_type(), &DataType::Float64);
             names.sort_unstable();
             let n = names.len();
             names.dedup();
@@ -563,8 +577,8 @@ mod tests {
             }
         }
         let p = Table::Positions;
-        assert_eq!(p.column_index("name"), Some(POSITION_FIELDS.len() + 3));
-        assert_eq!(p.column_index("team"), Some(POSITION_FIELDS.len() + 4));
-        assert_eq!(p.schema().fields().len(), 3 + 23 + 2 + 11);
+        assert_eq!(p.column_index("name"), Some(POSITION_FIELDS.len() + 5));
+        assert_eq!(p.column_index("team"), Some(POSITION_FIELDS.len() + 6));
+        assert_eq!(p.schema().fields().len(), 5 + 23 + 2 + 11);
     }
 }

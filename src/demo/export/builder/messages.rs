@@ -1,7 +1,7 @@
 //! The rows of `players` and of the message tables (`chat`, `kills`,
 //! `broadcasts`, `finishes`).
 
-use super::{chat_mode, PlayerState, Table, TableBuilder};
+use super::{chat_mode, time_of, PlayerState, Table, TableBuilder};
 use crate::demo::message::{self, Body};
 use crate::warn::Discard;
 
@@ -18,11 +18,14 @@ impl TableBuilder {
         next.clear();
         let columns = &mut self.columns;
         let mut rows = 0u64;
+        let (demo_tick, time_s) = time_of(tick, self.first_tick);
         let mut row = |change: &str, s: &PlayerState| {
             rows += 1;
             columns
                 .row()
                 .i32(Some(tick))
+                .i32(Some(demo_tick))
+                .f64(Some(time_s))
                 .i32(Some(i32::from(s.client_id)))
                 .str(Some(change))
                 .str(s.name.as_deref())
@@ -77,6 +80,7 @@ impl TableBuilder {
             t.feed_message(tick, &msg);
         }
         let in_range = self.in_range(tick);
+        let (demo_tick, time_s) = time_of(tick, self.first_tick);
         match (self.table, &msg.body) {
             (Table::Chat, _) => {
                 let Some(t) = &mut self.tracker else { return };
@@ -87,9 +91,12 @@ impl TableBuilder {
                 }
                 for l in lines.drain(..) {
                     self.rows_made += 1;
+                    let (demo_tick, time_s) = time_of(l.tick, self.first_tick);
                     self.columns
                         .row()
                         .i32(Some(l.tick))
+                        .i32(Some(demo_tick))
+                        .f64(Some(time_s))
                         .i32(Some(l.client_id))
                         .str(l.name.as_deref())
                         .str(Some(chat_mode(l.mode)))
@@ -107,6 +114,8 @@ impl TableBuilder {
                 self.columns
                     .row()
                     .i32(Some(tick))
+                    .i32(Some(demo_tick))
+                    .f64(Some(time_s))
                     .str(Some("kill"))
                     .i32(Some(k.killer))
                     .str(killer.as_deref())
@@ -123,6 +132,8 @@ impl TableBuilder {
                 self.columns
                     .row()
                     .i32(Some(tick))
+                    .i32(Some(demo_tick))
+                    .f64(Some(time_s))
                     .str(Some("team_kill"))
                     .i32(None)
                     .str(None)
@@ -139,6 +150,8 @@ impl TableBuilder {
                 self.columns
                     .row()
                     .i32(Some(tick))
+                    .i32(Some(demo_tick))
+                    .f64(Some(time_s))
                     .str(Some(text.as_ref()))
                     .end();
             }
@@ -157,6 +170,8 @@ impl TableBuilder {
                 self.columns
                     .row()
                     .i32(Some(tick))
+                    .i32(Some(demo_tick))
+                    .f64(Some(time_s))
                     .str(Some("race_finish"))
                     .i32(Some(*client_id))
                     .str(name.as_deref())
@@ -179,6 +194,8 @@ impl TableBuilder {
                 self.columns
                     .row()
                     .i32(Some(tick))
+                    .i32(Some(demo_tick))
+                    .f64(Some(time_s))
                     .str(Some("record"))
                     .i32(None)
                     .str(None)

@@ -192,6 +192,9 @@ impl Slab {
 pub struct TableBuilder {
     table: Table,
     protocol: Protocol,
+    /// The demo's first tick ([`first_tick`]): `demo_tick` and `time_s`
+    /// count from it.
+    first_tick: i32,
     from: i32,
     to: i32,
     layouts: Vec<Resolved>,
@@ -248,21 +251,58 @@ pub struct TableBuilder {
     pub items_seen: u64,
 }
 
+/// The time columns of a row at `tick` of a demo whose first tick is
+/// `first_tick`: `demo_tick` (`tick - first_tick`, wrapping: never more
+/// than the two ticks' distance for the ticks a stream accepts) and
+/// `time_s` (`demo_tick / 50`, [`crate::demo::TICKS_PER_SECOND`]).
+#[inline]
+pub fn time_of(tick: i32, first_tick: i32) -> (i32, f64) {
+    let demo_tick = tick.wrapping_sub(first_tick);
+    (
+        demo_tick,
+        f64::from(demo_tick) / f64::from(crate::demo::TICKS_PER_SECOND),
+    )
+}
+
+/// The tick `demo_tick` and `time_s` count from in `demo`: that of its
+/// first tick marker ([`crate::demo::Demo::first_tick`], read from the
+/// chunk framing, so every segment of a split demo finds the same), or
+/// `-1` (the tick of data before any tick marker) when it has none.
+pub fn first_tick(demo: &crate::demo::Demo<'_>) -> i32 {
+    demo.first_tick().unwrap_or(-1)
+}
+
+/// The columns after the leading ones ([`super::tables::LEADING_COLUMNS`]):
+/// `positions`' `client_id`, the item tables' `kind` and `id`.
+const CLIENT_COL: usize = 4;
+const KIND_COL: usize = 4;
+const ID_COL: usize = 5;
+
 /// `positions`: the column of the first character field, of `name`, of
 /// `team`.
-const FIRST_FIELD: usize = 3;
+const FIRST_FIELD: usize = CLIENT_COL + 1;
 const NAME_COL: usize = FIRST_FIELD + super::tables::POSITION_FIELDS.len();
 const TEAM_COL: usize = NAME_COL + 1;
 
 impl TableBuilder {
-    pub fn new(table: Table, protocol: Protocol, demo: &str, from: i32, to: i32) -> TableBuilder {
+    /// A builder of `table`'s rows of a demo of `protocol` whose path (the
+    /// `demo` column) is `demo` and whose first tick is `first_tick` (see
+    /// [`first_tick`]); ticks `from..=to` (absolute) give rows.
+    pub fn new(
+        table: Table,
+        protocol: Protocol,
+        demo: &str,
+        first_tick: i32,
+        from: i32,
+        to: i32,
+    ) -> TableBuilder {
         let schema = table.schema();
         // The block: the item columns, in table order.
         let block_cols: Vec<usize> = match table {
             Table::Positions => (FIRST_FIELD..schema.fields().len())
                 .filter(|&c| c != NAME_COL && c != TEAM_COL)
                 .collect(),
-            t if !t.layouts().is_empty() => (4..schema.fields().len()).collect(),
+            t if !t.layouts().is_empty() => (ID_COL + 1..schema.fields().len()).collect(),
             _ => Vec::new(),
         };
         let resolve = |l: &ItemLayout, kinds: &mut Vec<&'static str>| {
@@ -313,6 +353,7 @@ impl TableBuilder {
         let mut b = TableBuilder {
             table,
             protocol,
+            first_tick,
             from,
             to,
             layouts,
@@ -350,13 +391,31 @@ impl TableBuilder {
         b
     }
 
+    /// [`TableBuilder::new`] for `demo`: its protocol and first tick.
+    pub fn for_demo(
+        table: Table,
+        demo: &crate::demo::Demo<'_>,
+        path: &str,
+        from: i32,
+        to: i32,
+    ) -> TableBuilder {
+        TableBuilder::new(
+            table,
+            demo.decode_protocol(),
+            path,
+            first_tick(demo),
+            from,
+            to,
+        )
+    }
+
     /// Puts the layouts' kinds in the fresh batch's `kind` dictionary, so
     /// that a kind's key is its position in `kinds`.
     fn seed_kinds(&mut self) {
         if self.table == Table::Positions || self.layouts.is_empty() {
             return;
         }
-        let dict = self.columns.dict(2);
+        let dict = self.columns.dict(KIND_COL);
         for (i, k) in self.kinds.iter().enumerate() {
             let key = dict.key(k);
             debug_assert_eq!(key as usize, i);
@@ -624,15 +683,24 @@ impl TableBuilder {
     }
 
     /// Appends the rows of the cached items at `tick`, column by column:
-    /// tick, id (column `id_col`) and the block of item ints.
+    /// the time columns, id (column `id_col`) and the block of item ints.
     fn emit_rows(&mut self, tick: i32, id_col: usize) {
         self.refresh_order();
         let n = self.order.len();
         let order = &self.order;
+        let (demo_tick, time_s) = time_of(tick, self.first_tick);
         self.columns
             .i32(1)
             .values
             .extend(std::iter::repeat_n(tick, n));
+        self.columns
+            .i32(2)
+            .values
+            .extend(std::iter::repeat_n(demo_tick, n));
+        self.columns
+            .f64(3)
+            .values
+            .extend(std::iter::repeat_n(time_s, n));
         self.columns
             .i32(id_col)
             .values
@@ -686,17 +754,17 @@ impl TableBuilder {
             teams.push(team);
         }
         self.name_team = name_team;
-        self.emit_rows(tick, 2);
+        self.emit_rows(tick, CLIENT_COL);
     }
 
     /// One row per item of the table, repeated from the cache.
     fn emit_items(&mut self, tick: i32) {
         self.refresh_order();
-        let kinds = self.columns.dict(2);
+        let kinds = self.columns.dict(KIND_COL);
         for &(_, _, kind) in &self.order {
             kinds.push_key(Some(kind));
         }
-        self.emit_rows(tick, 3);
+        self.emit_rows(tick, ID_COL);
     }
 
     /// The key of the current name of client `id` in this batch's `name`
