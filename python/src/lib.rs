@@ -458,24 +458,18 @@ fn demos_export(
     py: Python<'_>,
     select: Select,
     table: &str,
-    from_tick: Option<i32>,
-    to_tick: Option<i32>,
+    from_tick: Option<TickArg>,
+    to_tick: Option<TickArg>,
     jobs: Option<usize>,
     split_bytes: Option<u64>,
 ) -> PyResult<Run> {
     let t = self::table(table)?;
-    let (from, to) = (from_tick.unwrap_or(i32::MIN), to_tick.unwrap_or(i32::MAX));
-    if from > to {
-        return Err(PyValueError::new_err(format!(
-            "from_tick {from} is after to_tick {to}"
-        )));
-    }
+    let (from, to) = tick_range(from_tick, to_tick)?;
     let shared = Arc::new(Mutex::new(Shared::default()));
     let sel = py.detach(|| self::select(select, "demo", embedded::demo_inputs, &shared))?;
     let mut opts = ExportOptions::new(t);
-    // Python's ints are absolute server ticks.
-    opts.from = TickBound::Absolute(from);
-    opts.to = TickBound::Absolute(to);
+    opts.from = from;
+    opts.to = to;
     opts.split_bytes = split_bytes.unwrap_or(DEFAULT_SPLIT_BYTES);
     let jobs = jobs.filter(|&j| j > 0).unwrap_or_else(rayon_threads);
     Run::start(t.schema(), shared, move |mut out, notes| {
@@ -485,6 +479,31 @@ fn demos_export(
         v["chunk_bytes"] = totals.chunk_bytes.into();
         Ok((v, None))
     })
+}
+
+/// A bound of a tick range as Python gives it: an int is an absolute
+/// server tick; a string is any form of `--from`/`--to` (`"+4500"`,
+/// `"90s"`, `"1:30"`, or an absolute tick).
+#[derive(FromPyObject)]
+enum TickArg {
+    Tick(i32),
+    Text(String),
+}
+
+/// The bounds of `from_tick`/`to_tick` (none: the whole demo), refused
+/// when both are of one kind and out of order.
+fn tick_range(from: Option<TickArg>, to: Option<TickArg>) -> PyResult<(TickBound, TickBound)> {
+    let bound = |b: Option<TickArg>, none: TickBound, name: &str| match b {
+        None => Ok(none),
+        Some(TickArg::Tick(t)) => Ok(TickBound::Absolute(t)),
+        Some(TickArg::Text(s)) => {
+            TickBound::parse(&s).map_err(|e| PyValueError::new_err(format!("{name}: {e}")))
+        }
+    };
+    let from = bound(from, TickBound::START, "from_tick")?;
+    let to = bound(to, TickBound::END, "to_tick")?;
+    teebatch::batch::range::check_order(from, to).map_err(PyValueError::new_err)?;
+    Ok((from, to))
 }
 
 /// All cores, as the command line's default `--jobs`.
@@ -632,20 +651,12 @@ impl DemoFile {
         &self,
         py: Python<'_>,
         table: &str,
-        from_tick: Option<i32>,
-        to_tick: Option<i32>,
+        from_tick: Option<TickArg>,
+        to_tick: Option<TickArg>,
     ) -> PyResult<Run> {
         let t = self::table(table)?;
         let mut opts = ExportOptions::new(t);
-        let (from, to) = (from_tick.unwrap_or(i32::MIN), to_tick.unwrap_or(i32::MAX));
-        opts.from = TickBound::Absolute(from);
-        opts.to = TickBound::Absolute(to);
-        if from > to {
-            return Err(PyValueError::new_err(format!(
-                "from_tick {} is after to_tick {}",
-                opts.from, opts.to
-            )));
-        }
+        (opts.from, opts.to) = tick_range(from_tick, to_tick)?;
         let (batches, done) = py.detach(|| {
             let mut decoder = teebatch::demo::stream::Decoder::new(opts.backend);
             decoder.set_max_ticks(opts.limits.max_ticks);

@@ -52,7 +52,7 @@ class Demo:
         return self.record["header"]
 
     def table(
-        self, name: str, *, from_tick: Optional[int] = None, to_tick: Optional[int] = None
+        self, name: str, *, from_tick: Optional[Union[int, str]] = None, to_tick: Optional[Union[int, str]] = None
     ) -> pa.Table:
         """The rows of ``demos export --table NAME`` of this demo."""
         run = self._native.table(name, from_tick=from_tick, to_tick=to_tick)

@@ -1,6 +1,6 @@
 """Type stubs of the extension module (``python/src/lib.rs``)."""
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 QUEUE_BATCHES: int
 
@@ -31,7 +31,7 @@ class DemoFile:
     def __init__(self, path: str, bytes: bytes) -> None: ...
     def record_json(self) -> str: ...
     def table(
-        self, table: str, from_tick: Optional[int] = None, to_tick: Optional[int] = None
+        self, table: str, from_tick: Optional[Union[int, str]] = None, to_tick: Optional[Union[int, str]] = None
     ) -> Run: ...
 
 class MapFile:
@@ -53,8 +53,8 @@ def tables() -> List[str]: ...
 def demos_export(
     select: Dict[str, Any],
     table: str,
-    from_tick: Optional[int] = None,
-    to_tick: Optional[int] = None,
+    from_tick: Optional[Union[int, str]] = None,
+    to_tick: Optional[Union[int, str]] = None,
     jobs: Optional[int] = None,
     split_bytes: Optional[int] = None,
 ) -> Run: ...

@@ -23,8 +23,8 @@ def export_batches(
     paths: Paths = None,
     table: str = "positions",
     *,
-    from_tick: Optional[int] = None,
-    to_tick: Optional[int] = None,
+    from_tick: Optional[Union[int, str]] = None,
+    to_tick: Optional[Union[int, str]] = None,
     jobs: Optional[int] = None,
     split_bytes: Optional[int] = None,
     **select: Unpack[Select],
@@ -35,7 +35,9 @@ def export_batches(
     same order (demo after demo, in input order) and the same columns (see
     ``docs/demo-tables.md``). ``paths``: a file, folder, archive or
     ``ARCHIVE!/MEMBER`` name, or a list of them; ``None``: the embedded
-    demos. ``from_tick``/``to_tick``: absolute server ticks, inclusive.
+    demos. ``from_tick``/``to_tick`` (inclusive), as ``--from``/``--to``:
+    an int is an absolute server tick; a string may also count from each
+    demo's first tick: ``"+4500"`` (ticks), ``"90s"``, ``"1:30"``.
     ``jobs``: worker threads (``None``: all cores). ``split_bytes``: demos
     of at least this size are split at keyframes and decoded in parallel
     (``--split-bytes``). The other keywords are the command line's
@@ -66,8 +68,8 @@ def export(
     paths: Paths = None,
     table: str = "positions",
     *,
-    from_tick: Optional[int] = None,
-    to_tick: Optional[int] = None,
+    from_tick: Optional[Union[int, str]] = None,
+    to_tick: Optional[Union[int, str]] = None,
     jobs: Optional[int] = None,
     **select: Unpack[Select],
 ) -> pa.Table:

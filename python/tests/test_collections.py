@@ -62,6 +62,20 @@ def test_export_tick_range_equals_the_cli(cli, demos_dir, tmp_path):
         teebatch.demos.export(demos_dir, "positions", from_tick=5, to_tick=4)
 
 
+def test_relative_tick_ranges_equal_the_cli(cli, demos_dir, tmp_path):
+    want, _ = cli_table(
+        cli, tmp_path, "demos", "export", demos_dir, "--table", "positions",
+        "--from", "+250", "--to", "0:10",
+    )
+    got = teebatch.demos.export(demos_dir, "positions", from_tick="+250", to_tick="0:10")
+    assert 0 < got.num_rows == want.num_rows
+    assert plain(got).equals(want)
+    secs = got.column("time_s").to_pylist()
+    assert min(secs) >= 5.0 and max(secs) <= 10.0
+    with pytest.raises(ValueError, match="from_tick"):
+        teebatch.demos.export(demos_dir, "positions", from_tick="soon")
+
+
 def test_unknown_table_names_the_tables():
     with pytest.raises(ValueError, match="positions"):
         teebatch.demos.export(None, "nope")
