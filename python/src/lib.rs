@@ -786,8 +786,7 @@ impl MapFile {
         Vec<u8>,
     )> {
         let r = py.detach(|| -> Result<Option<TileLayer>, Failure> {
-            let (map, df_bytes, mut w) = self.parsed()?;
-            let df = Datafile::parse(df_bytes).map_err(|e| ErrorRecord::datafile(&e))?;
+            let (map, df, mut w) = self.parsed()?;
             let mut scratch = Vec::new();
             Ok(map
                 .load_tiles(&df, layer, &mut w.inflater, &mut scratch)
@@ -863,7 +862,7 @@ impl MapFile {
 
 impl MapFile {
     /// The map part (items, no tiles), and a worker to read more with.
-    fn parsed(&self) -> Result<(Map, &[u8], maps::Worker), Failure> {
+    fn parsed(&self) -> Result<(Map, Datafile<'_>, maps::Worker), Failure> {
         let mut w = maps::Worker::new(Limits::default());
         w.inflater.start_file();
         let df = Datafile::parse(&self.bytes).map_err(|e| ErrorRecord::datafile(&e))?;
@@ -875,12 +874,13 @@ impl MapFile {
             &mut Discard,
         )
         .map_err(|e| ErrorRecord::map(&e))?;
-        map.map(|m| (m, &self.bytes[..], w)).ok_or_else(|| {
-            Failure::NoMap(format!(
+        match map {
+            Some(m) => Ok((m, df, w)),
+            None => Err(Failure::NoMap(format!(
                 "the datafile has no map part ({})",
                 absent_reason(&df).map_or("no version item", |r| r.name())
-            ))
-        })
+            ))),
+        }
     }
 }
 
