@@ -33,7 +33,7 @@ def export_batches(
 
     As ``teebatch demos export PATHS --table TABLE``: the same rows in the
     same order (demo after demo, in input order) and the same columns (see
-    ``docs/demo-tables.md``). ``paths``: a file, folder, archive or
+    ``docs/export-tables.md``). ``paths``: a file, folder, archive or
     ``ARCHIVE!/MEMBER`` name, or a list of them; ``None``: the embedded
     demos. ``from_tick``/``to_tick`` (inclusive), as ``--from``/``--to``:
     an int is an absolute server tick; a string may also count from each
