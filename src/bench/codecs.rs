@@ -37,7 +37,7 @@ pub(super) fn bench_codecs(a: &Options, print: Print<'_>) -> io::Result<()> {
     let r = Report::new("codecs", a, print);
     let files = load_all(&a.paths, "demo")?;
     let p = demo_payloads(&files);
-    let min = Duration::from_secs_f64(a.seconds);
+    let min = a.sampling();
     let comp: u64 = p.compressed.iter().map(|c| c.len() as u64).sum();
     let decomp: u64 = p.decompressed.iter().map(|c| c.len() as u64).sum();
     let int_bytes: u64 = p.ints.iter().map(|c| 4 * c.len() as u64).sum();
@@ -48,27 +48,13 @@ pub(super) fn bench_codecs(a: &Options, print: Print<'_>) -> io::Result<()> {
         comp as f64 / 1e6,
         decomp as f64 / 1e6,
         int_bytes as f64 / 1e6,
-    ));
-    out!(
-        r,
-        "{:<44} {:>8} {:>12} {:>8}",
-        "kernel",
-        "tier",
-        "MB/s",
-        "runs"
-    );
+    ), files.len(), files.iter().map(|(_, b)| b.len() as u64).sum(), 1);
+    out!(r, "{:<44} {:>8} {}", "kernel", "tier", rate_header("MB/s"));
     // `kernel` names the figure and its unit ("... (MB/s of output)").
-    let row = |kernel: &str, tier: &str, unit: &'static str, bytes: u64, m: (f64, u32)| {
+    let row = |kernel: &str, tier: &str, unit: &'static str, bytes: u64, m: Measured| {
         let name = format!("{kernel} (MB/s of {unit})");
-        out!(
-            r,
-            "{:<44} {:>8} {:>12.1} {:>8}",
-            name,
-            tier,
-            mb_per_s(bytes, m.0),
-            m.1
-        );
-        r.figure(figure(kernel, Some(tier), unit, bytes, m));
+        out!(r, "{:<44} {:>8} {}", name, tier, rate_cells(bytes, &m));
+        r.figure(figure(kernel, Some(tier), unit, bytes, &m));
     };
     let mut out = vec![0u8; 1 << 16];
     let mut ints = vec![0i32; 1 << 16];
@@ -207,27 +193,26 @@ fn delta_streams(files: &[(Input, Vec<u8>)]) -> Vec<DeltaStream> {
 /// every snapshot: into a second snapshot then summed in full (what the
 /// stream did), and in place with the incremental checksum. MB/s of delta
 /// ints and ns per delta; full snapshots are parsed in both.
-fn snapshot_delta_rows(r: &Report, files: &[(Input, Vec<u8>)], min: Duration) {
+fn snapshot_delta_rows(r: &Report, files: &[(Input, Vec<u8>)], min: Sampling) {
     use crate::codec::snapshot::{DeltaApplier, Snapshot};
     let streams = delta_streams(files);
     let deltas = streams.iter().flat_map(|(_, c)| c).filter(|c| c.0);
     let (count, ints) = deltas.fold((0u64, 0u64), |(n, i), c| (n + 1, i + c.1.len() as u64));
     let mut a = Snapshot::new();
     let mut w = Vec::new();
-    let row = |kernel: &str, tier: Backend, (secs, runs): (f64, u32)| {
-        let ns = secs * 1e9 / count.max(1) as f64;
+    let row = |kernel: &str, tier: Backend, m: Measured| {
+        let ns = m.median() * 1e9 / count.max(1) as f64;
         out!(
             r,
-            "{:<44} {:>8} {:>12.1} {:>8}   ({:.0} ns per delta, {count} deltas)",
+            "{:<44} {:>8} {}   ({:.0} ns per delta, {count} deltas)",
             format!("{kernel} (MB/s of ints)"),
             tier.name(),
-            mb_per_s(4 * ints, secs),
-            runs,
+            rate_cells(4 * ints, &m),
             ns,
         );
         r.figure(Figure {
             note: Some(format!("{ns:.0} ns per delta, {count} deltas")),
-            ..figure(kernel, Some(tier.name()), "ints", 4 * ints, (secs, runs))
+            ..figure(kernel, Some(tier.name()), "ints", 4 * ints, &m)
         });
     };
     for tier in Backend::ALL {

@@ -33,39 +33,36 @@ pub(super) fn bench_demos(a: &Options, print: Print<'_>) -> io::Result<()> {
         .collect();
     let data: u64 = demos.iter().map(chunk_bytes).sum();
     let file_bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
-    let min = Duration::from_secs_f64(a.seconds);
+    let min = a.sampling();
     let jobs = crate::limits::Limits::cap_jobs(a.jobs, usize::MAX);
     let r = Report::new("demos", a, print);
-    r.header(format!(
-        "demos: {} files, {:.2} MB, {:.2} MB of chunk data",
-        demos.len(),
-        file_bytes as f64 / 1e6,
-        data as f64 / 1e6,
-    ));
+    r.header(
+        format!(
+            "demos: {} files, {:.2} MB, {:.2} MB of chunk data",
+            demos.len(),
+            file_bytes as f64 / 1e6,
+            data as f64 / 1e6,
+        ),
+        files.len(),
+        file_bytes,
+        jobs,
+    );
     out!(
         r,
-        "{:<52} {:>8} {:>14} {:>8}",
+        "{:<52} {:>8} {}",
         "measurement",
         "tier",
-        "MB/s of chunks",
-        "runs"
+        rate_header("MB/s")
     );
-    let row = |name: &str, tier: Backend, (secs, runs): (f64, u32)| {
+    let row = |name: &str, tier: Backend, m: Measured| {
         out!(
             r,
-            "{:<52} {:>8} {:>14.1} {:>8}",
+            "{:<52} {:>8} {}",
             name,
             tier.name(),
-            mb_per_s(data, secs),
-            runs
+            rate_cells(data, &m)
         );
-        r.figure(figure(
-            name,
-            Some(tier.name()),
-            "chunk data",
-            data,
-            (secs, runs),
-        ));
+        r.figure(figure(name, Some(tier.name()), "chunk data", data, &m));
     };
     for tier in [Backend::Scalar, Backend::Simd] {
         let mut dec = Decoder::new(tier);

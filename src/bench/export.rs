@@ -49,6 +49,8 @@ pub struct ExportFigure {
     /// Median wall seconds of one run.
     pub wall_s: f64,
     pub runs: u32,
+    /// CPU seconds of every timed run, in run order.
+    pub cpu_samples: Vec<f64>,
     /// Rows per CPU second.
     pub rows_per_s: f64,
     /// MB (10^6 bytes) of chunk data per CPU second.
@@ -71,10 +73,23 @@ impl Write for Count {
     }
 }
 
-/// Repeats `f` until `seconds` of wall time have passed (at least
-/// `min_runs` times); returns the median (CPU, wall) seconds and the runs,
-/// and the last run's result.
-fn repeat<T>(seconds: f64, min_runs: u32, mut f: impl FnMut() -> T) -> (f64, f64, u32, T) {
+/// One line's runs: the median CPU and wall seconds, every run's CPU
+/// seconds, and the last run's result.
+struct Repeated<T> {
+    cpu: f64,
+    wall: f64,
+    cpu_samples: Vec<f64>,
+    out: T,
+}
+
+/// Calls `f` `s.warmup` times untimed, then times it at least `s.runs`
+/// times and until `s.runs × s.per_run` of wall time have passed (each
+/// run is one whole export, so a run is never repeated inside a sample).
+fn repeat<T>(s: Sampling, mut f: impl FnMut() -> T) -> Repeated<T> {
+    for _ in 0..s.warmup {
+        f();
+    }
+    let total = s.per_run.as_secs_f64() * f64::from(s.runs);
     let start = Instant::now();
     let (mut cpu, mut wall) = (Vec::new(), Vec::new());
     loop {
@@ -82,13 +97,18 @@ fn repeat<T>(seconds: f64, min_runs: u32, mut f: impl FnMut() -> T) -> (f64, f64
         let out = f();
         cpu.push(cpu_seconds() - c0);
         wall.push(w0.elapsed().as_secs_f64());
-        if cpu.len() as u32 >= min_runs && start.elapsed().as_secs_f64() >= seconds {
-            let median = |v: &mut Vec<f64>| {
+        if cpu.len() as u32 >= s.runs.max(1) && start.elapsed().as_secs_f64() >= total {
+            let median = |v: &[f64]| {
+                let mut v = v.to_vec();
                 v.sort_by(f64::total_cmp);
-                v[v.len() / 2]
+                median_of(&v)
             };
-            let runs = cpu.len() as u32;
-            return (median(&mut cpu), median(&mut wall), runs, out);
+            return Repeated {
+                cpu: median(&cpu),
+                wall: median(&wall),
+                cpu_samples: cpu,
+                out,
+            };
         }
     }
 }
@@ -119,16 +139,21 @@ fn decode_all(inputs: &[Input], backend: Backend) -> u64 {
 }
 
 /// Measures the decode floor, then every table in every format, one job
-/// each, `seconds` per line.
+/// each, each line sampled as `sampling` says.
 pub fn measure(
     inputs: &[Input],
     tables: &[Table],
     formats: &[Format],
-    seconds: f64,
+    sampling: Sampling,
     backend: Backend,
     mut progress: impl FnMut(&ExportFigure),
 ) -> io::Result<Vec<ExportFigure>> {
-    let (cpu, wall, runs, chunk_bytes) = repeat(seconds, 3, || decode_all(inputs, backend));
+    let Repeated {
+        cpu,
+        wall,
+        cpu_samples,
+        out: chunk_bytes,
+    } = repeat(sampling, || decode_all(inputs, backend));
     let rate = |x: f64, s: f64| if s > 0.0 { x / s } else { 0.0 };
     let floor = ExportFigure {
         table: "decode",
@@ -138,7 +163,8 @@ pub fn measure(
         output_bytes: 0,
         cpu_s: cpu,
         wall_s: wall,
-        runs,
+        runs: cpu_samples.len() as u32,
+        cpu_samples,
         rows_per_s: 0.0,
         mb_per_s: rate(chunk_bytes as f64 / 1e6, cpu),
         x_decode: 1.0,
@@ -160,8 +186,13 @@ pub fn measure(
                 };
                 Ok((totals.rows, totals.chunk_bytes, count.0))
             };
-            let (cpu, wall, runs, r) = repeat(seconds, 3, run);
-            let (rows, chunk_bytes, output_bytes) = r?;
+            let Repeated {
+                cpu,
+                wall,
+                cpu_samples,
+                out: written,
+            } = repeat(sampling, run);
+            let (rows, chunk_bytes, output_bytes) = written?;
             let f = ExportFigure {
                 table: table.name(),
                 format: format_name(format),
@@ -170,7 +201,8 @@ pub fn measure(
                 output_bytes,
                 cpu_s: cpu,
                 wall_s: wall,
-                runs,
+                runs: cpu_samples.len() as u32,
+                cpu_samples,
                 rows_per_s: rate(rows as f64, cpu),
                 mb_per_s: rate(chunk_bytes as f64 / 1e6, cpu),
                 x_decode: rate(cpu, out[0].cpu_s),
@@ -215,14 +247,7 @@ pub(super) fn bench_export(a: &Options, print: Print<'_>) -> io::Result<()> {
         "demos: {} files, {:.2} MB; one job, CPU seconds (user + system, all threads) per run, median",
         inputs.len(),
         bytes as f64 / 1e6
-    ));
-    if bytes < 10_000_000 {
-        out!(
-            r,
-            "note: {:.2} MB of input is too little for stable figures; name a collection of 10 MB or more",
-            bytes as f64 / 1e6
-        );
-    }
+    ), inputs.len(), bytes, 1);
     out!(
         r,
         "{:<30} {:>9} {:>12} {:>13} {:>9} {:>8} {:>10} {:>5}",
@@ -253,14 +278,22 @@ pub(super) fn bench_export(a: &Options, print: Print<'_>) -> io::Result<()> {
             f.output_bytes as f64 / 1e6,
             f.runs
         );
+        let rate = |s: f64| mb_per_s(f.chunk_bytes, s);
+        let (slowest, fastest) = f.cpu_samples.iter().fold((f64::MAX, 0f64), |(lo, hi), &s| {
+            (lo.min(rate(s)), hi.max(rate(s)))
+        });
         r.figure(Figure {
             measurement: name,
             tier: Some(a.backend_name().to_string()),
             mb_per_s: f.mb_per_s,
+            mb_per_s_min: slowest,
+            mb_per_s_max: fastest,
             unit: "chunk data per CPU second",
             maps_per_s: None,
             seconds_per_run: f.cpu_s,
             runs: f.runs,
+            iterations_per_run: 1,
+            samples: f.cpu_samples.clone(),
             note: Some(format!(
                 "{} rows, {:.0} rows/s, {:.2}x decode, {} output bytes, {:.3} s wall",
                 f.rows, f.rows_per_s, f.x_decode, f.output_bytes, f.wall_s
@@ -271,7 +304,7 @@ pub(super) fn bench_export(a: &Options, print: Print<'_>) -> io::Result<()> {
         &inputs,
         &tables,
         &formats,
-        a.seconds,
+        a.sampling(),
         Backend::default(),
         line,
     )?;

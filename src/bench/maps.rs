@@ -5,44 +5,49 @@ use super::*;
 pub(super) fn bench_maps(a: &Options, print: Print<'_>) -> io::Result<()> {
     let r = Report::new("maps", a, print);
     let files = load_all(&a.paths, "map")?;
-    let min = Duration::from_secs_f64(a.seconds);
+    let min = a.sampling();
     let file_bytes: u64 = files.iter().map(|(_, b)| b.len() as u64).sum();
     let n = files.len() as f64;
-    r.header(format!(
-        "maps: {} files, {:.2} MB",
+    let jobs = crate::limits::Limits::cap_jobs(a.jobs, usize::MAX);
+    r.header(
+        format!(
+            "maps: {} files, {:.2} MB",
+            files.len(),
+            file_bytes as f64 / 1e6
+        ),
         files.len(),
-        file_bytes as f64 / 1e6
-    ));
+        file_bytes,
+        jobs,
+    );
     out!(
         r,
-        "{:<44} {:>12} {:>12} {:>8}",
+        "{:<44} {:>12} {}",
         "measurement",
         "maps/s",
-        "MB/s",
-        "runs"
+        rate_header("MB/s")
     );
-    let row = |name: &str, secs: f64, bytes: u64, runs: u32| {
+    let row = |name: &str, m: Measured, bytes: u64| {
+        let secs = m.median();
         out!(
             r,
-            "{:<44} {:>12.1} {:>12.1} {:>8}",
+            "{:<44} {:>12.1} {}",
             name,
             n / secs,
-            mb_per_s(bytes, secs),
-            runs
+            rate_cells(bytes, &m)
         );
         r.figure(Figure {
             maps_per_s: Some(n / secs),
-            ..figure(name, None, "files", bytes, (secs, runs))
+            ..figure(name, None, "files", bytes, &m)
         });
     };
 
     // Datafile::parse only.
-    let (s, runs) = measure(min, || {
+    let m = measure(min, || {
         for (_, b) in &files {
             std::hint::black_box(Datafile::parse(b).ok());
         }
     });
-    row("datafile parse (1 thread)", s, file_bytes, runs);
+    row("datafile parse (1 thread)", m, file_bytes);
 
     // The `maps index` work per file (hashes + parse + map summary), in memory.
     let opts = IndexOptions::default();
@@ -55,7 +60,7 @@ pub(super) fn bench_maps(a: &Options, print: Print<'_>) -> io::Result<()> {
     ] {
         let mut inflater = Inflater::default();
         let mut buf = Vec::new();
-        let (s, runs) = measure(min, || {
+        let m = measure(min, || {
             for (input, b) in &files {
                 let mut rec = MapRecord {
                     path: input.display_path(),
@@ -65,14 +70,13 @@ pub(super) fn bench_maps(a: &Options, print: Print<'_>) -> io::Result<()> {
                 std::hint::black_box(&rec);
             }
         });
-        row(name, s, file_bytes, runs);
+        row(name, m, file_bytes);
     }
 
     // End to end through the batch driver from the page cache.
     let inputs: Vec<Input> = files.iter().map(|(i, _)| i.clone()).collect();
-    let jobs = crate::limits::Limits::cap_jobs(a.jobs, usize::MAX);
     for j in [1, jobs] {
-        let (s, runs) = measure(min, || {
+        let m = measure(min, || {
             run_ordered(
                 &inputs,
                 j,
@@ -84,12 +88,7 @@ pub(super) fn bench_maps(a: &Options, print: Print<'_>) -> io::Result<()> {
                 },
             );
         });
-        row(
-            &format!("maps index end to end ({j} jobs)"),
-            s,
-            file_bytes,
-            runs,
-        );
+        row(&format!("maps index end to end ({j} jobs)"), m, file_bytes);
     }
 
     // Inflate every data block: libdeflater vs flate2 (zlib-rs).
@@ -105,19 +104,18 @@ pub(super) fn bench_maps(a: &Options, print: Print<'_>) -> io::Result<()> {
     let out_bytes: u64 = blocks.iter().map(|&(_, n)| n as u64).sum();
     let mut d = libdeflater::Decompressor::new();
     let mut out = vec![0u8; blocks.iter().map(|&(_, n)| n).max().unwrap_or(0)];
-    let (s, runs) = measure(min, || {
+    let m = measure(min, || {
         for &(raw, n) in &blocks {
             std::hint::black_box(d.zlib_decompress(raw, &mut out[..n]).ok());
         }
     });
     out!(
         r,
-        "{:<44} {:>12} {:>12.1} {:>8}   ({:.2} GB/s of output, {} blocks, {:.1} MB)",
+        "{:<44} {:>12} {}   ({:.2} GB/s of output, {} blocks, {:.1} MB)",
         "inflate libdeflater (1 thread)",
         "-",
-        mb_per_s(out_bytes, s),
-        runs,
-        out_bytes as f64 / 1e9 / s,
+        rate_cells(out_bytes, &m),
+        out_bytes as f64 / 1e9 / m.median(),
         blocks.len(),
         out_bytes as f64 / 1e6
     );
@@ -131,7 +129,7 @@ pub(super) fn bench_maps(a: &Options, print: Print<'_>) -> io::Result<()> {
             None,
             "output",
             out_bytes,
-            (s, runs),
+            &m,
         )
     });
     // The CRC-32 of each block's output right after inflating it (what
@@ -140,7 +138,7 @@ pub(super) fn bench_maps(a: &Options, print: Print<'_>) -> io::Result<()> {
         ("inflate + crc32fast crc32 (1 thread)", false),
         ("inflate + libdeflate crc32 (1 thread)", true),
     ] {
-        let (s, runs) = measure(min, || {
+        let m = measure(min, || {
             let mut a = crc32fast::Hasher::new();
             let mut b = libdeflater::Crc::new();
             for &(raw, n) in &blocks {
@@ -156,16 +154,15 @@ pub(super) fn bench_maps(a: &Options, print: Print<'_>) -> io::Result<()> {
         });
         out!(
             r,
-            "{:<44} {:>12} {:>12.1} {:>8}   ({:.2} GB/s of output)",
+            "{:<44} {:>12} {}   ({:.2} GB/s of output)",
             name,
             "-",
-            mb_per_s(out_bytes, s),
-            runs,
-            out_bytes as f64 / 1e9 / s
+            rate_cells(out_bytes, &m),
+            out_bytes as f64 / 1e9 / m.median()
         );
-        r.figure(figure(name, None, "output", out_bytes, (s, runs)));
+        r.figure(figure(name, None, "output", out_bytes, &m));
     }
-    let (s, runs) = measure(min, || {
+    let m = measure(min, || {
         for &(raw, n) in &blocks {
             let mut dec = flate2::Decompress::new(true);
             std::hint::black_box(
@@ -176,19 +173,18 @@ pub(super) fn bench_maps(a: &Options, print: Print<'_>) -> io::Result<()> {
     });
     out!(
         r,
-        "{:<44} {:>12} {:>12.1} {:>8}   ({:.2} GB/s of output)",
+        "{:<44} {:>12} {}   ({:.2} GB/s of output)",
         "inflate flate2/zlib-rs (1 thread)",
         "-",
-        mb_per_s(out_bytes, s),
-        runs,
-        out_bytes as f64 / 1e9 / s
+        rate_cells(out_bytes, &m),
+        out_bytes as f64 / 1e9 / m.median()
     );
     r.figure(figure(
         "inflate flate2/zlib-rs (1 thread)",
         None,
         "output",
         out_bytes,
-        (s, runs),
+        &m,
     ));
     r.finish()
 }

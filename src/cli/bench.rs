@@ -41,9 +41,28 @@ pub struct BenchExportArgs {
 pub struct BenchArgs {
     /// Files or directories (default: the embedded dataset).
     pub paths: Vec<PathBuf>,
-    /// Minimum time per measurement.
+    /// Minimum time per figure, shared by its timed runs: each run repeats
+    /// the work until it lasts at least SECONDS / RUNS.
     #[arg(long, default_value_t = 2.0)]
     pub seconds: f64,
+    /// Timed runs per figure: the figure is their median, printed with the
+    /// slowest and fastest run.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub runs: u32,
+    /// Untimed runs before them (at least one is always made, to size the
+    /// timed runs).
+    #[arg(long, default_value_t = 1)]
+    pub warmup: u32,
+    /// Keep this run's JSON document as `.teebatch-bench/NAME.json` (or at
+    /// NAME itself when it ends in `.json` or holds a `/`), for --compare.
+    #[arg(long, value_name = "NAME")]
+    pub save: Option<String>,
+    /// Compare every figure with a saved run (a --save NAME, or a FILE
+    /// written by `--format json`): the change of its median, and `no
+    /// change` when it is within the noise (2 %, or the larger half-spread
+    /// of the two runs), else `improved` or `regressed`.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub compare: Option<String>,
     /// Threads for the parallel figure (default or 0: all cores; at most
     /// 256).
     #[arg(long, short = 'j')]
@@ -80,6 +99,10 @@ pub fn run(cmd: BenchCommand) -> io::Result<ExitCode> {
         seconds: a.seconds,
         jobs: a.jobs,
         format: a.format,
+        runs: a.runs,
+        warmup: a.warmup,
+        save: a.save,
+        compare: a.compare,
         tables,
         writers,
     };
