@@ -1594,3 +1594,103 @@ fn file_lists_have_an_entry_limit() {
         )
     );
 }
+
+/// Shards 1/3 and 2/3 merge with a warning naming the missing 3/3
+/// (`--strict`: exit 1 and nothing written); summaries of runs whose
+/// options change the counts (`--verify`, `--thumbnails`, a limit) are
+/// refused, naming the option and both values.
+#[test]
+fn merge_warns_of_missing_shards_and_refuses_other_counting_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let maps = d.join("maps");
+    let ok = |args: &[&str]| {
+        let out = teebatch(args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    ok(&[
+        "synth",
+        "maps",
+        "--out",
+        maps.to_str().unwrap(),
+        "--count",
+        "6",
+    ]);
+    let root = maps.to_str().unwrap();
+    let summary = |name: &str, extra: &[&str]| {
+        let f = d.join(name);
+        let mut a = vec![
+            "maps",
+            "index",
+            "-q",
+            "-o",
+            "/dev/null",
+            "--summary",
+            f.to_str().unwrap(),
+        ];
+        a.extend(extra);
+        a.push(root);
+        ok(&a);
+        f
+    };
+    let s1 = summary("s1.json", &["--shard", "1/3"]);
+    let s2 = summary("s2.json", &["--shard", "2/3"]);
+    let s3 = summary("s3.json", &["--shard", "3/3"]);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&s1).unwrap()).unwrap();
+    assert_eq!(doc["options"]["verify"], "off");
+    assert_eq!(doc["options"]["thumbnails"], "false");
+    assert_eq!(doc["options"]["max_warnings"], "1024");
+
+    let (code, err, merged) = merge(&[&s1, &s2]);
+    assert_eq!(code, 0, "{err}");
+    assert!(merged.is_some());
+    assert!(
+        err.contains(&format!("warning: shard 3/3 of {root} missing")),
+        "{err}"
+    );
+    // All three: no warning, and the inputs collapse.
+    let (code, err, merged) = merge(&[&s1, &s2, &s3]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(merged.unwrap()["inputs"]["parts"][0]["shard"].is_null());
+
+    let out_file = d.join("strict.json");
+    let out = teebatch(&[
+        "merge",
+        "-q",
+        "--strict",
+        "-o",
+        out_file.to_str().unwrap(),
+        s1.to_str().unwrap(),
+        s2.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("error: shard 3/3"));
+    assert!(!out_file.exists(), "--strict writes nothing");
+
+    // Other options on the other shards: refused, naming the option.
+    let v2 = summary("v2.json", &["--shard", "2/3", "--verify"]);
+    let (code, err, _) = merge(&[&s1, &v2]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(&*v2.to_string_lossy()), "{err}");
+    assert!(err.contains("verify=off against verify=full"), "{err}");
+    let w2 = summary("w2.json", &["--shard", "2/3", "--max-warnings", "3"]);
+    let (code, err, _) = merge(&[&s1, &w2]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("max_warnings=1024 against max_warnings=3"),
+        "{err}"
+    );
+    // A summary without recorded options (an older teebatch's).
+    let mut old: Value = serde_json::from_str(&std::fs::read_to_string(&s2).unwrap()).unwrap();
+    old.as_object_mut().unwrap().remove("options");
+    let o2 = d.join("old.json");
+    std::fs::write(&o2, old.to_string()).unwrap();
+    let (code, err, _) = merge(&[&s1, &o2]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("none recorded"), "{err}");
+}

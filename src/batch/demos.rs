@@ -501,7 +501,25 @@ pub fn run(
         observer,
         |w| &mut w.1,
     )?;
+    let mut run = run;
+    run.summary.options = counting_options(opts);
     Ok(run)
+}
+
+/// The options of a `demos index` run that change its summary's counts:
+/// the limits (errors and warnings past them).
+pub fn counting_options(opts: &RunOptions) -> super::summary::CountingOptions {
+    let l = &opts.index.limits;
+    [
+        ("max_ticks", l.max_ticks.to_string()),
+        ("max_file_bytes", l.max_demo_file_bytes.to_string()),
+        ("max_warnings", l.max_warnings.to_string()),
+        ("max_archive_ratio", l.max_archive_ratio.to_string()),
+        ("max_archive_bytes", l.max_archive_total_bytes.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
 }
 
 #[cfg(test)]

@@ -473,10 +473,34 @@ pub fn run(
         observer,
         |w| &mut w.1,
     )?;
+    let mut run = run;
+    run.summary.options = counting_options(opts);
     Ok(MapsRun {
         index: run,
         thumbnail_failures: failures.report(),
     })
+}
+
+/// The options of a `maps index` run that change its summary's counts:
+/// the `--verify` level (errors only inflating finds), `--thumbnails`
+/// (their warnings), and the limits (errors and warnings past them).
+pub fn counting_options(opts: &RunOptions) -> super::summary::CountingOptions {
+    let l = &opts.index.limits;
+    [
+        ("verify", opts.index.verify.name().to_owned()),
+        ("thumbnails", opts.thumbnails.is_some().to_string()),
+        (
+            "max_decompressed_bytes",
+            l.max_decompressed_bytes.to_string(),
+        ),
+        ("max_file_bytes", l.max_map_file_bytes.to_string()),
+        ("max_warnings", l.max_warnings.to_string()),
+        ("max_archive_ratio", l.max_archive_ratio.to_string()),
+        ("max_archive_bytes", l.max_archive_total_bytes.to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_owned(), v))
+    .collect()
 }
 
 #[cfg(test)]

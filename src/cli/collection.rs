@@ -149,10 +149,15 @@ pub struct MergeArgs {
     /// No digest on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
+    /// Fail (exit 1, nothing written) when the summaries hold some but not
+    /// all shards of a set of inputs, instead of warning.
+    #[arg(long)]
+    pub strict: bool,
 }
 
-/// `teebatch merge`: exit 0, 1 for a bad file, 2 for summaries that cannot
-/// be merged (other command or version, the same inputs twice).
+/// `teebatch merge`: exit 0, 1 for a bad file (or, with `--strict`, missing
+/// shards), 2 for summaries that cannot be merged (other command, version
+/// or counting options, the same inputs twice).
 pub fn merge(args: MergeArgs) -> io::Result<ExitCode> {
     let fail = |e: LoadError| {
         eprintln!("teebatch merge: {e}");
@@ -187,6 +192,18 @@ pub fn merge(args: MergeArgs) -> io::Result<ExitCode> {
     }
     match summary::merge::merge_files(&args.summaries) {
         Ok(m) => {
+            for (inputs, missing) in &m.missing_shards {
+                let list: Vec<String> = missing.iter().map(ToString::to_string).collect();
+                eprintln!(
+                    "teebatch merge: {}: shard{} {} of {inputs} missing: the merged summary covers part of those inputs",
+                    if args.strict { "error" } else { "warning" },
+                    if missing.len() == 1 { "" } else { "s" },
+                    list.join(", "),
+                );
+            }
+            if args.strict && !m.missing_shards.is_empty() {
+                return Ok(ExitCode::from(1));
+            }
             crate::batch::output::write_whole(
                 args.output.as_deref().unwrap_or(Path::new("-")),
                 &m.text,

@@ -17,6 +17,9 @@ pub struct Merged {
     pub files: (u64, u64, u64),
     /// The merged aggregate's digest lines.
     pub digest: Vec<String>,
+    /// What the merged summary lacks: each set of inputs of which some
+    /// shards were merged but not all, with the missing ones.
+    pub missing_shards: Vec<(String, Vec<super::Shard>)>,
 }
 
 /// Why summaries could not be merged.
@@ -85,6 +88,7 @@ fn merge_typed<A: Aggregate>(
                 merged = Some(doc);
             }
             Some(m) => {
+                super::same_options(&m.options, &doc.options).map_err(refused)?;
                 inputs
                     .add(std::mem::take(&mut doc.inputs))
                     .map_err(refused)?;
@@ -135,5 +139,6 @@ fn merge_typed<A: Aggregate>(
         text,
         files: merged.aggregate.file_counts(),
         digest: merged.aggregate.digest(),
+        missing_shards: merged.inputs.missing_shards(),
     })
 }

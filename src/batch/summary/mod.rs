@@ -579,6 +579,12 @@ pub struct Summary<A> {
     pub version: u32,
     pub command: String,
     pub inputs: Inputs,
+    /// The options of the runs that change their counts (`--verify`,
+    /// `--thumbnails`, the limits: see [`CountingOptions`]); summaries
+    /// merge only when theirs are equal. Empty (left out) in documents of
+    /// teebatch before 0.1.0's options were recorded.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub options: CountingOptions,
     #[serde(flatten)]
     pub aggregate: A,
     /// Everything run-dependent; `null` where unknown.
@@ -595,15 +601,23 @@ impl<A: Aggregate> Summary<A> {
             version: VERSION,
             command: A::COMMAND.to_owned(),
             inputs: Inputs::one(part),
+            options: CountingOptions::new(),
             aggregate,
             run,
         }
+    }
+
+    /// This summary with `options` recorded.
+    pub fn with_options(mut self, options: CountingOptions) -> Self {
+        self.options = options;
+        self
     }
 
     /// Adds `other` (inputs and aggregate; `run` is left to the caller).
     /// Unchanged when refused for its inputs; partly merged when a count
     /// overflows (see [`Aggregate::merge`]).
     pub fn merge(&mut self, other: Summary<A>) -> Result<(), String> {
+        same_options(&self.options, &other.options)?;
         let mut inputs = self.inputs.clone();
         inputs.merge(other.inputs)?;
         self.aggregate.merge(other.aggregate)?;
@@ -619,6 +633,69 @@ impl<A: Aggregate> Summary<A> {
             o.remove("run");
         }
         v
+    }
+}
+
+/// The options of a run that change what its summary counts, by name
+/// (`verify`, `thumbnails`, `max_warnings`, ...), as text.
+pub type CountingOptions = BTreeMap<String, String>;
+
+/// Refuses to merge summaries whose runs counted differently: the first
+/// option that differs, with both values.
+pub fn same_options(a: &CountingOptions, b: &CountingOptions) -> Result<(), String> {
+    if a == b {
+        return Ok(());
+    }
+    let shown = |o: &CountingOptions, k: &str| match o.get(k) {
+        Some(v) => format!("{k}={v}"),
+        None if o.is_empty() => "none recorded (a summary of an older teebatch)".to_owned(),
+        None => format!("no {k}"),
+    };
+    let key = a
+        .keys()
+        .chain(b.keys())
+        .find(|k| a.get(*k) != b.get(*k))
+        .map_or("", String::as_str);
+    Err(format!(
+        "the runs were made with options that change the counts: {} against {}",
+        shown(a, key),
+        shown(b, key)
+    ))
+}
+
+impl Inputs {
+    /// The shards missing from each set of inputs this summary has some
+    /// but not all shards of: `(inputs, missing K/N)`, sorted.
+    pub fn missing_shards(&self) -> Vec<(String, Vec<Shard>)> {
+        let mut groups: BTreeMap<(Source, u32), BTreeSet<u32>> = BTreeMap::new();
+        for p in &self.parts {
+            if let Some(s) = p.shard {
+                let src = Source {
+                    paths: p.paths.clone(),
+                    files_from: p.files_from.clone(),
+                    walk: p.walk.clone(),
+                };
+                groups.entry((src, s.n)).or_default().insert(s.k);
+            }
+        }
+        groups
+            .into_iter()
+            .map(|((src, n), have)| {
+                let part = InputPart {
+                    paths: src.paths,
+                    files_from: src.files_from,
+                    shard: None,
+                    walk: src.walk,
+                };
+                let shown = part.to_string();
+                let shown = shown.trim_end_matches(" (all files)").to_owned();
+                let missing = (1..=n)
+                    .filter(|k| !have.contains(k))
+                    .map(|k| Shard { k, n })
+                    .collect();
+                (shown, missing)
+            })
+            .collect()
     }
 }
 
@@ -866,6 +943,8 @@ pub fn from_bytes<A: Aggregate>(
     struct Rest {
         inputs: Inputs,
         #[serde(default)]
+        options: CountingOptions,
+        #[serde(default)]
         run: JsonText,
     }
     let bad =
@@ -878,6 +957,7 @@ pub fn from_bytes<A: Aggregate>(
             version: VERSION,
             command: A::COMMAND.to_owned(),
             inputs: rest.inputs,
+            options: rest.options,
             aggregate,
             run: serde_json::Value::Null,
         },
