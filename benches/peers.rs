@@ -1,7 +1,7 @@
 //! teebatch against libtw2's published crates, measured in one run so the
 //! ratios are comparable:
 //!
-//! - on the real demos (`../shared/datasets/demos`): Huffman decode of every
+//! - on the real demos (`../shared/datasets/demos`, or `--demos DIR`): Huffman decode of every
 //!   chunk payload (MB/s of output), one stream and in batches of 4, and the
 //!   full decode on one thread (framing, Huffman, varints, snapshots, deltas
 //!   and checksums; MB/s of chunk data);
@@ -14,8 +14,12 @@
 //! - on both: the analysis' share of the decode time (`demos index`'s
 //!   in-memory work less its SHA-256 and the decode, over the decode).
 //!
-//! `cargo bench --bench peers [-- --seconds S --rounds R --synth N
-//! --synth-dir DIR --levels sse2,avx2,avx512]`. With `TEEBATCH_X86_LEVEL=avx2`
+//! `cargo bench --bench peers [-- --seconds S --rounds R --demos DIR
+//! --synth N --synth-dir DIR --levels sse2,avx2,avx512]`. `--demos DIR`
+//! measures the `*.demo` files directly in DIR instead of the shared
+//! datasets' (both decoders must agree on every snapshot checksum of them:
+//! a demo where they do not stops the bench, naming it). With
+//! `TEEBATCH_X86_LEVEL=avx2`
 //! (or `sse2`) teebatch's kernels are capped at that level, as on a machine
 //! without AVX-512 (the `demos index` process inherits the cap); `--levels`
 //! runs the whole bench once per level (each in its own process, since the
@@ -119,8 +123,13 @@ fn same_decode(inputs: &[Input], dec: &mut Decoder, tw: &mut Tw) {
     }
 }
 
+/// The real demos: every `*.demo` under `--demos DIR`, else those of the
+/// shared datasets.
 fn real_demos(min: Duration, rounds: u32) {
-    let inputs = inputs();
+    let inputs = match arg("--demos") {
+        Some(dir) => inputs_in(Path::new(&dir)),
+        None => inputs(),
+    };
     if inputs.is_empty() {
         return;
     }
