@@ -352,7 +352,7 @@ fn render_real_map_spawn_pixel() {
     let atlas_dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/ddnet-mapres");
     if !atlas_dir.join("entities/DDNet.png").is_file() {
-        eprintln!("SKIPPED: ../shared/reference/ddnet-mapres not found");
+        crate::common::skip("../shared/reference/ddnet-mapres not found");
         return;
     }
     let atlas = decode_png(&std::fs::read(atlas_dir.join("entities/DDNet.png")).unwrap()).unwrap();
@@ -643,7 +643,7 @@ fn render_full_style_synth() {
     let dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/ddnet-mapres");
     if !dir.join("mapres/grass_main.png").is_file() {
-        eprintln!("SKIPPED: ../shared/reference/ddnet-mapres not found");
+        crate::common::skip("../shared/reference/ddnet-mapres not found");
         return;
     }
     let grass = decode_png(&std::fs::read(dir.join("mapres/grass_main.png")).unwrap()).unwrap();
