@@ -34,7 +34,7 @@ use teebatch::batch::sink::RecordSink;
 use teebatch::batch::tables::TableWriter;
 use teebatch::batch::{demos, embedded, maps, Input, WalkOptions};
 use teebatch::datafile::Datafile;
-use teebatch::demo::export::Table;
+use teebatch::demo::export::{Table, TableSet};
 use teebatch::limits::Limits;
 use teebatch::map::{absent_reason, LayerKind, LoadOptions, Map, PhysicsKind, TileLayer};
 use teebatch::render::{render_map, RenderOptions, Size, Style, Textures};
@@ -453,7 +453,8 @@ fn table(name: &str) -> PyResult<Table> {
 
 /// `demos export` over a collection: the rows of `table` as a [`Run`].
 #[pyfunction]
-#[pyo3(signature = (select, table, from_tick=None, to_tick=None, jobs=None, split_bytes=None))]
+#[pyo3(signature = (select, table, from_tick=None, to_tick=None, jobs=None, split_bytes=None, every_tick=false))]
+#[allow(clippy::too_many_arguments)]
 fn demos_export(
     py: Python<'_>,
     select: Select,
@@ -462,6 +463,7 @@ fn demos_export(
     to_tick: Option<TickArg>,
     jobs: Option<usize>,
     split_bytes: Option<u64>,
+    every_tick: bool,
 ) -> PyResult<Run> {
     let t = self::table(table)?;
     let (from, to) = tick_range(from_tick, to_tick)?;
@@ -471,6 +473,7 @@ fn demos_export(
     opts.from = from;
     opts.to = to;
     opts.split_bytes = split_bytes.unwrap_or(DEFAULT_SPLIT_BYTES);
+    opts.every_tick = every_tick;
     let jobs = jobs.filter(|&j| j > 0).unwrap_or_else(rayon_threads);
     Run::start(t.schema(), shared, move |mut out, notes| {
         let (outcome, totals) = teebatch::batch::export::run(&sel, jobs, &opts, &mut out, notes)?;
@@ -479,6 +482,125 @@ fn demos_export(
         v["chunk_bytes"] = totals.chunk_bytes.into();
         Ok((v, None))
     })
+}
+
+/// One table's batches of a several-table run, gathered in memory; the
+/// run stops at its next batch once `stop` is set (Ctrl-C).
+struct Collect {
+    batches: Vec<RecordBatch>,
+    stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl TableWriter for Collect {
+    fn write_batch(&mut self, batch: &RecordBatch) -> io::Result<()> {
+        if self.stop.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(io::Error::new(io::ErrorKind::Interrupted, "interrupted"));
+        }
+        self.batches.push(batch.clone());
+        Ok(())
+    }
+
+    fn write_encoded(&mut self, _bytes: &[u8]) -> io::Result<()> {
+        Err(io::Error::other("record batches have no row encoder"))
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `demos export --tables`: one decode of every demo feeds every table of
+/// `tables`; returns `(name, run)` per table, in the command line's table
+/// order, each run a finished stream of its table (all of them share the
+/// outcome, notes and errors). The rows are gathered in memory (the caller
+/// makes tables of them); Ctrl-C stops the run at its next batch.
+#[pyfunction]
+#[pyo3(signature = (select, tables, from_tick=None, to_tick=None, jobs=None, split_bytes=None, every_tick=false))]
+#[allow(clippy::too_many_arguments)]
+fn demos_export_tables(
+    py: Python<'_>,
+    select: Select,
+    tables: Vec<String>,
+    from_tick: Option<TickArg>,
+    to_tick: Option<TickArg>,
+    jobs: Option<usize>,
+    split_bytes: Option<u64>,
+    every_tick: bool,
+) -> PyResult<Vec<(String, Run)>> {
+    let mut set = TableSet::default();
+    for name in &tables {
+        set.insert(self::table(name)?);
+    }
+    if set.is_empty() {
+        return Err(PyValueError::new_err("no table asked"));
+    }
+    let (from, to) = tick_range(from_tick, to_tick)?;
+    let shared = Arc::new(Mutex::new(Shared::default()));
+    let sel = py.detach(|| self::select(select, "demo", embedded::demo_inputs, &shared))?;
+    let mut opts = ExportOptions::for_tables(set);
+    opts.from = from;
+    opts.to = to;
+    opts.split_bytes = split_bytes.unwrap_or(DEFAULT_SPLIT_BYTES);
+    opts.every_tick = every_tick;
+    let jobs = jobs.filter(|&j| j > 0).unwrap_or_else(rayon_threads);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (tx, rx) = sync_channel(1);
+    let (s, stop2) = (shared.clone(), stop.clone());
+    std::thread::Builder::new()
+        .name("teebatch-run".into())
+        .spawn(move || {
+            let mut writers: Vec<Collect> = set
+                .iter()
+                .map(|_| Collect {
+                    batches: Vec::new(),
+                    stop: stop2.clone(),
+                })
+                .collect();
+            let mut refs: Vec<&mut dyn TableWriter> = writers
+                .iter_mut()
+                .map(|w| w as &mut dyn TableWriter)
+                .collect();
+            let mut notes = Notes(s.clone());
+            let r = teebatch::batch::export::run_tables(&sel, jobs, &opts, &mut refs, &mut notes);
+            drop(refs);
+            let mut sh = lock(&s);
+            match r {
+                Ok((outcome, totals)) => {
+                    let mut v = outcome_value(&outcome);
+                    v["rows"] = totals.rows.into();
+                    v["chunk_bytes"] = totals.chunk_bytes.into();
+                    sh.outcome = Some(v);
+                }
+                Err(e) => sh.error = Some(e.to_string()),
+            }
+            drop(sh);
+            let _ = tx.send(writers);
+        })
+        .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    let writers = loop {
+        match py.detach(|| rx.recv_timeout(POLL)) {
+            Ok(w) => break w,
+            Err(RecvTimeoutError::Timeout) => {
+                if let Err(e) = py.check_signals() {
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    let _ = py.detach(|| rx.recv());
+                    return Err(e);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(PyRuntimeError::new_err("internal error: the run panicked"));
+            }
+        }
+    };
+    Ok(set
+        .iter()
+        .zip(writers)
+        .map(|(t, w)| {
+            let mut run = Run::of_batches(t.schema(), w.batches);
+            run.shared = shared.clone();
+            (t.name().to_owned(), run)
+        })
+        .collect())
 }
 
 /// A bound of a tick range as Python gives it: an int is an absolute
@@ -921,6 +1043,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<DemoFile>()?;
     m.add_class::<MapFile>()?;
     m.add_function(wrap_pyfunction!(demos_export, m)?)?;
+    m.add_function(wrap_pyfunction!(demos_export_tables, m)?)?;
     m.add_function(wrap_pyfunction!(demos_index, m)?)?;
     m.add_function(wrap_pyfunction!(maps_index, m)?)?;
     m.add_function(wrap_pyfunction!(tables, m)?)?;

@@ -57,7 +57,17 @@ def demos_export(
     to_tick: Optional[Union[int, str]] = None,
     jobs: Optional[int] = None,
     split_bytes: Optional[int] = None,
+    every_tick: bool = False,
 ) -> Run: ...
+def demos_export_tables(
+    select: Dict[str, Any],
+    tables: List[str],
+    from_tick: Optional[Union[int, str]] = None,
+    to_tick: Optional[Union[int, str]] = None,
+    jobs: Optional[int] = None,
+    split_bytes: Optional[int] = None,
+    every_tick: bool = False,
+) -> List[Tuple[str, Run]]: ...
 def demos_index(select: Dict[str, Any], jobs: Optional[int] = None) -> Run: ...
 def maps_index(
     select: Dict[str, Any], verify: Optional[str] = None, jobs: Optional[int] = None

@@ -76,6 +76,38 @@ def test_relative_tick_ranges_equal_the_cli(cli, demos_dir, tmp_path):
         teebatch.demos.export(demos_dir, "positions", from_tick="soon")
 
 
+def test_every_tick_equals_the_cli(cli, demos_dir, tmp_path):
+    want, _ = cli_table(
+        cli, tmp_path, "demos", "export", demos_dir, "--table", "positions", "--every-tick",
+    )
+    got = teebatch.demos.export(demos_dir, "positions", every_tick=True)
+    plain_rows = teebatch.demos.export(demos_dir, "positions")
+    assert plain(got).equals(want)
+    # Carried rows come on top of the received ones, which are today's rows.
+    filled = got.column("filled").to_pylist()
+    assert sum(filled) == got.num_rows - plain_rows.num_rows > 0
+    assert not any(plain_rows.column("filled").to_pylist())
+
+
+def test_export_tables_equals_one_export_per_table(cli, demos_dir, tmp_path):
+    out = tmp_path / "all"
+    cli("demos", "export", demos_dir, "--tables", "all", "--format", "parquet",
+        "--out", out, "-q")
+    got = teebatch.demos.export_tables(demos_dir)
+    assert list(got) == list(teebatch.demos.TABLES)
+    for name, t in got.items():
+        want = pq.read_table(out / f"{name}.parquet")
+        assert plain(t).equals(want), name
+        assert t.equals(teebatch.demos.export(demos_dir, name)), name
+    two = teebatch.demos.export_tables(demos_dir, ["chat", "positions"], to_tick="+500")
+    assert list(two) == ["positions", "chat"]  # the command line's order
+    assert two["positions"].equals(
+        teebatch.demos.export(demos_dir, "positions", to_tick="+500")
+    )
+    with pytest.raises(ValueError, match="no table 'nope'"):
+        teebatch.demos.export_tables(demos_dir, ["chat", "nope"])
+
+
 def test_unknown_table_names_the_tables():
     with pytest.raises(ValueError, match="positions"):
         teebatch.demos.export(None, "nope")
