@@ -22,6 +22,7 @@ mod dispatch;
 mod every_tick;
 mod fuzz_regressions;
 mod fuzz_smoke;
+mod heatmap_options;
 mod hostile;
 mod map_bounds;
 mod maps;
