@@ -8,9 +8,11 @@ use crate::common::{datasets, run_records, teebatch};
 use std::collections::HashMap;
 use teebatch::render::raster::{decode_png, Rgba};
 
-/// The positions rows of a demo as (client id, name, x, y), rows without
-/// x or y left out.
-fn positions(demo: &str, extra: &[&str]) -> Vec<(i32, String, i32, i32)> {
+/// A positions row: (client id, name, x, y).
+type Pos = (i32, String, i32, i32);
+
+/// The positions rows of a demo, rows without x or y left out.
+fn positions(demo: &str, extra: &[&str]) -> Vec<Pos> {
     let mut args = vec!["demos", "export", "-q", "--table", "positions", demo];
     args.extend_from_slice(extra);
     let out = teebatch(&args);
@@ -75,7 +77,7 @@ fn has_swatch(img: &Rgba, c: [u8; 3]) -> bool {
 }
 
 /// Positions per tile.
-fn bins(rows: &[(i32, String, i32, i32)]) -> HashMap<(i32, i32), u64> {
+fn bins(rows: &[Pos]) -> HashMap<(i32, i32), u64> {
     let mut b = HashMap::new();
     for &(_, _, x, y) in rows {
         *b.entry((x.div_euclid(32), y.div_euclid(32))).or_default() += 1;
@@ -121,8 +123,7 @@ fn heatmap_players_by_name_and_id() {
     let demo = demo.to_str().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let rows = positions(demo, &[]);
-    let count =
-        |f: &dyn Fn(&(i32, String, i32, i32)) -> bool| rows.iter().filter(|r| f(r)).count() as u64;
+    let count = |f: &dyn Fn(&Pos) -> bool| rows.iter().filter(|r| f(r)).count() as u64;
     let named = count(&|r| r.1 == "fakaskin");
     let id3 = count(&|r| r.0 == 3);
     let either = count(&|r| r.1 == "fakaskin" || r.0 == 3);
