@@ -59,6 +59,11 @@ pub struct ExportOptions {
     /// Demos of at least this many bytes are split at keyframes (see the
     /// module docs).
     pub split_bytes: u64,
+    /// `--every-tick`: the item tables and `positions` also give rows at
+    /// the tick markers without a snapshot chunk, carried from the
+    /// snapshot in effect (`filled` true; see
+    /// [`TableBuilder::set_every_tick`]). The other tables ignore it.
+    pub every_tick: bool,
 }
 
 /// The kinds of the `export` stage's errors.
@@ -108,6 +113,7 @@ impl ExportOptions {
             batch_rows: 8192,
             queue_batches: 4,
             split_bytes: DEFAULT_SPLIT_BYTES,
+            every_tick: false,
         }
     }
 }
@@ -567,6 +573,7 @@ pub fn export_bytes(
         }
     };
     let mut builder = TableBuilder::for_demo(opts.table, &demo, &done.path, from, to);
+    builder.set_every_tick(opts.every_tick);
     let whole = Segment::whole(&demo);
     let seg = segment.unwrap_or(&whole);
     let r = export_segment(&demo, seg, decoder, &mut builder, to, opts.batch_rows, sink);

@@ -27,8 +27,27 @@ pub enum Pictures {
 /// Options of a `demos heatmap` run.
 pub struct RunOptions {
     pub pictures: Pictures,
-    /// Only these client ids (none: all).
+    /// Only these client ids, and the clients named as in `player_names`
+    /// (both empty: all).
     pub players: Vec<i32>,
+    /// Only the positions whose client has one of these names at that
+    /// tick (the `name` of the `positions` row), besides `players`.
+    pub player_names: Vec<String>,
+    /// A position per tick marker, carried from the snapshot in effect
+    /// where none arrived, as `demos export --every-tick`
+    /// ([`crate::demo::export::TableBuilder::set_every_tick`]): the counts
+    /// are tick markers spent on each tile.
+    pub every_tick: bool,
+    /// Positions equal (x and y) to the previous position of the same
+    /// client id in that demo (its row at the tick marker before with
+    /// `every_tick`, else at the snapshot before that had it) are not
+    /// counted; the first position of a client id is.
+    pub exclude_idle: bool,
+    /// The density's colour scale tops out at this percentile (0 to 100)
+    /// of the counts of the picture's non-empty cells
+    /// ([`crate::render::heatmap::HeatGrid::scale_max`]); `None`: at the
+    /// largest.
+    pub clip: Option<f64>,
     /// Only ticks from `from` to `to` (inclusive): absolute server ticks,
     /// or ticks since each demo's first tick, resolved per demo
     /// ([`super::range::resolve_range`]).
@@ -82,6 +101,10 @@ pub struct HeatPictureRecord {
     /// The tile with the most positions: `[x, y, count]`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hottest: Option<[u64; 3]>,
+    /// With a percentile clip: the count drawn at the top of the colour
+    /// scale (pure red; cells with more too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scale_max: Option<u64>,
     /// With `--trails`: the colour of each player's path.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub legend: Vec<TrailLegend>,
@@ -256,7 +279,7 @@ fn heat_demo(
             Ok((gw, gh)) => (
                 gw,
                 gh,
-                crate::render::Geometry::new(gw, gh, opts.size)
+                crate::render::Geometry::new(gw, gh, fit_size(gw, gh, opts.size).0)
                     .map_or(1, |g| crate::render::heatmap::half_pixel(&g)),
             ),
             Err(e) => {
@@ -294,9 +317,14 @@ fn heat_demo(
         }
     };
     let mut builder = TableBuilder::for_demo(Table::Positions, &demo, &rec.path, from, to);
+    builder.set_every_tick(opts.every_tick);
     let mut positions = 0u64;
     let trails = opts.trails;
     let players = &opts.players;
+    let names_wanted = &opts.player_names;
+    let any_player = players.is_empty() && names_wanted.is_empty();
+    // Each client id's previous position (`exclude_idle`).
+    let mut last: std::collections::HashMap<i32, (i32, i32)> = Default::default();
     let mut sink = |batch: RecordBatch| {
         let ids = batch.column(ci).as_primitive::<Int32Type>();
         let xs = batch.column(xi).as_primitive::<Int32Type>();
@@ -308,7 +336,16 @@ fn heat_demo(
                 continue;
             }
             let (c, x, y) = (ids.value(r), xs.value(r), ys.value(r));
-            if !players.is_empty() && !players.contains(&c) {
+            if opts.exclude_idle && last.insert(c, (x, y)) == Some((x, y)) {
+                continue;
+            }
+            let named = || {
+                names.is_valid(r)
+                    && names_wanted
+                        .iter()
+                        .any(|n| n == name_values.value(names.keys().value(r) as usize))
+            };
+            if !any_player && !players.contains(&c) && !named() {
                 continue;
             }
             positions += 1;
@@ -335,6 +372,110 @@ fn heat_demo(
     }
     crate::limits::shrink_buffer(&mut w.buf);
     rec
+}
+
+/// `size` for a `gw × gh` tile picture within the pixel limit
+/// ([`crate::render::MAX_PICTURE_PIXELS`]): a `--scale` whose picture
+/// would be over it becomes the largest scale that fits (or, when not even
+/// one pixel per tile fits, the longest side of 8192 pixels), with the
+/// warning that says so.
+pub fn fit_size(gw: u32, gh: u32, size: Size) -> (Size, Option<String>) {
+    use crate::render::Geometry;
+    let Size::Scale(s) = size else {
+        return (size, None);
+    };
+    if Geometry::new(gw, gh, size).is_ok() {
+        return (size, None);
+    }
+    let fitted = (1..s)
+        .rev()
+        .map(Size::Scale)
+        .find(|&f| Geometry::new(gw, gh, f).is_ok())
+        .unwrap_or(Size::MaxSide(8192));
+    let (w, h) = Geometry::new(gw, gh, fitted).map_or((0, 0), |g| (g.width, g.height));
+    let what = match fitted {
+        Size::Scale(f) => format!("--scale {f}"),
+        Size::MaxSide(m) => format!("--max-side {m}"),
+    };
+    let big = u64::from(gw) * u64::from(s);
+    let high = u64::from(gh) * u64::from(s);
+    (
+        fitted,
+        Some(format!(
+            "--scale {s} makes a {big} × {high} pixel picture of the {gw} × {gh} tile map, \
+             over the {} pixel limit: drawn at {what} ({w} × {h})",
+            crate::render::MAX_PICTURE_PIXELS
+        )),
+    )
+}
+
+/// A demo's map as its header names it: (name, size, CRC-32, SHA-256 when
+/// the header has one), from the first bytes of the file only; `None` when
+/// it cannot be read there (the run reports it), has no embedded map, or
+/// is an archive member (not read twice).
+fn header_map(input: &Input) -> Option<(String, u32, u32, Option<[u8; 32]>)> {
+    use std::io::Read;
+    // The header, timeline markers and SHA-256 extension fit in 1 KiB.
+    let mut head = Vec::with_capacity(1024);
+    match input {
+        Input::File { path, .. } => {
+            let f = std::fs::File::open(path).ok()?;
+            f.take(1024).read_to_end(&mut head).ok()?;
+        }
+        Input::Embedded { bytes, .. } => head.extend_from_slice(&bytes[..bytes.len().min(1024)]),
+        _ => return None,
+    }
+    let demo = crate::demo::Demo::parse_truncated_map(&head).ok()?;
+    if demo.map_size() == 0 {
+        return None;
+    }
+    Some((
+        String::from_utf8_lossy(demo.map_name()).into_owned(),
+        demo.map_size(),
+        demo.map_crc(),
+        demo.map_sha256().copied(),
+    ))
+}
+
+/// The maps the demo headers name, by (name, size, CRC-32): how many
+/// demos name each, and its SHA-256 if a header has it.
+type HeaderMaps = std::collections::BTreeMap<(String, u32, u32), (u64, Option<[u8; 32]>)>;
+
+/// For one picture ([`Pictures::File`]): the error of inputs whose headers
+/// name several maps (by name, size and CRC-32, as the game identifies a
+/// map), listing them, found before any demo is decoded.
+fn check_one_map(inputs: &[Input]) -> io::Result<()> {
+    let mut maps: HeaderMaps = Default::default();
+    for input in inputs {
+        if let Some((name, size, crc, sha)) = header_map(input) {
+            let e = maps.entry((name, size, crc)).or_insert((0, sha));
+            e.0 += 1;
+            e.1 = e.1.or(sha);
+        }
+    }
+    if maps.len() <= 1 {
+        return Ok(());
+    }
+    let names: Vec<String> = maps
+        .iter()
+        .map(|((name, _, crc), (demos, sha))| {
+            let id = match sha {
+                Some(sha) => hex::encode(sha)[..8].to_string(),
+                None => format!("crc {crc:08x}"),
+            };
+            let s = if *demos == 1 { "" } else { "s" };
+            format!("{name} ({id}, {demos} demo{s})")
+        })
+        .collect();
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "the demos are of {} different maps: {}; use --out DIR for one picture per map \
+             (nothing was decoded)",
+            maps.len(),
+            names.join(", ")
+        ),
+    ))
 }
 
 /// `name` with every character but ASCII letters, digits, `.`, `-` and `_`
@@ -369,6 +510,9 @@ pub fn run(
     observer: &mut dyn Observer,
 ) -> io::Result<RunOutcome> {
     use crate::render::heatmap::{draw_trails, TRAIL_COLOURS};
+    if matches!(opts.pictures, Pictures::File(_)) && sel.inputs.len() > 1 {
+        check_one_map(&sel.inputs)?;
+    }
     let input_files = InputFiles::of(&sel.inputs);
     let jobs = crate::limits::Limits::cap_jobs(opts.jobs, sel.inputs.len());
     let mut write_err = None;
@@ -414,10 +558,6 @@ pub fn run(
             ),
         ));
     }
-    let render_opts = RenderOptions {
-        style: Style::Entities,
-        size: opts.size,
-    };
     let mut inflater = crate::datafile::Inflater::new(crate::datafile::InflateLimits::default());
     let mut scratch = Vec::new();
     for (sha, m) in &maps {
@@ -445,9 +585,18 @@ pub fn run(
             width: 0,
             height: 0,
             hottest: None,
+            scale_max: None,
             legend: Vec::new(),
             error: None,
             map_from: None,
+        };
+        let (size, fitted) = fit_size(m.grid.width, m.grid.height, opts.size);
+        if let Some(w) = fitted {
+            observer.note(&format!("teebatch: {}: warning: {w}", path.display()), true);
+        }
+        let render_opts = RenderOptions {
+            style: Style::Entities,
+            size,
         };
         inflater.start_file();
         let mut pic = match crate::render::render_map(
@@ -502,7 +651,14 @@ pub fn run(
                 });
             }
         } else {
-            m.grid.draw(&mut pic.canvas, &pic.geometry);
+            let max = m.grid.scale_max(&pic.geometry, opts.clip);
+            m.grid
+                .draw_scaled(&mut pic.canvas, &pic.geometry, Some(max));
+            if opts.clip.is_some() {
+                rec.scale_max = Some(max);
+            }
+            let unit = if opts.every_tick { "ticks" } else { "snaps" };
+            drawn_legend = crate::render::heatmap::scale_legend(max, opts.clip.is_some(), unit);
         }
         if let Some(w) = pic.draw_legend(&drawn_legend) {
             observer.note(

@@ -78,6 +78,14 @@ pub struct ExportArgs {
     /// `export.empty_range`.
     #[arg(long, allow_negative_numbers = true, value_name = "TICK")]
     pub to: Option<crate::batch::range::TickBound>,
+    /// Item tables and positions: one row per tick marker per item of the
+    /// snapshot in effect, carried from the last snapshot at the markers
+    /// where none arrived (column `filled` true). Without it (the
+    /// default) rows come only where a snapshot arrived (`filled` false).
+    /// Tick markers are the ticks the demo recorded a snapshot for
+    /// (every 2nd tick in most demos): ticks between them give no rows.
+    #[arg(long)]
+    pub every_tick: bool,
     /// Kernel tier (the output is the same for all).
     #[arg(long, value_enum, default_value_t = Backend::Simd)]
     pub backend: Backend,
@@ -255,6 +263,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     opts.backend = args.backend;
     opts.limits = args.limits();
     opts.split_bytes = args.split_bytes;
+    opts.every_tick = args.every_tick;
     // Capped again at the units of work (demos, or segments of split ones).
     let jobs = args.batch.jobs(usize::MAX);
     let mut bar = args

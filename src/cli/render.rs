@@ -101,9 +101,29 @@ pub struct HeatmapArgs {
     /// (created if missing).
     #[arg(long, value_name = "DIR", conflicts_with = "output")]
     pub out: Option<PathBuf>,
-    /// Only these client ids (comma-separated).
-    #[arg(long, value_delimiter = ',', value_name = "ID,...")]
-    pub players: Vec<i32>,
+    /// Only these players (comma-separated): an entry of digits only is a
+    /// client id, any other a name (as the `name` column of `demos export
+    /// --table positions` has it at that tick, exact and case-sensitive);
+    /// `name:2221` is the name `2221`.
+    #[arg(long, value_delimiter = ',', value_name = "ID|NAME,...")]
+    pub players: Vec<String>,
+    /// Count a position per tick marker, carried from the last snapshot
+    /// where none arrived (as `demos export --every-tick`): the density is
+    /// tick markers spent on each tile, idle players included. Without it
+    /// a position counts per snapshot that has it.
+    #[arg(long)]
+    pub every_tick: bool,
+    /// Do not count a position equal (x and y) to the previous position of
+    /// the same client id in that demo (at the tick marker before with
+    /// --every-tick, else at the snapshot before that had it); a client's
+    /// first position counts.
+    #[arg(long)]
+    pub exclude_idle: bool,
+    /// The density's colour scale saturates at this percentile (0 to 100)
+    /// of the counts of the picture's non-empty cells: cells at or over it
+    /// are drawn pure red, the legend's top row reads `N+` (nearest rank).
+    #[arg(long, value_name = "PERCENTILE", value_parser = parse_percentile)]
+    pub clip: Option<f64>,
     /// Only ticks from this one on. A bare integer is an absolute server
     /// tick, as `demos dump --ticks` lists them; `+4500` is 4500 ticks after
     /// each demo's first tick (`demo_tick`), `90s` / `1.5s` seconds and
@@ -126,6 +146,31 @@ pub struct HeatmapArgs {
     pub mapres: Option<PathBuf>,
     #[command(flatten)]
     pub batch: BatchArgs,
+}
+
+/// A percentile of `--clip`: a number over 0 and at most 100.
+fn parse_percentile(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+        _ => Err(format!("{s:?} is not a percentile over 0 and at most 100")),
+    }
+}
+
+/// `--players`: the entries of digits only as client ids, the others as
+/// names (`name:` taken off).
+pub fn split_players(entries: &[String]) -> (Vec<i32>, Vec<String>) {
+    let (mut ids, mut names) = (Vec::new(), Vec::new());
+    for e in entries {
+        if let Some(name) = e.strip_prefix("name:") {
+            names.push(name.to_owned());
+            continue;
+        }
+        match e.parse::<i32>() {
+            Ok(id) if !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()) => ids.push(id),
+            _ => names.push(e.clone()),
+        }
+    }
+    (ids, names)
 }
 
 /// The usage error (exit 2) of a `--from` after `--to` of the same kind:
@@ -220,7 +265,11 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
             (None, Some(p)) => Pictures::File(p.clone()),
             (None, None) => unreachable!("clap requires -o or --out"),
         },
-        players: args.players.clone(),
+        players: split_players(&args.players).0,
+        player_names: split_players(&args.players).1,
+        every_tick: args.every_tick,
+        exclude_idle: args.exclude_idle,
+        clip: args.clip,
         from: args.from.unwrap_or(crate::batch::range::TickBound::START),
         to: args.to.unwrap_or(crate::batch::range::TickBound::END),
         trails: args.trails,

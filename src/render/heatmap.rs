@@ -12,8 +12,11 @@
 //! picture's largest `m` is drawn at `t = ln(1 + c) / ln(1 + m)` on the ramp
 //! blue (t = 0) → cyan (1/3) → yellow (2/3) → red (1), with opacity from
 //! 40 % to 100 %; cells with no count are not drawn. The hottest cells are
-//! pure red.
+//! pure red. With a percentile clip ([`HeatGrid::scale_max`]) `m` is that
+//! percentile of the cells' counts instead, and every cell with `m` or more
+//! is pure red. [`scale_legend`] gives the scale's legend rows.
 
+use super::legend::Entry;
 use super::raster::{premultiply, Canvas};
 use super::Geometry;
 
@@ -100,11 +103,38 @@ impl HeatGrid {
         (bw, bh, out)
     }
 
+    /// The count at the top of the colour scale of a picture made with
+    /// `geo`: the largest count of a picture cell (a tile, or a block of
+    /// `shrink × shrink` tiles), or with `clip` = `p` the `p`-th percentile
+    /// of the counts of the cells that have any, by nearest rank (the
+    /// `ceil(p / 100 × n)`-th smallest of the `n` non-empty cells; at least
+    /// the smallest). 0 when nothing was counted.
+    pub fn scale_max(&self, geo: &Geometry, clip: Option<f64>) -> u64 {
+        let (_, _, bins) = self.binned(geo);
+        let mut full: Vec<u64> = bins.into_iter().filter(|&c| c > 0).collect();
+        let Some(p) = clip else {
+            return full.into_iter().max().unwrap_or(0);
+        };
+        if full.is_empty() {
+            return 0;
+        }
+        full.sort_unstable();
+        let n = full.len();
+        let rank = (p / 100.0 * n as f64).ceil() as usize;
+        full[rank.clamp(1, n) - 1]
+    }
+
     /// Draws the density over `canvas` (a picture of this map made with
     /// `geo`).
     pub fn draw(&self, canvas: &mut Canvas, geo: &Geometry) {
+        self.draw_scaled(canvas, geo, None);
+    }
+
+    /// [`HeatGrid::draw`] with the top of the colour scale at `max` (cells
+    /// with more are drawn as `max`; `None`: the largest cell).
+    pub fn draw_scaled(&self, canvas: &mut Canvas, geo: &Geometry, max: Option<u64>) {
         let (bw, bh, bins) = self.binned(geo);
-        let max = bins.iter().copied().max().unwrap_or(0);
+        let max = max.unwrap_or_else(|| bins.iter().copied().max().unwrap_or(0));
         if max == 0 {
             return;
         }
@@ -148,6 +178,37 @@ pub fn heat_colour(c: u64, max: u64) -> [u8; 4] {
         std::array::from_fn(|k| (stops[i][k] + (stops[i + 1][k] - stops[i][k]) * f).round() as u8);
     let alpha = (102.0 + 153.0 * t).round() as u8;
     [rgb[0], rgb[1], rgb[2], alpha]
+}
+
+/// The legend rows of the colour scale topped at `max` counts: the colour
+/// of `max`, of the counts at 2/3 and 1/3 of the scale
+/// (`round(e^(t ln(1 + max)) - 1)`) and of 1 count, hottest first, each
+/// labelled with its count and `unit` (`"12 ticks"`); the top row reads
+/// `"12+ ticks"` when `clipped` (cells with more have that colour too).
+/// Empty when `max` is 0.
+pub fn scale_legend(max: u64, clipped: bool, unit: &str) -> Vec<Entry> {
+    if max == 0 {
+        return Vec::new();
+    }
+    let top = ((1 + max) as f64).ln();
+    let mut counts = vec![max];
+    for t in [2.0 / 3.0, 1.0 / 3.0] {
+        counts.push(((t * top).exp() - 1.0).round() as u64);
+    }
+    counts.push(1);
+    counts.retain(|&c| c >= 1);
+    counts.dedup();
+    counts
+        .iter()
+        .map(|&c| {
+            let [r, g, b, _] = heat_colour(c, max);
+            let plus = if clipped && c == max { "+" } else { "" };
+            Entry {
+                colour: [r, g, b],
+                label: format!("{c}{plus} {unit}"),
+            }
+        })
+        .collect()
 }
 
 /// Distinct colours for trails, by player order.
@@ -319,6 +380,44 @@ mod tests {
         assert!(t.points.len() > MAX_TRAIL_POINTS / 2);
         assert!(t.min_step > 1);
         assert_eq!(t.points[0], (10_000, 0));
+    }
+
+    #[test]
+    fn percentile_clip_and_scale_legend() {
+        let geo = Geometry::new(10, 1, crate::render::Size::Scale(1)).unwrap();
+        let mut g = HeatGrid::new(10, 1);
+        // Tile x has x + 1 counts (1..=10); tile 9 has 100.
+        for x in 0..9 {
+            for _ in 0..=x {
+                g.add(x * TILE, 0);
+            }
+        }
+        for _ in 0..100 {
+            g.add(9 * TILE, 0);
+        }
+        assert_eq!(g.scale_max(&geo, None), 100);
+        assert_eq!(g.scale_max(&geo, Some(100.0)), 100);
+        // 10 non-empty cells: the 90th percentile is the 9th smallest.
+        assert_eq!(g.scale_max(&geo, Some(90.0)), 9);
+        assert_eq!(g.scale_max(&geo, Some(85.0)), 9);
+        assert_eq!(g.scale_max(&geo, Some(0.1)), 1);
+        assert_eq!(HeatGrid::new(2, 2).scale_max(&geo, Some(50.0)), 0);
+        // Drawn with the clip, cells 9 and 10 (counts 9 and 100) are red.
+        let mut c = Canvas::new(10, 1, [0, 0, 0]);
+        g.draw_scaled(&mut c, &geo, Some(9));
+        let red = (0..10)
+            .filter(|&x| c.pixel(x, 0) == Some([255, 0, 0]))
+            .count();
+        assert_eq!(red, 2);
+        let l = scale_legend(210, false, "ticks");
+        let labels: Vec<&str> = l.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(labels, ["210 ticks", "34 ticks", "5 ticks", "1 ticks"]);
+        assert_eq!(l[0].colour, [255, 0, 0]);
+        assert_eq!(l[3].colour, [0, 99, 255]);
+        let l = scale_legend(2, true, "snaps");
+        let labels: Vec<&str> = l.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(labels, ["2+ snaps", "1 snaps"]);
+        assert!(scale_legend(0, false, "x").is_empty());
     }
 
     #[test]

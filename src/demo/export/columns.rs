@@ -80,6 +80,17 @@ pub struct BoolCol {
     nullable: bool,
 }
 
+impl BoolCol {
+    /// Appends `v`, never null, `n` times.
+    #[inline]
+    pub fn extend_value(&mut self, v: bool, n: usize) {
+        self.values.extend(std::iter::repeat_n(v, n));
+        if self.nullable {
+            self.valid.extend(std::iter::repeat_n(true, n));
+        }
+    }
+}
+
 /// Text stored once per batch: keys into the batch's dictionary.
 #[derive(Debug, Default)]
 pub struct DictCol {
@@ -339,6 +350,15 @@ impl Columns {
         match &mut self.cols[i] {
             Col::F64(c) => c,
             c => unreachable!("column {i} is not Float64: {c:?}"),
+        }
+    }
+
+    /// The Boolean column `i`.
+    #[inline]
+    pub fn bool(&mut self, i: usize) -> &mut BoolCol {
+        match &mut self.cols[i] {
+            Col::Bool(c) => c,
+            c => unreachable!("column {i} is not Boolean: {c:?}"),
         }
     }
 

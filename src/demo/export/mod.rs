@@ -96,6 +96,7 @@ pub fn export_segment(
                 builder.message(m.tick, m.bytes);
             }
             Ok(Event::Tick(t)) if t.tick > to => break,
+            Ok(Event::Tick(t)) => builder.tick(t.tick, t.had_snapshot_chunk, t.snapshot),
             Ok(_) => {}
             Err(e) => {
                 out.error = Some(e);

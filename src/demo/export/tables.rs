@@ -169,6 +169,10 @@ impl Table {
                 }
             }
         }
+        if !self.layouts().is_empty() {
+            // Last, whatever other columns the tables gain.
+            columns.push(boolean("filled", false));
+        }
         Schema::new(columns)
     }
 
@@ -579,6 +583,18 @@ mod tests {
         let p = Table::Positions;
         assert_eq!(p.column_index("name"), Some(POSITION_FIELDS.len() + 5));
         assert_eq!(p.column_index("team"), Some(POSITION_FIELDS.len() + 6));
-        assert_eq!(p.schema().fields().len(), 5 + 23 + 2 + 11);
+        assert_eq!(p.schema().fields().len(), 5 + 23 + 2 + 11 + 1);
+        // `filled` is in every item table and `positions`, whatever the
+        // options (the schema does not depend on `--every-tick`), and only
+        // there.
+        for t in Table::ALL {
+            let filled = t.column_index("filled");
+            assert_eq!(filled.is_some(), !t.layouts().is_empty(), "{}", t.name());
+            if let Some(c) = filled {
+                let f = t.schema().field(c).clone();
+                assert_eq!(f.data_type(), &DataType::Boolean);
+                assert!(!f.is_nullable());
+            }
+        }
     }
 }

@@ -189,6 +189,16 @@ impl Slab {
 /// snapshot, a change not described item by item, a change to a UUID
 /// declaration or a snapshot after ticks out of range fills every row
 /// anew. A snapshot's rows are appended column by column.
+///
+/// Every tick ([`TableBuilder::set_every_tick`]): item tables and
+/// `positions` also give rows at the tick markers without a snapshot
+/// chunk ([`TableBuilder::tick`]), one per item of the snapshot in effect,
+/// with `filled` true. A demo recorder writes a tick marker for every
+/// snapshot it records and a delta only when that snapshot differs from
+/// the previous one (DDNet's `CDemoRecorder::RecordSnapshot` skips an
+/// empty delta), so such a marker's snapshot *is* the previous one: the
+/// carried rows are the recorded state, not an estimate. Ticks between
+/// markers have no snapshot in the demo and give no rows.
 pub struct TableBuilder {
     table: Table,
     protocol: Protocol,
@@ -209,6 +219,11 @@ pub struct TableBuilder {
     ddnet_character: Option<Resolved>,
     /// The table column of each int of the block.
     block_cols: Vec<usize>,
+    /// The `filled` column (item tables and `positions`).
+    filled_col: Option<usize>,
+    /// Rows at tick markers without a snapshot chunk too
+    /// ([`TableBuilder::set_every_tick`]).
+    every_tick: bool,
     /// Keeps chat lines only for the `chat` table, which takes each as it
     /// comes ([`PlayerTracker::drain_chat`]): no table holds the chat of
     /// the whole demo.
@@ -297,12 +312,15 @@ impl TableBuilder {
         to: i32,
     ) -> TableBuilder {
         let schema = table.schema();
+        let filled_col = table.column_index("filled");
         // The block: the item columns, in table order.
         let block_cols: Vec<usize> = match table {
             Table::Positions => (FIRST_FIELD..schema.fields().len())
-                .filter(|&c| c != NAME_COL && c != TEAM_COL)
+                .filter(|&c| c != NAME_COL && c != TEAM_COL && Some(c) != filled_col)
                 .collect(),
-            t if !t.layouts().is_empty() => (ID_COL + 1..schema.fields().len()).collect(),
+            t if !t.layouts().is_empty() => (ID_COL + 1..schema.fields().len())
+                .filter(|&c| Some(c) != filled_col)
+                .collect(),
             _ => Vec::new(),
         };
         let resolve = |l: &ItemLayout, kinds: &mut Vec<&'static str>| {
@@ -363,6 +381,8 @@ impl TableBuilder {
             ex_in_snap: Vec::new(),
             ddnet_character,
             block_cols,
+            filled_col,
+            every_tick: false,
             tracker: table.needs_tracker().then(|| {
                 let config = TrackerConfig {
                     keep_chat: table == Table::Chat,
@@ -407,6 +427,43 @@ impl TableBuilder {
             from,
             to,
         )
+    }
+
+    /// With `true`, the item tables and `positions` also give rows at the
+    /// tick markers without a snapshot chunk, carried from the snapshot in
+    /// effect, `filled` true (see the type docs and [`TableBuilder::tick`]);
+    /// the default, `false`, gives rows only where a snapshot chunk
+    /// arrived.
+    pub fn set_every_tick(&mut self, every_tick: bool) {
+        self.every_tick = every_tick;
+    }
+
+    /// A completed tick marker ([`crate::demo::stream::TickEvent`]): with
+    /// [`TableBuilder::set_every_tick`], a tick in range whose marker had
+    /// no snapshot chunk gives one row per item of `snap`, the snapshot in
+    /// effect (the cached rows, or `snap` read whole when the cache is not
+    /// that snapshot's), with `filled` true. Otherwise nothing.
+    pub fn tick(&mut self, tick: i32, had_snapshot_chunk: bool, snap: Option<&Snapshot>) {
+        if !self.every_tick || had_snapshot_chunk || !self.in_range(tick) {
+            return;
+        }
+        let Some(snap) = snap else {
+            return;
+        };
+        let positions = self.table == Table::Positions;
+        if !positions && self.table.layouts().is_empty() {
+            return;
+        }
+        if !self.cache_valid {
+            let mut whole = Changes::default();
+            whole.set_unknown();
+            self.follow_items(snap, &whole);
+        }
+        if positions {
+            self.emit_positions(tick, true);
+        } else {
+            self.emit_items(tick, true);
+        }
     }
 
     /// Puts the layouts' kinds in the fresh batch's `kind` dictionary, so
@@ -475,11 +532,11 @@ impl TableBuilder {
             Table::Players => self.players(tick),
             Table::Positions => {
                 self.follow_items(snap, changes);
-                self.emit_positions(tick);
+                self.emit_positions(tick, false);
             }
             t if !t.layouts().is_empty() => {
                 self.follow_items(snap, changes);
-                self.emit_items(tick);
+                self.emit_items(tick, false);
             }
             _ => {}
         }
@@ -683,10 +740,14 @@ impl TableBuilder {
     }
 
     /// Appends the rows of the cached items at `tick`, column by column:
-    /// the time columns, id (column `id_col`) and the block of item ints.
-    fn emit_rows(&mut self, tick: i32, id_col: usize) {
+    /// the time columns, id (column `id_col`), the block of item ints and
+    /// `filled`.
+    fn emit_rows(&mut self, tick: i32, id_col: usize, filled: bool) {
         self.refresh_order();
         let n = self.order.len();
+        if let Some(c) = self.filled_col {
+            self.columns.bool(c).extend_value(filled, n);
+        }
         let order = &self.order;
         let (demo_tick, time_s) = time_of(tick, self.first_tick);
         self.columns
@@ -737,7 +798,7 @@ impl TableBuilder {
 
     /// One row per character, with the current name and team of its
     /// client.
-    fn emit_positions(&mut self, tick: i32) {
+    fn emit_positions(&mut self, tick: i32, filled: bool) {
         self.refresh_order();
         let mut name_team = std::mem::take(&mut self.name_team);
         name_team.clear();
@@ -754,17 +815,17 @@ impl TableBuilder {
             teams.push(team);
         }
         self.name_team = name_team;
-        self.emit_rows(tick, CLIENT_COL);
+        self.emit_rows(tick, CLIENT_COL, filled);
     }
 
     /// One row per item of the table, repeated from the cache.
-    fn emit_items(&mut self, tick: i32) {
+    fn emit_items(&mut self, tick: i32, filled: bool) {
         self.refresh_order();
         let kinds = self.columns.dict(KIND_COL);
         for &(_, _, kind) in &self.order {
             kinds.push_key(Some(kind));
         }
-        self.emit_rows(tick, ID_COL);
+        self.emit_rows(tick, ID_COL, filled);
     }
 
     /// The key of the current name of client `id` in this batch's `name`

@@ -67,7 +67,9 @@ fn lasers_and_flags_from_a_snapshot() {
             Value::I32(1),
             Value::I32(100),
             Value::I32(200),
-            Value::I32(1)
+            Value::I32(1),
+            // `filled`: the row's snapshot arrived at this tick.
+            Value::Bool(false)
         ]
     );
 }
