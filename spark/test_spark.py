@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import teebatch_spark as job  # noqa: E402
 
 TABLES = ["positions", "players", "projectiles", "lasers", "pickups", "flags", "game",
-          "events", "chat", "kills", "broadcasts", "finishes"]
+          "events", "chat", "kills", "broadcasts", "finishes", "records"]
 
 
 def check_tables(teebatch, demos):

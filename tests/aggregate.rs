@@ -620,6 +620,16 @@ fn random_splits_of_the_real_datasets_merge_exactly() {
         a.totals.ticks,
         d.iter().map(|r| r.ticks.unwrap_or(0)).sum::<u64>()
     );
+    // The splits above merge real finishes: Multeasymap's two chat lines.
+    assert_eq!(a.totals.race_finishes, 2);
+    let finishers: Vec<(&str, u64)> = a
+        .finishes_by_player
+        .iter()
+        .map(|(n, c)| (n.as_str(), *c))
+        .collect();
+    assert_eq!(finishers, [("Zrocken", 1), ("fakaskin", 1)]);
+    let by_map: u64 = a.maps["Multeasymap"].values().map(|u| u.finishes).sum();
+    assert_eq!(by_map, 2);
 }
 
 /// Merging an aggregate with a copy of itself is refused for maps (same
@@ -1148,6 +1158,42 @@ fn demos_summary_fields_equal_the_records() {
         s["totals"]["kills"],
         s["messages_by_name"]["game:Sv_KillMsg"]
     );
+    // Finishes per player and per map, summed from the records.
+    let mut finishers: BTreeMap<String, u64> = BTreeMap::new();
+    let mut map_finishes: BTreeMap<String, u64> = BTreeMap::new();
+    for r in &recs {
+        let m = &r["messages"];
+        for c in m["finishes_by_player"].as_array().into_iter().flatten() {
+            count(
+                &mut finishers,
+                c["name"].as_str().unwrap(),
+                c["count"].as_u64().unwrap(),
+            );
+        }
+        if let (Some(map), Some(n)) = (
+            r["header"]["map_name"].as_str(),
+            m["race_finishes"].as_u64(),
+        ) {
+            if r["map"].is_object() && n > 0 {
+                count(&mut map_finishes, map, n);
+            }
+        }
+    }
+    assert_eq!(s["finishes_by_player"], j(&finishers));
+    let mut got_map_finishes: BTreeMap<String, u64> = BTreeMap::new();
+    for (name, shas) in s["maps"].as_object().unwrap() {
+        let n: u64 = shas
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|u| u["finishes"].as_u64().unwrap())
+            .sum();
+        if n > 0 {
+            got_map_finishes.insert(name.clone(), n);
+        }
+    }
+    assert_eq!(got_map_finishes, map_finishes);
+    assert_eq!(got_map_finishes.get("Multeasymap"), Some(&2));
     let want: serde_json::Map<String, Value> = players
         .into_iter()
         .map(|(n, (d, t))| (n, serde_json::json!({"demos": d, "ticks_present": t})))

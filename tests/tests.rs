@@ -14,6 +14,7 @@ mod datafile;
 mod delta_changes;
 mod demo_chunks;
 mod demo_export;
+mod demo_finishes;
 mod demo_messages;
 mod demo_stream;
 mod demo_write;

@@ -192,6 +192,8 @@ pub struct MessagesRecord {
     pub chat_lines: u64,
     pub kills: u64,
     pub race_finishes: u64,
+    /// Race finishes by the finisher's name, sorted by name.
+    pub finishes_by_player: Vec<NameCount>,
     pub undecodable: u64,
 }
 
@@ -206,6 +208,11 @@ impl From<MessageCounts> for MessagesRecord {
             chat_lines: m.chat_lines,
             kills: m.kills,
             race_finishes: m.race_finishes,
+            finishes_by_player: m
+                .finishes_by_player
+                .into_iter()
+                .map(|(name, count)| NameCount { name, count })
+                .collect(),
             undecodable: m.undecodable,
         }
     }

@@ -384,6 +384,10 @@ pub fn demos_schema() -> SchemaRef {
             int64("chat_lines"),
             int64("kills"),
             int64("race_finishes"),
+            list(
+                "finishes_by_player",
+                DataType::Struct(Fields::from(vec![utf8("name"), int64("count")])),
+            ),
             int64("undecodable"),
         ],
     );

@@ -14,6 +14,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::finishes::{finishes_of, Finish};
 use super::message::{self, Body, MessageErrorKind, MessageWarning, MessageWarningKind};
 pub use super::players::TrackerConfig;
 use super::players::{
@@ -34,8 +35,13 @@ pub struct MessageCounts {
     pub chat_lines: u64,
     /// `Sv_KillMsg` and DDNet's team kill messages.
     pub kills: u64,
-    /// `Sv_RaceFinish` (DDNet) messages.
+    /// Race finishes ([`crate::demo::finishes`]): server chat finish lines
+    /// and DDNet's race finish messages, a finish that both report (same
+    /// name, same time in milliseconds) counted once.
     pub race_finishes: u64,
+    /// Race finishes by the finisher's name (finishes without a name are
+    /// counted in `race_finishes` only).
+    pub finishes_by_player: BTreeMap<String, u64>,
     /// Message chunks whose bytes did not decode as a message (each also
     /// a `message` warning `undecodable.<reason>` while warnings are kept).
     pub undecodable: u64,
@@ -172,6 +178,10 @@ pub struct AnalysisVisitor<S = Discard> {
     warn: S,
     /// Operation counts of `kinds`.
     kind_ops: u64,
+    /// Race finishes by (name, time in ms): (chat lines, messages).
+    finishes: BTreeMap<(Option<String>, i64), (u64, u64)>,
+    /// The finishes of the current message (reused).
+    found: Vec<Finish>,
 }
 
 /// What [`AnalysisVisitor::finish`] returns.
@@ -241,6 +251,8 @@ impl<S: Warn<AnalysisWarning>> AnalysisVisitor<S> {
             kind_table: Box::new([0; 2 * KIND_TABLE]),
             warn,
             kind_ops: 0,
+            finishes: BTreeMap::new(),
+            found: Vec::new(),
         }
     }
 
@@ -284,6 +296,13 @@ impl<S: Warn<AnalysisWarning>> AnalysisVisitor<S> {
                 (None, message::MessageId::Ex(uuid)) => format!("{space}:{uuid}"),
             };
             *messages.by_name.entry(name).or_default() += count;
+        }
+        for ((name, _), (chat, msgs)) in self.finishes {
+            let n = chat.max(msgs);
+            messages.race_finishes += n;
+            if let Some(name) = name {
+                *messages.finishes_by_player.entry(name).or_default() += n;
+            }
         }
         Analysis {
             stats: self.stats.finish(),
@@ -366,10 +385,18 @@ impl<S: Warn<AnalysisWarning>> Visitor for AnalysisVisitor<S> {
                         match msg.body {
                             Body::Chat(_) => self.messages.chat_lines += 1,
                             Body::KillMsg(_) | Body::KillMsgTeam { .. } => self.messages.kills += 1,
-                            Body::RaceFinish { .. } => self.messages.race_finishes += 1,
                             _ => {}
                         }
                         self.tracker.feed_message(m.tick, &msg);
+                        finishes_of(&msg.body, msg.name, Some(&self.tracker), &mut self.found);
+                        for f in self.found.drain(..) {
+                            let e = self.finishes.entry((f.name, f.time_ms)).or_default();
+                            if f.source == "chat" {
+                                e.0 += 1;
+                            } else {
+                                e.1 += 1;
+                            }
+                        }
                     }
                     Err(e) => {
                         self.messages.undecodable += 1;

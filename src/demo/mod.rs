@@ -54,6 +54,7 @@ pub mod analysis;
 mod chunk;
 pub mod dump;
 pub mod export;
+pub mod finishes;
 mod header;
 pub mod message;
 pub mod players;

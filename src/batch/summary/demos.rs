@@ -25,6 +25,8 @@ pub struct DemoTotals {
     pub messages: u64,
     pub chat_lines: u64,
     pub kills: u64,
+    /// Race finishes (chat lines and race messages, see
+    /// `crate::demo::finishes`; one finish reported by both counted once).
     pub race_finishes: u64,
     /// Message chunks that did not decode as a message.
     pub undecodable_messages: u64,
@@ -56,6 +58,9 @@ impl DemoTotals {
 pub struct MapUse {
     pub demos: u64,
     pub duration_ticks: u64,
+    /// Race finishes in those demos.
+    #[serde(default)]
+    pub finishes: u64,
 }
 
 /// One player name.
@@ -94,6 +99,10 @@ pub struct DemosAggregate {
     pub maps: BTreeMap<String, BTreeMap<String, MapUse>>,
     /// Player name -> demos and ticks present.
     pub players: BTreeMap<String, PlayerUse>,
+    /// Finisher name -> race finishes (the names the finish lines and
+    /// messages give).
+    #[serde(default)]
+    pub finishes_by_player: BTreeMap<String, u64>,
     /// Files per error kind (`stage.kind`).
     pub errors: ByKind,
     /// Warnings per kind (occurrences), with example paths.
@@ -138,6 +147,8 @@ impl Aggregate for DemosAggregate {
                     .or_default();
                 u.demos = u.demos.saturating_add(1);
                 u.duration_ticks = u.duration_ticks.saturating_add(duration);
+                let finishes = r.messages.as_ref().map_or(0, |m| m.race_finishes);
+                u.finishes = u.finishes.saturating_add(finishes);
             }
         }
         let t = &mut self.totals;
@@ -158,6 +169,9 @@ impl Aggregate for DemosAggregate {
             t.undecodable_messages = t.undecodable_messages.saturating_add(m.undecodable);
             for c in &m.by_name {
                 bump(&mut self.messages_by_name, &c.name, c.count);
+            }
+            for c in &m.finishes_by_player {
+                bump(&mut self.finishes_by_player, &c.name, c.count);
             }
         }
         for t in &r.item_types {
@@ -218,6 +232,7 @@ impl Aggregate for DemosAggregate {
                 sum(&mut e.duration_ticks, u.duration_ticks, || {
                     at("duration_ticks")
                 })?;
+                sum(&mut e.finishes, u.finishes, || at("finishes"))?;
             }
         }
         for (name, u) in o.players {
@@ -231,6 +246,11 @@ impl Aggregate for DemosAggregate {
                 at("ticks_present")
             })?;
         }
+        merge_counts(
+            &mut self.finishes_by_player,
+            o.finishes_by_player,
+            "finishes_by_player",
+        )?;
         merge_kinds(&mut self.errors, o.errors, "errors")?;
         merge_kinds(&mut self.warnings, o.warnings, "warnings")?;
         Ok(())
@@ -270,6 +290,25 @@ impl Aggregate for DemosAggregate {
             out.push(format!(
                 "top players: {}",
                 list_top(&top(&self.players, 5, |u| u.ticks_present), " ticks")
+            ));
+        }
+        let mut map_finishes: BTreeMap<String, u64> = BTreeMap::new();
+        for (name, shas) in &self.maps {
+            let n: u64 = shas.values().map(|u| u.finishes).sum();
+            if n > 0 {
+                map_finishes.insert(name.clone(), n);
+            }
+        }
+        if !map_finishes.is_empty() {
+            out.push(format!(
+                "finishes by map: {}",
+                list_top(&top(&map_finishes, 5, |n| *n), " finishes")
+            ));
+        }
+        if !self.finishes_by_player.is_empty() {
+            out.push(format!(
+                "top finishers: {}",
+                list_top(&top(&self.finishes_by_player, 5, |n| *n), " finishes")
             ));
         }
         digest_kinds(&mut out, "error", &self.errors);

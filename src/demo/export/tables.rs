@@ -5,7 +5,7 @@
 //! `game`, `events`) take their fields from [`ItemLayout`]s: for each item
 //! type of each protocol (or DDNet extended type, by its UUID's name), the
 //! column each data int goes to. Message tables (`chat`, `kills`,
-//! `broadcasts`, `finishes`) come from the decoded messages, with names
+//! `broadcasts`, `finishes`, `records`) come from the decoded messages, with names
 //! resolved by the player tracker at that tick; `players` compares each
 //! snapshot's players with the previous snapshot's (see
 //! [`super::TableBuilder`]).
@@ -35,10 +35,11 @@ pub enum Table {
     Kills,
     Broadcasts,
     Finishes,
+    Records,
 }
 
 impl Table {
-    pub const ALL: [Table; 12] = [
+    pub const ALL: [Table; 13] = [
         Table::Positions,
         Table::Players,
         Table::Projectiles,
@@ -51,6 +52,7 @@ impl Table {
         Table::Kills,
         Table::Broadcasts,
         Table::Finishes,
+        Table::Records,
     ];
 
     /// The name on the command line.
@@ -68,6 +70,7 @@ impl Table {
             Table::Kills => "kills",
             Table::Broadcasts => "broadcasts",
             Table::Finishes => "finishes",
+            Table::Records => "records",
         }
     }
 
@@ -77,7 +80,8 @@ impl Table {
     /// dictionary-encoded (`Dictionary(Int32, Utf8)`): readers that take the
     /// Parquet or CSV files see plain strings; free text (`text`) is `Utf8`.
     pub fn schema(self) -> SchemaRef {
-        static SCHEMAS: [OnceLock<SchemaRef>; 12] = [const { OnceLock::new() }; 12];
+        static SCHEMAS: [OnceLock<SchemaRef>; Table::ALL.len()] =
+            [const { OnceLock::new() }; Table::ALL.len()];
         SCHEMAS[self as usize]
             .get_or_init(|| Arc::new(self.make_schema()))
             .clone()
@@ -146,16 +150,23 @@ impl Table {
                 int("first", true),
             ]),
             Table::Broadcasts => columns.push(free_text("text", false)),
+            // One row per race finish (see `crate::demo::finishes`).
             Table::Finishes => columns.extend([
-                text("kind", false),
                 int("client_id", true),
                 text("name", true),
-                int("time", true),
-                int("diff", true),
+                float("finish_time_s", false),
+                text("source", false),
+                text("kind", false),
+                float("diff_s", true),
                 boolean("record_personal", true),
                 boolean("record_server", true),
-                int("server_time_best", true),
-                int("player_time_best", true),
+            ]),
+            // DDNet's record notices (`Sv_Record`, `Sv_RecordLegacy`):
+            // hundredths of a second as seconds, 0 for none.
+            Table::Records => columns.extend([
+                text("source", false),
+                float("server_best_s", false),
+                float("player_best_s", false),
             ]),
             item => {
                 columns.push(text("kind", false));
@@ -220,6 +231,7 @@ impl Table {
                 | Table::Kills
                 | Table::Broadcasts
                 | Table::Finishes
+                | Table::Records
         )
     }
 }

@@ -57,8 +57,10 @@ mod world;
 use std::io::{Cursor, Seek, Write};
 
 use super::rng::Rng;
+use crate::codec::snapshot::uuid::uuid_from_name;
 use crate::codec::snapshot::{Protocol, Snapshot};
 use crate::codec::varint;
+use crate::demo::finishes::Finish;
 use crate::demo::message::NetMsg;
 use crate::demo::write::{
     DemoHeader, DemoVersion, DemoWriter, SnapshotChunk, WriteError, WriteStats,
@@ -93,6 +95,10 @@ pub struct SynthParams {
     pub tune_params: bool,
     /// Share of players that stand still (AFK), in percent.
     pub idle_percent: u32,
+    /// Race finishes per minute (0: none, the default). Each comes in the
+    /// next of DDNet's forms in turn (see [`RACE_FORMS`]), reported as
+    /// [`SynthEvent::Finish`] and [`SynthEvent::Record`].
+    pub finishes_per_minute: u32,
     pub version: DemoVersion,
     pub map_name: String,
     pub timestamp: String,
@@ -112,6 +118,7 @@ impl Default for SynthParams {
             ddnet_items: true,
             tune_params: true,
             idle_percent: 20,
+            finishes_per_minute: 0,
             version: DemoVersion::V6,
             map_name: "synth_dm".to_owned(),
             timestamp: "2024-06-01_12-00-00".to_owned(),
@@ -149,7 +156,36 @@ pub enum SynthEvent<'a> {
     },
     /// A message written after the snapshot of `tick` (unpadded bytes).
     Message { tick: i32, bytes: &'a [u8] },
+    /// A race finish the messages after the snapshot of `tick` report, as
+    /// a row of the `finishes` table gives it (reported in message order).
+    Finish { tick: i32, finish: &'a Finish },
+    /// A record notice (`Sv_Record` or, with `legacy`, `Sv_RecordLegacy`)
+    /// after the snapshot of `tick`: the best times in hundredths of a
+    /// second.
+    Record {
+        tick: i32,
+        legacy: bool,
+        server_best: i32,
+        player_best: i32,
+    },
 }
+
+/// The forms race finishes take in a generated demo, in the order they
+/// come (see [`SynthParams::finishes_per_minute`]): the four chat
+/// wordings ([`crate::demo::finishes::ChatWording`]); a chat line with `Sv_DDRaceTime` (after a
+/// race timer `Sv_DDRaceTime`), with `Sv_DDRaceTimeLegacy` (both for the
+/// local player) and with `Sv_RaceFinish`, as DDNet sends both; a record
+/// notice as `Sv_Record` and `Sv_RecordLegacy` at the same tick.
+pub const RACE_FORMS: [&str; 8] = [
+    "chat:player",
+    "chat:team_member",
+    "chat:own_team",
+    "chat:practice",
+    "chat+message:Sv_DDRaceTime",
+    "chat+message:Sv_DDRaceTimeLegacy",
+    "chat+message:Sv_RaceFinish",
+    "message:Sv_Record",
+];
 
 /// What a generation run wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -219,6 +255,11 @@ pub fn generate_to_with<W: Write + Seek>(
             snap: &snap,
             chunk,
         });
+        if world.finish_rate.0 > 0
+            && rng.chance(world.finish_rate.0 * interval as u64, world.finish_rate.1)
+        {
+            world.race_finish(&mut rng);
+        }
         if params.tune_params {
             world
                 .messages
@@ -227,6 +268,20 @@ pub fn generate_to_with<W: Write + Seek>(
         for m in world.messages.drain(..) {
             writer.message(&m)?;
             on_event(SynthEvent::Message { tick, bytes: &m });
+        }
+        for finish in world.finishes.drain(..) {
+            on_event(SynthEvent::Finish {
+                tick,
+                finish: &finish,
+            });
+        }
+        for (legacy, server_best, player_best) in world.records.drain(..) {
+            on_event(SynthEvent::Record {
+                tick,
+                legacy,
+                server_best,
+                player_best,
+            });
         }
         world.events.clear();
         let next = tick.saturating_add(interval);
@@ -258,13 +313,19 @@ pub(super) fn push_str_ints(out: &mut Vec<i32>, s: &str, n: usize) {
     out.extend(to_i32_string(s, n));
 }
 
-/// Packs a 0.6 game message: header int, then ints and NUL-terminated
-/// strings.
+/// Packs a 0.6 game message: header int (and for a DDNet extended
+/// message, id 0 and the UUID), then ints and NUL-terminated strings.
 fn pack_message(msg: NetMsg, ints: &[i32], text: Option<&str>) -> Vec<u8> {
     debug_assert!(!msg.system(), "{msg:?} is a system message");
-    let id = msg.ordinal(Protocol::V06).expect("a 0.6 message") as i32;
-    let mut m = Vec::with_capacity(8 + text.map_or(0, str::len));
-    varint::pack_int(id << 1, &mut m);
+    let mut m = Vec::with_capacity(24 + text.map_or(0, str::len));
+    match msg.ordinal(Protocol::V06) {
+        Some(id) => varint::pack_int((id as i32) << 1, &mut m),
+        None => {
+            let name = msg.uuid_name().expect("a 0.6 or extended message");
+            varint::pack_int(0, &mut m);
+            m.extend_from_slice(uuid_from_name(name).as_bytes());
+        }
+    }
     varint::pack(ints, &mut m);
     if let Some(t) = text {
         m.extend_from_slice(t.as_bytes());

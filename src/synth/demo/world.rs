@@ -5,6 +5,7 @@
 use super::{pack_message, push_str_ints, SynthParams};
 use crate::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use crate::codec::snapshot::{item_key, v06, Snapshot};
+use crate::demo::finishes::{ChatWording, Finish};
 use crate::demo::message::NetMsg;
 use crate::demo::TICKS_PER_SECOND;
 use crate::synth::rng::Rng;
@@ -202,6 +203,17 @@ pub(super) struct World {
     /// The type-0 declarations: type id and UUID ints.
     extended: [(u16, [i32; 4]); 3],
     data: Vec<i32>,
+    /// Race finishes per snapshot tick as (numerator, denominator per
+    /// tick).
+    pub(super) finish_rate: (u64, u64),
+    /// Race finishes made so far (their form is the next of
+    /// [`super::RACE_FORMS`]).
+    finish_no: u32,
+    /// The finishes of the messages since the last snapshot.
+    pub(super) finishes: Vec<Finish>,
+    /// The record notices since the last snapshot: (legacy, server best,
+    /// player best).
+    pub(super) records: Vec<(bool, i32, i32)>,
 }
 
 impl World {
@@ -224,6 +236,10 @@ impl World {
             idle_percent: params.idle_percent.min(100),
             extended: EXTENDED.map(|(id, name)| (id, uuid_to_ints(&uuid_from_name(name)))),
             data: Vec::with_capacity(32),
+            finish_rate: per_minute(params.finishes_per_minute),
+            finish_no: 0,
+            finishes: Vec::new(),
+            records: Vec::new(),
         };
         for i in 0..12 {
             w.pickups.push(Pickup {
@@ -308,6 +324,143 @@ impl World {
             .push((v06::EVENT_SOUND_WORLD, [x, GROUND_Y, 17]));
         if let Some(p) = self.players[slot].as_mut() {
             p.character = Some(ch);
+        }
+    }
+
+    /// The client id of each connected player named `name`, if exactly
+    /// one is (as the `finishes` table attributes a chat line).
+    fn only_id_named(&self, name: &str) -> Option<i32> {
+        let mut ids = (0..64).filter(|&i| self.players[i].as_ref().is_some_and(|p| p.name == name));
+        match (ids.next(), ids.next()) {
+            (Some(id), None) => Some(id as i32),
+            _ => None,
+        }
+    }
+
+    /// A race finish in the next of [`super::RACE_FORMS`], its messages
+    /// queued and its rows in `finishes` (call right after the snapshot,
+    /// so the players are those the messages' tick shows).
+    pub(super) fn race_finish(&mut self, rng: &mut Rng) {
+        let form = self.finish_no as usize % super::RACE_FORMS.len();
+        // Times are unique per finish: the finish number in seconds plus
+        // a random part, in hundredths.
+        let hundredths = i64::from(self.finish_no) * 6100 + i64::from(rng.range(0, 5999));
+        self.finish_no += 1;
+        let (minutes, rest) = ((hundredths / 6000) as u32, (hundredths % 6000) as u32);
+        let connected: Vec<usize> = (0..64).filter(|&i| self.players[i].is_some()).collect();
+        let name_of = |w: &World, slot: usize| {
+            w.players[slot]
+                .as_ref()
+                .map(|p| p.name.clone())
+                .unwrap_or_default()
+        };
+        let chat = |w: &mut World, wording: ChatWording, names: &[&str]| {
+            let line = wording.line(names, minutes, rest);
+            w.messages
+                .push(pack_message(NetMsg::Sv_Chat, &[0, -1], Some(&line)));
+            let named: Vec<Option<&str>> = if names.is_empty() {
+                vec![None]
+            } else {
+                names.iter().map(|&n| Some(n)).collect()
+            };
+            for n in named {
+                let client_id = n.and_then(|n| w.only_id_named(n));
+                w.finishes.push(Finish {
+                    client_id,
+                    name: n.map(str::to_owned),
+                    time_ms: hundredths * 10,
+                    source: "chat",
+                    kind: wording.kind(),
+                    diff_ms: None,
+                    record_personal: None,
+                    record_server: None,
+                });
+            }
+        };
+        let player = |w: &World, slot: usize, source, diff_ms, personal, server| Finish {
+            client_id: Some(slot as i32),
+            name: Some(name_of(w, slot)),
+            time_ms: hundredths * 10,
+            source,
+            kind: "player",
+            diff_ms,
+            record_personal: personal,
+            record_server: server,
+        };
+        let diff = i64::from(rng.range(-9000, 9000));
+        match form {
+            0 => {
+                let slot = rng.pick(&connected);
+                chat(self, ChatWording::Player, &[&name_of(self, slot)]);
+                // The line after a finish is no finish.
+                let text = format!(
+                    "New record: {} minute(s) {:>5} second(s) better.",
+                    1, "2.50"
+                );
+                self.messages
+                    .push(pack_message(NetMsg::Sv_Chat, &[0, -1], Some(&text)));
+            }
+            1 => {
+                let n = connected.len().min(2 + rng.below(2) as usize);
+                let names: Vec<String> = connected[..n].iter().map(|&s| name_of(self, s)).collect();
+                let names: Vec<&str> = names.iter().map(String::as_str).collect();
+                chat(self, ChatWording::Team, &names);
+            }
+            2 => chat(self, ChatWording::OwnTeam, &[]),
+            3 => chat(self, ChatWording::Practice, &[]),
+            4 | 5 => {
+                // The local player (slot 0), with the race timer before.
+                let msg = if form == 4 {
+                    NetMsg::Sv_DDRaceTime
+                } else {
+                    NetMsg::Sv_DDRaceTimeLegacy
+                };
+                self.messages
+                    .push(pack_message(msg, &[(hundredths - 50) as i32, 0, 0], None));
+                chat(self, ChatWording::Player, &[&name_of(self, 0)]);
+                self.messages.push(pack_message(
+                    msg,
+                    &[hundredths as i32, diff as i32, 1],
+                    None,
+                ));
+                let source = if form == 4 {
+                    "message:Sv_DDRaceTime"
+                } else {
+                    "message:Sv_DDRaceTimeLegacy"
+                };
+                let f = player(self, 0, source, Some(diff * 10), None, None);
+                self.finishes.push(f);
+            }
+            6 => {
+                let slot = rng.pick(&connected);
+                chat(self, ChatWording::Player, &[&name_of(self, slot)]);
+                let (personal, server) = (rng.chance(1, 2), rng.chance(1, 2));
+                let ints = [
+                    slot as i32,
+                    (hundredths * 10) as i32,
+                    (diff * 10) as i32,
+                    i32::from(personal),
+                    i32::from(server),
+                ];
+                self.messages
+                    .push(pack_message(NetMsg::Sv_RaceFinish, &ints, None));
+                let f = player(
+                    self,
+                    slot,
+                    "message:Sv_RaceFinish",
+                    Some(diff * 10),
+                    Some(personal),
+                    Some(server),
+                );
+                self.finishes.push(f);
+            }
+            _ => {
+                let best = [rng.range(100, 500_000), hundredths as i32];
+                for (legacy, msg) in [(false, NetMsg::Sv_Record), (true, NetMsg::Sv_RecordLegacy)] {
+                    self.messages.push(pack_message(msg, &best, None));
+                    self.records.push((legacy, best[0], best[1]));
+                }
+            }
         }
     }
 

@@ -1,9 +1,15 @@
 //! The rows of `players` and of the message tables (`chat`, `kills`,
-//! `broadcasts`, `finishes`).
+//! `broadcasts`, `finishes`, `records`).
 
 use super::{chat_mode, time_of, PlayerState, Table, TableBuilder};
+use crate::demo::finishes::finishes_of;
 use crate::demo::message::{self, Body};
 use crate::warn::Discard;
+
+/// DDNet's hundredths of a second as seconds (`Sv_Record`).
+fn hundredths_s(v: i32) -> f64 {
+    f64::from(v) / 100.0
+}
 
 impl TableBuilder {
     /// `players`: the changes from the previous snapshot's players to
@@ -155,56 +161,48 @@ impl TableBuilder {
                     .str(Some(text.as_ref()))
                     .end();
             }
-            (
-                Table::Finishes,
-                Body::RaceFinish {
-                    client_id,
-                    time,
-                    diff,
-                    record_personal,
-                    record_server,
-                },
-            ) if in_range => {
-                let name = self.name_of(*client_id);
-                self.rows_made += 1;
-                self.columns
-                    .row()
-                    .i32(Some(tick))
-                    .i32(Some(demo_tick))
-                    .f64(Some(time_s))
-                    .str(Some("race_finish"))
-                    .i32(Some(*client_id))
-                    .str(name.as_deref())
-                    .i32(Some(*time))
-                    .i32(Some(*diff))
-                    .bool(Some(*record_personal))
-                    .bool(*record_server)
-                    .i32(None)
-                    .i32(None)
-                    .end();
+            (Table::Finishes, body) if in_range => {
+                let mut found = std::mem::take(&mut self.finishes);
+                finishes_of(body, msg.name, self.tracker.as_ref(), &mut found);
+                for f in found.drain(..) {
+                    self.rows_made += 1;
+                    self.columns
+                        .row()
+                        .i32(Some(tick))
+                        .i32(Some(demo_tick))
+                        .f64(Some(time_s))
+                        .i32(f.client_id)
+                        .str(f.name.as_deref())
+                        .f64(Some(f.time_s()))
+                        .str(Some(f.source))
+                        .str(Some(f.kind))
+                        .f64(f.diff_s())
+                        .bool(f.record_personal)
+                        .bool(f.record_server)
+                        .end();
+                }
+                self.finishes = found;
             }
             (
-                Table::Finishes,
+                Table::Records,
                 Body::Record {
                     server_time_best,
                     player_time_best,
                 },
             ) if in_range => {
                 self.rows_made += 1;
+                let source = match msg.name {
+                    Some("Sv_RecordLegacy") => "message:Sv_RecordLegacy",
+                    _ => "message:Sv_Record",
+                };
                 self.columns
                     .row()
                     .i32(Some(tick))
                     .i32(Some(demo_tick))
                     .f64(Some(time_s))
-                    .str(Some("record"))
-                    .i32(None)
-                    .str(None)
-                    .i32(None)
-                    .i32(None)
-                    .bool(None)
-                    .bool(None)
-                    .i32(Some(*server_time_best))
-                    .i32(Some(*player_time_best))
+                    .str(Some(source))
+                    .f64(Some(hundredths_s(*server_time_best)))
+                    .f64(Some(hundredths_s(*player_time_best)))
                     .end();
             }
             _ => {}

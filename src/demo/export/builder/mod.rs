@@ -231,6 +231,8 @@ pub struct TableBuilder {
     /// `chat`: the lines of the current message, taken from the tracker
     /// (reused).
     chat: Vec<crate::demo::players::ChatLine>,
+    /// `finishes`: the finishes of the current message (reused).
+    finishes: Vec<crate::demo::finishes::Finish>,
     /// `players`: the previous snapshot's players, by client id (`None`
     /// before the first snapshot in range).
     players: Option<Vec<PlayerState>>,
@@ -391,6 +393,7 @@ impl TableBuilder {
                 PlayerTracker::new(protocol, config)
             }),
             chat: Vec::new(),
+            finishes: Vec::new(),
             players: None,
             players_spare: Vec::new(),
             cache: BTreeMap::new(),
