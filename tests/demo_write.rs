@@ -519,6 +519,7 @@ fn synth_decodes_to_intended_snapshots() {
                 intended.push((tick, chunk, snap.summary()))
             }
             synth::SynthEvent::Message { bytes, .. } => messages.push(bytes.to_vec()),
+            synth::SynthEvent::Player { .. } => {}
         });
         let demo = Demo::parse(&bytes).unwrap();
         assert_eq!(demo.version(), version.number());
