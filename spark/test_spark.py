@@ -26,8 +26,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import teebatch_spark as job  # noqa: E402
 
-TABLES = ["positions", "players", "projectiles", "lasers", "pickups", "flags", "game",
-          "events", "chat", "kills", "broadcasts", "finishes", "records"]
+TABLES = ["positions", "players", "player_changes", "projectiles", "lasers", "pickups",
+          "flags", "game", "events", "chat", "kills", "broadcasts", "finishes", "records"]
 
 
 def check_tables(teebatch, demos):

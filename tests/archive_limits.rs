@@ -577,7 +577,8 @@ fn a_split_demo_in_a_tar_gz_is_decompressed_once() {
         let stream = stream_of(&inputs);
         stream.set_memory_budget(budget);
         let listed = stream.ops();
-        let mut opts = ExportOptions::new(Table::Positions);
+        // `game`: a table split at keyframes (`positions` is not).
+        let mut opts = ExportOptions::new(Table::Game);
         opts.split_bytes = split_bytes;
         let units = plan_units(&inputs, &opts);
         let mut rows = 0;

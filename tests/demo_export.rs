@@ -360,35 +360,53 @@ fn chat_and_kills_match_libtw2_and_dump() {
         let (protocol, chat_rows) = ours(path, Table::Chat);
         let (_, kill_rows) = ours(path, Table::Kills);
         let (their_chat, their_kills) = libtw2_messages(&bytes, protocol);
+        let c = |n: &str| col(Table::Chat, n);
+        let k = |n: &str| col(Table::Kills, n);
         let our_chat: Vec<Chat> = chat_rows
             .iter()
             .map(|r| {
-                let target = match r[8] {
+                let target = match r[c("target_id")] {
                     Value::I32(t) => Some(t),
                     _ => None,
                 };
                 (
-                    i(&r[1]),
-                    i(&r[4]),
-                    i(&r[7]),
+                    i(&r[c("tick")]),
+                    i(&r[c("client_id")]),
+                    i(&r[c("raw_mode")]),
                     target,
-                    s(&r[9]).as_bytes().to_vec(),
+                    s(&r[c("text")]).as_bytes().to_vec(),
                 )
             })
             .collect();
         assert_eq!(our_chat, their_chat, "{name}");
         let our_kills: Vec<Kill> = kill_rows
             .iter()
-            .filter(|r| s(&r[4]) == "kill")
-            .map(|r| (i(&r[1]), i(&r[5]), i(&r[7]), i(&r[9]), i(&r[10])))
+            .filter(|r| s(&r[k("kind")]) == "kill")
+            .map(|r| {
+                (
+                    i(&r[k("tick")]),
+                    i(&r[k("killer")]),
+                    i(&r[k("victim")]),
+                    i(&r[k("weapon")]),
+                    i(&r[k("mode_special")]),
+                )
+            })
             .collect();
         assert_eq!(our_kills, their_kills, "{name}");
         // Names: killer and victim names are the ones the players table
-        // has at that tick (spot check: every named kill has a name).
+        // has at that tick (spot check: every named kill has a name), and
+        // so do their sessions.
         for r in &kill_rows {
-            if i(&r[5]) >= 0 {
-                assert_ne!(r[6], Value::Null, "{name}: {r:?}");
+            if i(&r[k("killer")]) >= 0 {
+                assert_ne!(r[k("killer_name")], Value::Null, "{name}: {r:?}");
+                assert_ne!(r[k("killer_session")], Value::Null, "{name}: {r:?}");
+                assert_ne!(r[k("victim_session")], Value::Null, "{name}: {r:?}");
             }
+        }
+        // Chat from a client has its sender's session, the server's none.
+        for r in &chat_rows {
+            let server = i(&r[c("client_id")]) < 0;
+            assert_eq!(r[c("session")] == Value::Null, server, "{name}: {r:?}");
         }
         // The chat log `demos dump --chat` prints: same lines.
         let out = teebatch(&["demos", "dump", "--chat", path.to_str().unwrap()]);
@@ -404,10 +422,10 @@ fn chat_and_kills_match_libtw2_and_dump() {
             .map(|r| {
                 format!(
                     "{}\t{}\t{}\t{}",
-                    i(&r[1]),
-                    i(&r[4]),
-                    s(&r[5]),
-                    s(&r[9]).replace(['\t', '\n'], " ")
+                    i(&r[c("tick")]),
+                    i(&r[c("client_id")]),
+                    s(&r[c("name")]),
+                    s(&r[c("text")]).replace(['\t', '\n'], " ")
                 )
             })
             .collect();
@@ -998,7 +1016,7 @@ fn item_tables_match_libtw2() {
         .all(|&(t, n)| n > 0 || t == "flags" || t == "lasers"));
 }
 
-/// The players table replayed (join, update, leave) gives, after each
+/// The `player_changes` table replayed (join, update, leave) gives, after each
 /// tick, the players libtw2 reads from that tick's snapshot: the same
 /// client ids and, in 0.6 demos, the same scores, teams, local flag and
 /// names (packed back into ints by libtw2's packer).
@@ -1011,7 +1029,7 @@ fn players_replay_matches_libtw2() {
     for path in &demos {
         let name = path.file_name().unwrap().to_string_lossy();
         let bytes = std::fs::read(path).unwrap();
-        let (protocol, rows) = ours(path, Table::Players);
+        let (protocol, rows) = ours(path, Table::PlayerChanges);
         // (name ints, team, score, local) per client id, per tick (the
         // last snapshot of each tick).
         type State = BTreeMap<i32, (Option<[i32; 4]>, Option<i32>, Option<i32>, bool)>;
@@ -1094,28 +1112,31 @@ fn players_replay_matches_libtw2() {
         }
         let mut state = State::new();
         let mut at = 0;
+        let c = |n: &str| col(Table::PlayerChanges, n);
         for (tick, want) in &theirs {
-            while at < rows.len() && i(&rows[at][1]) <= *tick {
+            while at < rows.len() && i(&rows[at][c("tick")]) <= *tick {
                 let r = &rows[at];
-                let id = i(&r[4]);
-                match s(&r[5]) {
+                let id = i(&r[c("client_id")]);
+                assert_ne!(r[c("session")], Value::Null, "{name}: {r:?}");
+                match s(&r[c("change")]) {
                     "leave" => {
                         assert!(state.remove(&id).is_some(), "{name}: {r:?}");
                     }
                     change => {
                         assert_eq!(change == "join", !state.contains_key(&id), "{name}: {r:?}");
-                        let name_ints = match &r[6] {
+                        let name_ints = match &r[c("name")] {
                             Value::Str(n) if protocol == Protocol::V06 => {
                                 Some(libtw2_packer::string_to_ints4(n.as_bytes()))
                             }
                             _ => None,
                         };
-                        let team = match r[10] {
+                        let team = match r[c("team")] {
                             Value::I32(t) if protocol == Protocol::V06 => Some(t),
                             _ => None,
                         };
-                        let local = protocol == Protocol::V06 && r[12] == Value::Bool(true);
-                        state.insert(id, (name_ints, team, r[11].clone().try_into_i32(), local));
+                        let local = protocol == Protocol::V06 && r[c("local")] == Value::Bool(true);
+                        let score = r[c("score")].clone().try_into_i32();
+                        state.insert(id, (name_ints, team, score, local));
                     }
                 }
                 changes += 1;

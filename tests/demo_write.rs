@@ -520,6 +520,7 @@ fn synth_decodes_to_intended_snapshots() {
             }
             synth::SynthEvent::Message { bytes, .. } => messages.push(bytes.to_vec()),
             synth::SynthEvent::Finish { .. } | synth::SynthEvent::Record { .. } => {}
+            synth::SynthEvent::Player { .. } => {}
         });
         let demo = Demo::parse(&bytes).unwrap();
         assert_eq!(demo.version(), version.number());

@@ -475,7 +475,8 @@ fn split_export_reads_each_demo_once_per_worker() {
         size: std::fs::metadata(&path).unwrap().len(),
         path: path.clone(),
     }];
-    let mut opts = ExportOptions::new(Table::Positions);
+    // `game`: a table split at keyframes (`positions` is not).
+    let mut opts = ExportOptions::new(Table::Game);
     opts.mmap = MmapMode::Never;
     let rows = |opts: &ExportOptions, buf: &mut ReadBuf, unit: &teebatch::batch::export::Unit| {
         let mut decoder = Decoder::new(Backend::default());

@@ -38,5 +38,6 @@ mod render_cost;
 mod render_more;
 mod run_api;
 mod scaling;
+mod sessions;
 mod skips;
 mod walk;

@@ -122,6 +122,10 @@ pub struct TrailLegend {
     pub name: String,
     pub demo: String,
     pub client_id: i32,
+    /// The player's session in the demo (a trail per session: a client
+    /// id taken by another player after a leave gets a trail of its own,
+    /// see [`crate::demo::players::sessions`]).
+    pub session: i32,
 }
 
 /// One map's counts: of one demo while it is read, then of all its demos
@@ -138,8 +142,9 @@ struct MapHeat {
     /// Half a picture pixel in world units (trail decimation).
     min_step: i64,
     demos: u64,
-    /// `(input index, client id)` → trail.
-    trails: std::collections::BTreeMap<(usize, i32), crate::render::heatmap::Trail>,
+    /// `(input index, client id, session)` → trail (in client id order,
+    /// as before sessions, then by session).
+    trails: std::collections::BTreeMap<(usize, i32, i32), crate::render::heatmap::Trail>,
 }
 
 struct HeatWorker {
@@ -307,6 +312,7 @@ fn heat_demo(
     };
     let col = |n: &str| Table::Positions.column_index(n).expect("positions column");
     let (ci, xi, yi, ni) = (col("client_id"), col("x"), col("y"), col("name"));
+    let si = col("session");
     let first_tick = crate::demo::export::builder::first_tick(&demo);
     let (from, to) = match super::range::resolve_range(opts.from, opts.to, first_tick) {
         Ok(r) => r,
@@ -330,6 +336,7 @@ fn heat_demo(
         let xs = batch.column(xi).as_primitive::<Int32Type>();
         let ys = batch.column(yi).as_primitive::<Int32Type>();
         let names = batch.column(ni).as_dictionary::<Int32Type>();
+        let sessions = batch.column(si).as_primitive::<Int32Type>();
         let name_values = names.values().as_string::<i32>();
         for r in 0..batch.num_rows() {
             if xs.is_null(r) || ys.is_null(r) {
@@ -350,7 +357,12 @@ fn heat_demo(
             }
             positions += 1;
             if trails {
-                let t = heat.trails.entry((index, c)).or_default();
+                // Rows always have a session (null would be 0).
+                let session = sessions.is_valid(r).then(|| sessions.value(r));
+                let t = heat
+                    .trails
+                    .entry((index, c, session.unwrap_or(0)))
+                    .or_default();
                 if t.name.is_empty() && names.is_valid(r) {
                     t.name = name_values
                         .value(names.keys().value(r) as usize)
@@ -637,13 +649,14 @@ pub fn run(
         let mut drawn_legend = Vec::new();
         if opts.trails {
             draw_trails(&mut pic.canvas, &pic.geometry, &trails);
-            for (i, ((input, client), t)) in m.trails.iter().enumerate() {
+            for (i, ((input, client, session), t)) in m.trails.iter().enumerate() {
                 let c = TRAIL_COLOURS[i % TRAIL_COLOURS.len()];
                 legend.push(TrailLegend {
                     colour: format!("#{}", hex::encode(c)),
                     name: t.name.clone(),
                     demo: sel.inputs[*input].display_path(),
                     client_id: *client,
+                    session: *session,
                 });
                 drawn_legend.push(crate::render::legend::Entry {
                     colour: c,

@@ -108,8 +108,11 @@ pub fn export_segment(
             break;
         }
     }
-    if !out.stopped && !builder.is_empty() {
-        out.stopped = !sink.emit(builder.take_batch());
+    if !out.stopped {
+        builder.finish();
+        if !builder.is_empty() {
+            out.stopped = !sink.emit(builder.take_batch());
+        }
     }
     out.rows = builder.rows_made;
     out.items_seen = builder.items_seen;

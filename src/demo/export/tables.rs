@@ -5,10 +5,12 @@
 //! `game`, `events`) take their fields from [`ItemLayout`]s: for each item
 //! type of each protocol (or DDNet extended type, by its UUID's name), the
 //! column each data int goes to. Message tables (`chat`, `kills`,
-//! `broadcasts`, `finishes`, `records`) come from the decoded messages, with names
-//! resolved by the player tracker at that tick; `players` compares each
-//! snapshot's players with the previous snapshot's (see
-//! [`super::TableBuilder`]).
+//! `broadcasts`, `finishes`, `records`) come from the decoded messages,
+//! with names resolved by the player tracker at that tick;
+//! `player_changes` compares each snapshot's players with the previous
+//! snapshot's and `players` has one row per session (see
+//! [`super::TableBuilder`]). Every per-player table has a `session` column
+//! ([`crate::demo::players::sessions`]).
 
 use crate::codec::snapshot::Protocol;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
@@ -25,6 +27,8 @@ pub const LEADING_COLUMNS: [&str; 4] = ["demo", "tick", "demo_tick", "time_s"];
 pub enum Table {
     Positions,
     Players,
+    #[value(name = "player_changes")]
+    PlayerChanges,
     Projectiles,
     Lasers,
     Pickups,
@@ -39,9 +43,10 @@ pub enum Table {
 }
 
 impl Table {
-    pub const ALL: [Table; 13] = [
+    pub const ALL: [Table; 14] = [
         Table::Positions,
         Table::Players,
+        Table::PlayerChanges,
         Table::Projectiles,
         Table::Lasers,
         Table::Pickups,
@@ -60,6 +65,7 @@ impl Table {
         match self {
             Table::Positions => "positions",
             Table::Players => "players",
+            Table::PlayerChanges => "player_changes",
             Table::Projectiles => "projectiles",
             Table::Lasers => "lasers",
             Table::Pickups => "pickups",
@@ -108,6 +114,7 @@ impl Table {
         match self {
             Table::Positions => {
                 columns.push(int("client_id", false));
+                columns.push(int("session", true));
                 for f in POSITION_FIELDS {
                     columns.push(int(f, true));
                 }
@@ -117,9 +124,26 @@ impl Table {
                     columns.push(int(f, true));
                 }
             }
-            Table::Players => {
+            Table::Players => columns.extend([
+                int("client_id", false),
+                int("session", false),
+                int("first_tick", false),
+                int("last_tick", false),
+                text("name", true),
+                free_text("names", true),
+                text("clan", true),
+                int("country", true),
+                text("skin", true),
+                int("team", true),
+                free_text("teams", true),
+                int("team_changes", false),
+                int("score", true),
+                boolean("local", false),
+            ]),
+            Table::PlayerChanges => {
                 columns.extend([
                     int("client_id", false),
+                    int("session", true),
                     text("change", false),
                     text("name", true),
                     text("clan", true),
@@ -132,6 +156,7 @@ impl Table {
             }
             Table::Chat => columns.extend([
                 int("client_id", false),
+                int("session", true),
                 text("name", true),
                 text("mode", false),
                 int("raw_mode", false),
@@ -141,8 +166,10 @@ impl Table {
             Table::Kills => columns.extend([
                 text("kind", false),
                 int("killer", true),
+                int("killer_session", true),
                 text("killer_name", true),
                 int("victim", true),
+                int("victim_session", true),
                 text("victim_name", true),
                 int("weapon", true),
                 int("mode_special", true),
@@ -204,21 +231,25 @@ impl Table {
     /// Whether a demo's rows of this table can be made segment by
     /// segment, each segment starting at a keyframe (full snapshot) with
     /// fresh state: the item tables, whose rows come from one snapshot
-    /// each, and 0.6 `positions`, whose names and teams come from the same
-    /// snapshot's client and player infos. The message tables, `players`
-    /// and 0.7 `positions` (names by message) carry state through the
-    /// whole demo.
-    pub fn splittable(self, protocol: Protocol) -> bool {
-        match self {
-            Table::Positions => protocol == Protocol::V06,
-            t => !t.layouts().is_empty(),
-        }
+    /// each. The message tables, `players`, `player_changes` and
+    /// `positions` carry state through the whole demo: `positions`' (like
+    /// the others') `session` numbers the sessions from the demo's start
+    /// (see [`crate::demo::players::sessions`]), which a segment starting
+    /// at a keyframe cannot know (0.7 `positions` also takes names from
+    /// messages). The protocol no longer matters; it is kept for callers.
+    pub fn splittable(self, _protocol: Protocol) -> bool {
+        self != Table::Positions && !self.layouts().is_empty()
     }
 
     pub(crate) fn needs_tracker(self) -> bool {
         matches!(
             self,
-            Table::Positions | Table::Players | Table::Chat | Table::Kills | Table::Finishes
+            Table::Positions
+                | Table::Players
+                | Table::PlayerChanges
+                | Table::Chat
+                | Table::Kills
+                | Table::Finishes
         )
     }
 
@@ -227,6 +258,7 @@ impl Table {
             self,
             Table::Positions
                 | Table::Players
+                | Table::PlayerChanges
                 | Table::Chat
                 | Table::Kills
                 | Table::Broadcasts
@@ -593,9 +625,17 @@ mod tests {
             }
         }
         let p = Table::Positions;
-        assert_eq!(p.column_index("name"), Some(POSITION_FIELDS.len() + 5));
-        assert_eq!(p.column_index("team"), Some(POSITION_FIELDS.len() + 6));
-        assert_eq!(p.schema().fields().len(), 5 + 23 + 2 + 11 + 1);
+        let after_client = p.column_index("client_id").unwrap() + 1;
+        assert_eq!(p.column_index("session"), Some(after_client));
+        assert_eq!(
+            p.column_index("name"),
+            Some(after_client + 1 + POSITION_FIELDS.len())
+        );
+        assert_eq!(
+            p.column_index("team"),
+            Some(after_client + 2 + POSITION_FIELDS.len())
+        );
+        assert_eq!(p.schema().fields().len(), 6 + 23 + 2 + 11 + 1);
         // `filled` is in every item table and `positions`, whatever the
         // options (the schema does not depend on `--every-tick`), and only
         // there.

@@ -34,7 +34,8 @@
 //! # Quirks
 //!
 //! - A client id can be reused by a different player after a leave; the
-//!   tracker keys records by client id and lists every distinct name seen.
+//!   tracker keys records by client id and lists every distinct name seen,
+//!   and follows sessions (one connection of an id, [`sessions`]) apart.
 //! - Memory is bounded: at most [`TrackerConfig::max_players`] records,
 //!   [`TrackerConfig::max_strings`] distinct names/clans/skins and
 //!   [`TrackerConfig::max_team_changes`] team changes per player (each cap
@@ -46,11 +47,13 @@
 //!   id, never by a search through the players.
 
 mod changes;
+pub mod sessions;
 mod strings;
 mod tracker;
 mod views;
 
 pub use changes::PlayerChanges;
+pub use sessions::Session;
 pub use strings::ints_to_str;
 pub use tracker::{
     ChatLine, PlayerRecord, PlayerTracker, PositionConfig, PositionSample, TeamChange,
@@ -386,6 +389,99 @@ mod tests {
         }
     }
 
+    /// Sessions: 0.6 a rename keeps the session (both names), a snapshot
+    /// without the player ends it and the id's return starts another; 0.7
+    /// a drop and an enter between two snapshots start another, a drop
+    /// whose items linger in the next snapshot starts none.
+    #[test]
+    fn sessions_follow_joins_leaves_and_renames() {
+        use crate::demo::message::decode;
+        let mut t = PlayerTracker::new(Protocol::V06, TrackerConfig::default());
+        let mut w = Vec::new();
+        let snap = |names: &[(u16, &str)]| {
+            let mut s = Snapshot::new();
+            for &(id, name) in names {
+                s.push(item_key(v06::CLIENT_INFO, id), &client_info(name, "", "x"))
+                    .unwrap();
+                s.push(item_key(v06::PLAYER_INFO, id), &[0, i32::from(id), 0, 0, 0])
+                    .unwrap();
+            }
+            s
+        };
+        t.feed_snapshot(10, &snap(&[(0, "a"), (3, "old")]), &mut w);
+        t.feed_snapshot(12, &snap(&[(0, "a"), (3, "new")]), &mut w);
+        assert_eq!(t.session_of(3), Some(2));
+        t.feed_snapshot(14, &snap(&[(0, "a")]), &mut w);
+        assert_eq!(t.session_of(3), Some(2), "the latest session after a leave");
+        t.feed_snapshot(16, &snap(&[(0, "a"), (3, "other")]), &mut w);
+        let got: Vec<_> = t
+            .sessions()
+            .iter()
+            .map(|s| {
+                (
+                    s.session,
+                    s.client_id,
+                    s.first_tick,
+                    s.last_tick,
+                    s.names.clone(),
+                )
+            })
+            .collect();
+        let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            got,
+            [
+                (1, 0, 10, 16, names(&["a"])),
+                (2, 3, 10, 12, names(&["old", "new"])),
+                (3, 3, 16, 16, names(&["other"])),
+            ]
+        );
+        assert_eq!(t.session_of(7), None);
+
+        let mut t = PlayerTracker::new(Protocol::V07, TrackerConfig::default());
+        fn msg(b: &[u8]) -> crate::demo::message::Message<'_> {
+            decode(b, Protocol::V07, &mut Vec::new()).unwrap()
+        }
+        let mut s = Snapshot::new();
+        s.push(item_key(v07::PLAYER_INFO, 1), &[0, 5, 30]).unwrap();
+        let drop_1 = [0x28, 1, 0, 0];
+        t.feed_message(10, &msg(&enter_07("bar", 1)));
+        t.feed_snapshot(10, &s, &mut w);
+        // Drop and enter before the next snapshot: a new session.
+        t.feed_message(11, &msg(&drop_1));
+        t.feed_message(11, &msg(&enter_07("baz", 1)));
+        t.feed_snapshot(12, &s, &mut w);
+        assert_eq!(t.session_of(1), Some(2));
+        // A drop whose player info lingers one snapshot: no new session
+        // until the id is gone and back.
+        t.feed_message(13, &msg(&drop_1));
+        t.feed_snapshot(14, &s, &mut w);
+        assert_eq!(t.sessions().len(), 2);
+        t.feed_snapshot(16, &Snapshot::new(), &mut w);
+        t.feed_snapshot(18, &s, &mut w);
+        let got: Vec<_> = t
+            .sessions()
+            .iter()
+            .map(|s| {
+                (
+                    s.start_tick,
+                    s.first_tick,
+                    s.last_tick,
+                    s.open,
+                    s.names.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (10, 10, 10, false, names(&["bar"])),
+                (11, 12, 12, false, names(&["baz"])),
+                (18, 18, 18, true, Vec::new()),
+            ]
+        );
+    }
+
     /// 0.7 messages: `De_ClientEnter` (name, client id, team 0) and
     /// `Sv_Chat` (team mode, client id, no target, "gl").
     fn enter_07(name: &str, id: u8) -> Vec<u8> {
@@ -435,6 +531,7 @@ mod tests {
             let r1: Vec<_> = reusing.players().collect();
             let r2: Vec<_> = decoding.players().collect();
             proptest::prop_assert_eq!(r1, r2);
+            proptest::prop_assert_eq!(reusing.sessions(), decoding.sessions());
             proptest::prop_assert_eq!(reusing.chat(), decoding.chat());
             for id in [0, 1, 255, 300] {
                 proptest::prop_assert_eq!(reusing.current_name(id), decoding.current_name(id));

@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::changes::PlayerChanges;
+use super::sessions::{Session, Sessions};
 use super::views::{MessageInfo, PlayerView, PlayerViews};
 use super::{PlayerWarning, PlayerWarningKind};
 use crate::codec::snapshot::{Protocol, Snapshot};
@@ -188,6 +189,8 @@ pub struct PlayerTracker {
     pending: PendingTicks,
     /// Tick of the latest snapshot fed.
     last_fed: Option<i32>,
+    /// The sessions so far ([`super::sessions`]).
+    sessions: Sessions,
     /// Records and strings looked up (see
     /// [`crate::demo::analysis::Probe`]).
     ops: u64,
@@ -258,6 +261,7 @@ impl PlayerTracker {
             refused: std::collections::BTreeSet::new(),
             pending: PendingTicks::default(),
             last_fed: None,
+            sessions: Sessions::new(config.max_strings, config.max_team_changes),
             ops: 0,
         }
     }
@@ -363,10 +367,13 @@ impl PlayerTracker {
                 r.local |= p.local;
                 note_team_and_score(r, p, tick, cfg, warnings);
             }
+            self.sessions.note_changed(&self.view, changed);
             self.names_from_messages = false;
             return;
         }
         self.settle();
+        self.sessions
+            .note_views(tick, previous, &self.view, self.names_from_messages);
         for p in self.view.views() {
             self.ops += 1;
             if record_index(&self.record_at, p.client_id).is_none() {
@@ -503,6 +510,7 @@ impl PlayerTracker {
                     };
                     self.current.insert(id, info.name.clone());
                     self.names_from_messages = true;
+                    self.sessions.entered(id, tick, &info.name);
                     self.infos.insert(id, info);
                 }
             }
@@ -517,6 +525,7 @@ impl PlayerTracker {
                     info.team = Some(*team);
                     self.current.insert(id, info.name.clone());
                     self.names_from_messages = true;
+                    self.sessions.entered(id, tick, name);
                 }
             }
             Body::Team {
@@ -532,6 +541,8 @@ impl PlayerTracker {
             Body::ClientDrop { client_id, .. } | Body::ClientLeave { client_id, .. } => {
                 if let Ok(id) = u16::try_from(*client_id) {
                     self.infos.remove(&id);
+                    let in_view = self.view.view_index(id).is_some();
+                    self.sessions.dropped(id, self.last_fed, in_view);
                 }
             }
             _ => {}
@@ -548,6 +559,20 @@ impl PlayerTracker {
     pub fn player(&mut self, client_id: u16) -> Option<&PlayerRecord> {
         self.settle();
         Some(&self.records[record_index(&self.record_at, client_id)?])
+    }
+
+    /// Every session so far, in order of start (see
+    /// [`super::sessions`]): the open ones last seen at the latest
+    /// snapshot fed.
+    pub fn sessions(&mut self) -> &[Session] {
+        self.sessions.all(self.last_fed)
+    }
+
+    /// The session of `client_id` at the latest event fed: its open one,
+    /// else the latest it had (a message just after a leave still names
+    /// the player who left); `None` for an id never seen.
+    pub fn session_of(&self, client_id: u16) -> Option<i32> {
+        self.sessions.session_of(client_id)
     }
 
     /// The players of the latest snapshot fed (with their positions only

@@ -34,6 +34,12 @@
 //!   hammer hits, damage indicators, deaths, spawns.
 //!
 //! Players (up to 64) join and leave; the server announces it in chat.
+//! With [`SynthParams::renames_per_minute`] players change names (DDNet's
+//! `'a' changed name to 'b'` chat line, the client info changes), and with
+//! [`SynthParams::rejoins_per_minute`] a player leaves and a new player
+//! takes the same client id a few snapshots later (so a snapshot without
+//! the id comes between). Every join, leave and rename is reported as a
+//! [`SynthEvent::Player`].
 //! Messages are real 0.6 message bytes: the header int `msg_id << 1` (game
 //! message, not system) and the fields packed as varints, strings
 //! NUL-terminated: `Sv_Chat` (3: team, client id, text), `Sv_KillMsg`
@@ -99,6 +105,12 @@ pub struct SynthParams {
     /// next of DDNet's forms in turn (see [`RACE_FORMS`]), reported as
     /// [`SynthEvent::Finish`] and [`SynthEvent::Record`].
     pub finishes_per_minute: u32,
+    /// Players changing their name per minute (0 by default: the output of
+    /// the other parameters is unchanged).
+    pub renames_per_minute: u32,
+    /// Players leaving whose client id a new player takes again
+    /// [`REJOIN_GAP_SNAPSHOTS`] snapshots later, per minute (0 by default).
+    pub rejoins_per_minute: u32,
     pub version: DemoVersion,
     pub map_name: String,
     pub timestamp: String,
@@ -119,6 +131,8 @@ impl Default for SynthParams {
             tune_params: true,
             idle_percent: 20,
             finishes_per_minute: 0,
+            renames_per_minute: 0,
+            rejoins_per_minute: 0,
             version: DemoVersion::V6,
             map_name: "synth_dm".to_owned(),
             timestamp: "2024-06-01_12-00-00".to_owned(),
@@ -168,6 +182,15 @@ pub enum SynthEvent<'a> {
         server_best: i32,
         player_best: i32,
     },
+    /// A player joined, left or was renamed at game tick `tick` (seen in
+    /// the first snapshot from that tick on); `name` is the player's name
+    /// (the new one for a rename).
+    Player {
+        tick: i32,
+        client_id: u16,
+        change: PlayerChange,
+        name: &'a str,
+    },
 }
 
 /// The forms race finishes take in a generated demo, in the order they
@@ -186,6 +209,18 @@ pub const RACE_FORMS: [&str; 8] = [
     "chat+message:Sv_RaceFinish",
     "message:Sv_Record",
 ];
+
+/// What happened to a player ([`SynthEvent::Player`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlayerChange {
+    Join,
+    Leave,
+    Rename,
+}
+
+/// Snapshots between a rejoining player's leave and the new player on the
+/// same client id ([`SynthParams::rejoins_per_minute`]).
+pub const REJOIN_GAP_SNAPSHOTS: i32 = 3;
 
 /// What a generation run wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -281,6 +316,14 @@ pub fn generate_to_with<W: Write + Seek>(
                 legacy,
                 server_best,
                 player_best,
+            });
+        }
+        for (tick, client_id, change, name) in world.player_log.drain(..) {
+            on_event(SynthEvent::Player {
+                tick,
+                client_id,
+                change,
+                name: &name,
             });
         }
         world.events.clear();

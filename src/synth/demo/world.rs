@@ -2,7 +2,7 @@
 //! firing and dying on the generated map, and the snapshot items and
 //! messages each tick gives.
 
-use super::{pack_message, push_str_ints, SynthParams};
+use super::{pack_message, push_str_ints, PlayerChange, SynthParams};
 use crate::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use crate::codec::snapshot::{item_key, v06, Snapshot};
 use crate::demo::finishes::{ChatWording, Finish};
@@ -200,6 +200,15 @@ pub(super) struct World {
     leave_rate: (u64, u64),
     death_rate: (u64, u64),
     idle_percent: u32,
+    rename_rate: (u64, u64),
+    rejoin_rate: (u64, u64),
+    /// Ticks from a rejoining player's leave to the new player's join.
+    rejoin_gap: i32,
+    /// Slots a new player takes at a tick (rejoins).
+    pending_rejoins: Vec<(usize, i32)>,
+    /// Joins, leaves and renames since the last snapshot: (tick, client
+    /// id, change, name).
+    pub(super) player_log: Vec<(i32, u16, PlayerChange, String)>,
     /// The type-0 declarations: type id and UUID ints.
     extended: [(u16, [i32; 4]); 3],
     data: Vec<i32>,
@@ -234,6 +243,11 @@ impl World {
             leave_rate: per_minute(params.leaves_per_minute),
             death_rate: per_minute(params.deaths_per_minute),
             idle_percent: params.idle_percent.min(100),
+            rename_rate: per_minute(params.renames_per_minute),
+            rejoin_rate: per_minute(params.rejoins_per_minute),
+            rejoin_gap: params.snapshot_interval.max(1) * super::REJOIN_GAP_SNAPSHOTS,
+            pending_rejoins: Vec::new(),
+            player_log: Vec::new(),
             extended: EXTENDED.map(|(id, name)| (id, uuid_to_ints(&uuid_from_name(name)))),
             data: Vec::with_capacity(32),
             finish_rate: per_minute(params.finishes_per_minute),
@@ -273,6 +287,8 @@ impl World {
             self.messages
                 .push(pack_message(NetMsg::Sv_Chat, &[0, -1], Some(&text)));
         }
+        self.player_log
+            .push((tick, slot as u16, PlayerChange::Join, name.clone()));
         self.players[slot] = Some(Player {
             name,
             clan: rng.pick(&CLANS),
@@ -287,6 +303,61 @@ impl World {
             respawn_tick: tick + rng.range(0, 30),
             idle: rng.chance(u64::from(self.idle_percent), 100),
         });
+    }
+
+    /// The player of `slot` leaves (announced in chat).
+    fn leave(&mut self, slot: usize, tick: i32) {
+        if let Some(p) = self.players[slot].take() {
+            let text = format!("'{}' has left the game", p.name);
+            self.messages
+                .push(pack_message(NetMsg::Sv_Chat, &[0, -1], Some(&text)));
+            self.player_log
+                .push((tick, slot as u16, PlayerChange::Leave, p.name));
+        }
+    }
+
+    /// Renames and rejoins (none, and no random draw, at their default
+    /// rate 0).
+    fn renames_and_rejoins(&mut self, tick: i32, rng: &mut Rng) {
+        let others =
+            |w: &World| -> Vec<usize> { (1..64).filter(|&i| w.players[i].is_some()).collect() };
+        if self.rename_rate.0 > 0 && rng.chance(self.rename_rate.0, self.rename_rate.1) {
+            let others = others(self);
+            if !others.is_empty() {
+                let slot = rng.pick(&others);
+                let mut new = format!("{}{}", rng.pick(&NAMES), 100 + rng.below(900));
+                // DDNet names hold at most 15 bytes (the names are ASCII).
+                new.truncate(15);
+                if let Some(p) = self.players[slot].as_mut() {
+                    if p.name != new {
+                        let text = format!("'{}' changed name to '{new}'", p.name);
+                        self.messages
+                            .push(pack_message(NetMsg::Sv_Chat, &[0, -1], Some(&text)));
+                        p.name.clone_from(&new);
+                        self.player_log
+                            .push((tick, slot as u16, PlayerChange::Rename, new));
+                    }
+                }
+            }
+        }
+        if self.rejoin_rate.0 > 0 && rng.chance(self.rejoin_rate.0, self.rejoin_rate.1) {
+            let others = others(self);
+            if !others.is_empty() {
+                let slot = rng.pick(&others);
+                self.leave(slot, tick);
+                self.pending_rejoins.push((slot, tick + self.rejoin_gap));
+            }
+        }
+        let mut i = 0;
+        while i < self.pending_rejoins.len() {
+            let (slot, at) = self.pending_rejoins[i];
+            if at <= tick {
+                self.pending_rejoins.swap_remove(i);
+                self.join(slot, tick, rng, true);
+            } else {
+                i += 1;
+            }
+        }
     }
 
     fn spawn(&mut self, slot: usize, tick: i32, rng: &mut Rng) {
@@ -471,17 +542,18 @@ impl World {
         if connected.len() > 1 && rng.chance(self.leave_rate.0, self.leave_rate.1) {
             // Never the local player (slot 0).
             let slot = connected[1 + rng.below(connected.len() as u32 - 1) as usize];
-            if let Some(p) = self.players[slot].take() {
-                let text = format!("'{}' has left the game", p.name);
-                self.messages
-                    .push(pack_message(NetMsg::Sv_Chat, &[0, -1], Some(&text)));
-            }
+            self.leave(slot, tick);
         }
-        if connected.len() < self.max_players && rng.chance(1, 100) {
-            if let Some(slot) = (0..64).find(|&i| self.players[i].is_none()) {
+        let pending = self.pending_rejoins.len();
+        if connected.len() + pending < self.max_players && rng.chance(1, 100) {
+            let free = |i: usize| {
+                self.players[i].is_none() && !self.pending_rejoins.iter().any(|&(s, _)| s == i)
+            };
+            if let Some(slot) = (0..64).find(|&i| free(i)) {
                 self.join(slot, tick, rng, true);
             }
         }
+        self.renames_and_rejoins(tick, rng);
         // Chat.
         if rng.chance(self.chat_rate.0, self.chat_rate.1) {
             let connected: Vec<usize> = (0..64).filter(|&i| self.players[i].is_some()).collect();

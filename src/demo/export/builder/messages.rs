@@ -1,5 +1,5 @@
-//! The rows of `players` and of the message tables (`chat`, `kills`,
-//! `broadcasts`, `finishes`, `records`).
+//! The rows of `players`, `player_changes` and of the message tables
+//! (`chat`, `kills`, `broadcasts`, `finishes`, `records`).
 
 use super::{chat_mode, time_of, PlayerState, Table, TableBuilder};
 use crate::demo::finishes::finishes_of;
@@ -12,11 +12,12 @@ fn hundredths_s(v: i32) -> f64 {
 }
 
 impl TableBuilder {
-    /// `players`: the changes from the previous snapshot's players to
-    /// the current ones, a merge of the two lists (both by client id)
+    /// `player_changes`: the changes from the previous snapshot's players
+    /// to the current ones, a merge of the two lists (both by client id)
     /// that moves each kept player's state over (no copy of an unchanged
-    /// player).
-    pub(super) fn players(&mut self, tick: i32) {
+    /// player). A client id whose session changed between the two (a 0.7
+    /// drop and enter between snapshots) gives a `leave` and a `join` row.
+    pub(super) fn player_changes(&mut self, tick: i32) {
         let Some(t) = &self.tracker else { return };
         let views = t.current_view();
         let mut prev_list = std::mem::take(self.players.get_or_insert_with(Vec::new));
@@ -33,6 +34,7 @@ impl TableBuilder {
                 .i32(Some(demo_tick))
                 .f64(Some(time_s))
                 .i32(Some(i32::from(s.client_id)))
+                .i32(s.session)
                 .str(Some(change))
                 .str(s.name.as_deref())
                 .str(s.clan.as_deref())
@@ -49,7 +51,12 @@ impl TableBuilder {
             match (prev.peek(), views.peek()) {
                 (Some(p), Some(v)) if p.client_id == v.client_id => {
                     let (mut p, v) = (prev.next().expect("peeked"), views.next().expect("peeked"));
-                    if !p.same_as(v) {
+                    let session = t.session_of(v.client_id);
+                    if p.session != session {
+                        row("leave", &p);
+                        p = PlayerState::from_view(v, session);
+                        row("join", &p);
+                    } else if !p.same_as(v) {
                         p.set(v);
                         row("update", &p);
                     }
@@ -59,7 +66,8 @@ impl TableBuilder {
                     row("leave", &prev.next().expect("peeked"));
                 }
                 (_, Some(_)) => {
-                    let s = PlayerState::from_view(views.next().expect("peeked"));
+                    let v = views.next().expect("peeked");
+                    let s = PlayerState::from_view(v, t.session_of(v.client_id));
                     row("join", &s);
                     next.push(s);
                 }
@@ -71,6 +79,61 @@ impl TableBuilder {
         // The list just emptied is the next snapshot's room.
         self.players_spare = prev_list;
         self.players = Some(next);
+    }
+
+    /// `players`: one row per session that overlaps the tick range, in
+    /// order of session, made at the end of the demo
+    /// ([`TableBuilder::finish`]).
+    pub(super) fn sessions(&mut self) {
+        let Some(t) = &mut self.tracker else { return };
+        let (from, to) = (self.from, self.to);
+        let columns = &mut self.columns;
+        let mut rows = 0u64;
+        let mut joined = String::new();
+        for s in t.sessions() {
+            if s.last_tick < from || s.start_tick > to {
+                continue;
+            }
+            rows += 1;
+            let (demo_tick, time_s) = time_of(s.start_tick, self.first_tick);
+            let mut row = columns
+                .row()
+                .i32(Some(s.start_tick))
+                .i32(Some(demo_tick))
+                .f64(Some(time_s))
+                .i32(Some(i32::from(s.client_id)))
+                .i32(Some(s.session))
+                .i32(Some(s.first_tick))
+                .i32(Some(s.last_tick))
+                .str(s.name());
+            joined.clear();
+            join_into(&mut joined, s.names.iter().map(String::as_str));
+            row = row.str((!s.names.is_empty()).then_some(joined.as_str()));
+            row = row
+                .str(s.clan.as_deref())
+                .i32(s.country)
+                .str(s.skin.as_deref())
+                .i32(s.teams.last().copied());
+            joined.clear();
+            let teams: Vec<String> = s.teams.iter().map(i32::to_string).collect();
+            join_into(&mut joined, teams.iter().map(String::as_str));
+            row.str((!s.teams.is_empty()).then_some(joined.as_str()))
+                .i32(Some(i32::try_from(s.team_changes).unwrap_or(i32::MAX)))
+                .i32(s.score)
+                .bool(Some(s.local))
+                .end();
+        }
+        self.rows_made += rows;
+    }
+
+    /// The session of client `id` at the event being fed (call it while
+    /// handling a message or snapshot: its open session, else the latest
+    /// it had; `None` for the server's -1 or an id never seen). The rows
+    /// of every table of a demo agree on it (see
+    /// [`crate::demo::players::sessions`]).
+    pub fn session_of(&self, id: i32) -> Option<i32> {
+        let id = u16::try_from(id).ok()?;
+        self.tracker.as_ref()?.session_of(id)
     }
 
     /// A message chunk's bytes at tick `tick`.
@@ -98,12 +161,16 @@ impl TableBuilder {
                 for l in lines.drain(..) {
                     self.rows_made += 1;
                     let (demo_tick, time_s) = time_of(l.tick, self.first_tick);
+                    let session = u16::try_from(l.client_id)
+                        .ok()
+                        .and_then(|id| t.session_of(id));
                     self.columns
                         .row()
                         .i32(Some(l.tick))
                         .i32(Some(demo_tick))
                         .f64(Some(time_s))
                         .i32(Some(l.client_id))
+                        .i32(session)
                         .str(l.name.as_deref())
                         .str(Some(chat_mode(l.mode)))
                         .i32(Some(l.raw_mode))
@@ -116,6 +183,8 @@ impl TableBuilder {
             (Table::Kills, Body::KillMsg(k)) if in_range => {
                 let killer = self.name_of(k.killer);
                 let victim = self.name_of(k.victim);
+                let killer_session = self.session_of(k.killer);
+                let victim_session = self.session_of(k.victim);
                 self.rows_made += 1;
                 self.columns
                     .row()
@@ -124,8 +193,10 @@ impl TableBuilder {
                     .f64(Some(time_s))
                     .str(Some("kill"))
                     .i32(Some(k.killer))
+                    .i32(killer_session)
                     .str(killer.as_deref())
                     .i32(Some(k.victim))
+                    .i32(victim_session)
                     .str(victim.as_deref())
                     .i32(Some(k.weapon))
                     .i32(Some(k.mode_special))
@@ -142,7 +213,9 @@ impl TableBuilder {
                     .f64(Some(time_s))
                     .str(Some("team_kill"))
                     .i32(None)
+                    .i32(None)
                     .str(None)
+                    .i32(None)
                     .i32(None)
                     .str(None)
                     .i32(None)
@@ -213,5 +286,18 @@ impl TableBuilder {
     fn name_of(&self, id: i32) -> Option<String> {
         let id = u16::try_from(id).ok()?;
         self.tracker.as_ref()?.current_name(id).map(str::to_owned)
+    }
+}
+
+/// The separator of the list columns of `players` (`names`, `teams`).
+pub const LIST_SEPARATOR: &str = " / ";
+
+/// Appends `items` to `out`, [`LIST_SEPARATOR`] between them.
+fn join_into<'a>(out: &mut String, items: impl Iterator<Item = &'a str>) {
+    for (i, x) in items.enumerate() {
+        if i > 0 {
+            out.push_str(LIST_SEPARATOR);
+        }
+        out.push_str(x);
     }
 }

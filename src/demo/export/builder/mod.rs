@@ -38,10 +38,11 @@ impl Resolved {
     }
 }
 
-/// One player's state as the `players` table compares it.
+/// One player's state as the `player_changes` table compares it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct PlayerState {
     client_id: u16,
+    session: Option<i32>,
     name: Option<String>,
     clan: Option<String>,
     country: Option<i32>,
@@ -73,9 +74,10 @@ impl PlayerState {
         self.local = v.local;
     }
 
-    fn from_view(v: &PlayerView) -> PlayerState {
+    fn from_view(v: &PlayerView, session: Option<i32>) -> PlayerState {
         let mut s = PlayerState {
             client_id: 0,
+            session,
             name: None,
             clan: None,
             country: None,
@@ -233,10 +235,10 @@ pub struct TableBuilder {
     chat: Vec<crate::demo::players::ChatLine>,
     /// `finishes`: the finishes of the current message (reused).
     finishes: Vec<crate::demo::finishes::Finish>,
-    /// `players`: the previous snapshot's players, by client id (`None`
-    /// before the first snapshot in range).
+    /// `player_changes`: the previous snapshot's players, by client id
+    /// (`None` before the first snapshot in range).
     players: Option<Vec<PlayerState>>,
-    /// `players`: room for the next snapshot's list.
+    /// `player_changes`: room for the next snapshot's list.
     players_spare: Vec<PlayerState>,
     /// Item tables and `positions`: the current snapshot's items by (id,
     /// type) (`positions`: by (id, 0)), in output order.
@@ -256,8 +258,10 @@ pub struct TableBuilder {
     /// `positions`: the name each client id had in the previous row, with
     /// its key in the batch numbered `.2`.
     names: Vec<Option<(String, i32, u64)>>,
-    /// `positions`: each row's name key and team (reused).
-    name_team: Vec<(Option<i32>, Option<i32>)>,
+    /// `positions`: each row's name key, team and session (reused).
+    name_team: Vec<(Option<i32>, Option<i32>, Option<i32>)>,
+    /// `positions`: the columns of `client_id`, `session`, `name`, `team`.
+    position_cols: PositionCols,
     /// Batches taken so far (the name keys' batch number).
     batch_no: u64,
     columns: Columns,
@@ -290,16 +294,34 @@ pub fn first_tick(demo: &crate::demo::Demo<'_>) -> i32 {
 }
 
 /// The columns after the leading ones ([`super::tables::LEADING_COLUMNS`]):
-/// `positions`' `client_id`, the item tables' `kind` and `id`.
-const CLIENT_COL: usize = 4;
+/// the item tables' `kind` and `id`.
 const KIND_COL: usize = 4;
 const ID_COL: usize = 5;
 
-/// `positions`: the column of the first character field, of `name`, of
-/// `team`.
-const FIRST_FIELD: usize = CLIENT_COL + 1;
-const NAME_COL: usize = FIRST_FIELD + super::tables::POSITION_FIELDS.len();
-const TEAM_COL: usize = NAME_COL + 1;
+/// The columns of `positions` the builder fills itself, found by name.
+#[derive(Clone, Copy, Debug)]
+struct PositionCols {
+    client: usize,
+    session: usize,
+    name: usize,
+    team: usize,
+    /// The first character field (`core_tick`).
+    first_field: usize,
+}
+
+impl PositionCols {
+    fn new() -> PositionCols {
+        let t = Table::Positions;
+        let col = |n: &str| t.column_index(n).expect("positions column");
+        PositionCols {
+            client: col("client_id"),
+            session: col("session"),
+            name: col("name"),
+            team: col("team"),
+            first_field: col(super::tables::POSITION_FIELDS[0]),
+        }
+    }
+}
 
 impl TableBuilder {
     /// A builder of `table`'s rows of a demo of `protocol` whose path (the
@@ -315,10 +337,12 @@ impl TableBuilder {
     ) -> TableBuilder {
         let schema = table.schema();
         let filled_col = table.column_index("filled");
+        let position_cols = PositionCols::new();
+        let pc = position_cols;
         // The block: the item columns, in table order.
         let block_cols: Vec<usize> = match table {
-            Table::Positions => (FIRST_FIELD..schema.fields().len())
-                .filter(|&c| c != NAME_COL && c != TEAM_COL && Some(c) != filled_col)
+            Table::Positions => (pc.first_field..schema.fields().len())
+                .filter(|&c| c != pc.name && c != pc.team && Some(c) != filled_col)
                 .collect(),
             t if !t.layouts().is_empty() => (ID_COL + 1..schema.fields().len())
                 .filter(|&c| Some(c) != filled_col)
@@ -404,6 +428,7 @@ impl TableBuilder {
             player_changes: PlayerChanges::new(),
             names: Vec::new(),
             name_team: Vec::new(),
+            position_cols,
             batch_no: 0,
             columns: Columns::new(schema, 0, demo),
             rows_made: 0,
@@ -499,6 +524,15 @@ impl TableBuilder {
         self.columns.is_empty()
     }
 
+    /// The end of the demo's events (or of the segment's, or the first
+    /// event after `to`): makes the rows that wait for it, `players`' one
+    /// row per session. Call it once, before taking the last batch.
+    pub fn finish(&mut self) {
+        if self.table == Table::Players {
+            self.sessions();
+        }
+    }
+
     /// Takes the rows made so far as a record batch of the table's schema.
     pub fn take_batch(&mut self) -> RecordBatch {
         let batch = self.columns.take_batch();
@@ -532,7 +566,7 @@ impl TableBuilder {
             return;
         }
         match self.table {
-            Table::Players => self.players(tick),
+            Table::PlayerChanges => self.player_changes(tick),
             Table::Positions => {
                 self.follow_items(snap, changes);
                 self.emit_positions(tick, false);
@@ -807,18 +841,25 @@ impl TableBuilder {
         name_team.clear();
         for i in 0..self.order.len() {
             let id = self.order[i].1 as u16;
-            name_team.push(self.name_key_and_team(id));
+            let (name, team) = self.name_key_and_team(id);
+            let session = self.tracker.as_ref().and_then(|t| t.session_of(id));
+            name_team.push((name, team, session));
         }
-        let names = self.columns.dict(NAME_COL);
-        for &(name, _) in &name_team {
+        let pc = self.position_cols;
+        let names = self.columns.dict(pc.name);
+        for &(name, _, _) in &name_team {
             names.push_key(name);
         }
-        let teams = self.columns.i32(TEAM_COL);
-        for &(_, team) in &name_team {
+        let teams = self.columns.i32(pc.team);
+        for &(_, team, _) in &name_team {
             teams.push(team);
         }
+        let sessions = self.columns.i32(pc.session);
+        for &(_, _, session) in &name_team {
+            sessions.push(session);
+        }
         self.name_team = name_team;
-        self.emit_rows(tick, CLIENT_COL, filled);
+        self.emit_rows(tick, pc.client, filled);
     }
 
     /// One row per item of the table, repeated from the cache.
@@ -854,7 +895,7 @@ impl TableBuilder {
         let key = match cached {
             Some((n, key, batch)) if *batch == self.batch_no && n == name => *key,
             _ => {
-                let key = self.columns.dict(NAME_COL).key(name);
+                let key = self.columns.dict(self.position_cols.name).key(name);
                 *cached = Some((name.clone(), key, self.batch_no));
                 key
             }

@@ -108,8 +108,11 @@ fn message_rows() {
             Value::F64(0.1),
             Value::Str("kill".into()),
             Value::I32(1),
+            // No snapshot showed clients 1 and 2: no session, no name.
+            Value::Null,
             Value::Null,
             Value::I32(2),
+            Value::Null,
             Value::Null,
             Value::I32(3),
             Value::I32(0),
