@@ -152,8 +152,8 @@ fn multeasymap_chat_finishes() {
     // Exact: the float nearest the written decimal, 25 * 60 + 28.38.
     assert_eq!(1528.38_f64, 152_838.0 / 100.0);
     // The client ids are those with the names at that tick.
-    let players = rows(&bytes, Table::Players);
-    let p = Table::Players;
+    let players = rows(&bytes, Table::PlayerChanges);
+    let p = Table::PlayerChanges;
     for (tick, row) in &want {
         let named = players.iter().rev().find(|r| {
             matches!(get(p, r, "tick"), Value::I32(t) if t <= tick)
@@ -161,6 +161,35 @@ fn multeasymap_chat_finishes() {
                 && get(p, r, "change") != &Value::Str("leave".into())
         });
         assert_eq!(get(p, named.unwrap(), "name"), &row[1]);
+    }
+    // Each finish names the finisher's session: the one of `players` with
+    // that client id, open at the finish's tick, under that name.
+    let sessions = rows(&bytes, Table::Players);
+    let (f, p) = (Table::Finishes, Table::Players);
+    let finishes = rows(&bytes, Table::Finishes);
+    assert_eq!(finishes.len(), 2);
+    for r in &finishes {
+        let Value::I32(tick) = *get(f, r, "tick") else {
+            panic!()
+        };
+        let open: Vec<&Vec<Value>> = sessions
+            .iter()
+            .filter(|s| {
+                get(p, s, "client_id") == get(f, r, "client_id")
+                    && matches!(get(p, s, "first_tick"), Value::I32(a) if *a <= tick)
+                    && matches!(get(p, s, "last_tick"), Value::I32(b) if *b >= tick)
+            })
+            .collect();
+        assert_eq!(open.len(), 1, "{r:?}");
+        assert_eq!(get(f, r, "session"), get(p, open[0], "session"));
+        assert!(matches!(get(f, r, "session"), Value::I32(_)));
+        let Value::Str(names) = get(p, open[0], "names") else {
+            panic!()
+        };
+        let Value::Str(name) = get(f, r, "name") else {
+            panic!()
+        };
+        assert!(names.split(" / ").any(|n| n == name), "{names} {name}");
     }
     // The line after Zrocken's finish ("New record: ...") is no finish.
     let a = analyse(&bytes);

@@ -180,6 +180,7 @@ impl Table {
             // One row per race finish (see `crate::demo::finishes`).
             Table::Finishes => columns.extend([
                 int("client_id", true),
+                int("session", true),
                 text("name", true),
                 float("finish_time_s", false),
                 text("source", false),

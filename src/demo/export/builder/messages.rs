@@ -239,12 +239,14 @@ impl TableBuilder {
                 finishes_of(body, msg.name, self.tracker.as_ref(), &mut found);
                 for f in found.drain(..) {
                     self.rows_made += 1;
+                    let session = f.client_id.and_then(|c| self.session_of(c));
                     self.columns
                         .row()
                         .i32(Some(tick))
                         .i32(Some(demo_tick))
                         .f64(Some(time_s))
                         .i32(f.client_id)
+                        .i32(session)
                         .str(f.name.as_deref())
                         .f64(Some(f.time_s()))
                         .str(Some(f.source))
