@@ -189,7 +189,7 @@ fn multeasymap_chat_finishes() {
         let Value::Str(name) = get(f, r, "name") else {
             panic!()
         };
-        assert!(names.split(" / ").any(|n| n == name), "{names} {name}");
+        assert!(names.split(" / ").any(|n| n == &**name), "{names} {name}");
     }
     // The line after Zrocken's finish ("New record: ...") is no finish.
     let a = analyse(&bytes);
