@@ -288,7 +288,8 @@ fn session_tables_are_not_split() {
             assert!(!t.splittable(Protocol::V07), "{}", t.name());
         }
     }
-    assert_eq!(with, 5);
+    // positions, players, player_changes, chat, kills, finishes.
+    assert_eq!(with, 6);
 }
 
 /// `--trails`: one trail per session: client 3 of Multeasymap gets two
