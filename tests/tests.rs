@@ -19,6 +19,7 @@ mod demo_stream;
 mod demo_write;
 mod demos_cli;
 mod dispatch;
+mod export_tables;
 mod fuzz_regressions;
 mod fuzz_smoke;
 mod hostile;

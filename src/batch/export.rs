@@ -30,7 +30,9 @@ use super::record::{BatchStats, ErrorRecord, Stage};
 use super::tables::{BatchEncoder, TableWriter};
 use super::{load, Input, Loaded, MmapMode};
 use crate::backend::Backend;
-use crate::demo::export::{export_segment, BatchSink, Table, TableBuilder};
+use crate::demo::export::{
+    export_segment_tables, BatchSink, Table, TableBuilder, TableSet, TablesSink,
+};
 use crate::demo::stream::{segments, Decoder, Segment};
 use crate::demo::Demo;
 use crate::limits::Limits;
@@ -43,7 +45,10 @@ use std::sync::{Condvar, Mutex};
 /// Options of one `demos export` run.
 #[derive(Clone, Copy, Debug)]
 pub struct ExportOptions {
-    pub table: Table,
+    /// The tables made: one ([`ExportOptions::new`], `--table`) or several
+    /// from one decode of each demo ([`ExportOptions::for_tables`],
+    /// `--tables`), each to its own writer ([`run_tables`]).
+    pub tables: TableSet,
     /// Ticks `from..=to` give rows: absolute ticks, or ticks since each
     /// demo's first tick, resolved per demo ([`resolve_range`]).
     pub from: TickBound,
@@ -97,9 +102,16 @@ pub const DEFAULT_SPLIT_BYTES: u64 = 64 << 20;
 pub const MAX_SEGMENTS: u64 = 256;
 
 impl ExportOptions {
+    /// The options of a run of one table.
     pub fn new(table: Table) -> ExportOptions {
+        ExportOptions::for_tables(TableSet::one(table))
+    }
+
+    /// The options of a run of the tables of `tables`, in one decode of
+    /// each demo.
+    pub fn for_tables(tables: TableSet) -> ExportOptions {
         ExportOptions {
-            table,
+            tables,
             from: TickBound::START,
             to: TickBound::END,
             mmap: MmapMode::Auto,
@@ -122,6 +134,9 @@ pub struct DemoDone {
     pub chunk_bytes: u64,
     /// Snapshot items the item tables looked at.
     pub items_seen: u64,
+    /// Rows of each table of [`ExportOptions::tables`], in its order (of
+    /// which `rows` is the sum).
+    pub table_rows: Vec<u64>,
     /// Why the demo ended early (its rows before the fault were written).
     pub error: Option<ErrorRecord>,
 }
@@ -162,6 +177,8 @@ pub struct ExportTotals {
     pub rows: u64,
     pub chunk_bytes: u64,
     pub items_seen: u64,
+    /// Rows of each table of [`ExportOptions::tables`], in its order.
+    pub table_rows: Vec<u64>,
     /// Workers that ran.
     pub jobs: usize,
     /// Units of work: demos, or segments of split demos.
@@ -244,7 +261,7 @@ fn split_loaded(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8
     let Ok(demo) = Demo::parse(&bytes) else {
         return Vec::new();
     };
-    if !opts.table.splittable(demo.decode_protocol()) {
+    if !opts.tables.splittable(demo.decode_protocol()) {
         return Vec::new();
     }
     let count = size
@@ -253,24 +270,49 @@ fn split_loaded(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8
     segments(&demo, count as usize)
 }
 
+/// A worker's message to the writer; the `usize` is the table's position
+/// in [`ExportOptions::tables`] (and in the writers).
 enum Msg {
-    Rows(RecordBatch),
-    /// A batch already encoded by the writer's encoder.
-    Bytes(Vec<u8>),
+    Rows(usize, RecordBatch),
+    /// A batch already encoded by the table writer's encoder.
+    Bytes(usize, Vec<u8>),
     Done(DemoDone),
 }
 
-/// Exports every input's rows of `opts.table` to `writer`, in input order,
-/// on at most `jobs` workers (one per unit of work at most); `on_demo` sees
-/// each demo's outcome once its rows are written. Returns the writer's
-/// first error, if any (the run then stops).
+/// Exports every input's rows of the one table of `opts.tables` to
+/// `writer`, in input order, on at most `jobs` workers (one per unit of
+/// work at most); `on_demo` sees each demo's outcome once its rows are
+/// written. Returns the writer's first error, if any (the run then stops).
 pub fn run_export(
     inputs: &[Input],
     jobs: usize,
     opts: &ExportOptions,
     writer: &mut dyn TableWriter,
+    on_demo: impl FnMut(&DemoDone),
+) -> io::Result<ExportTotals> {
+    run_export_tables(inputs, jobs, opts, &mut [writer], on_demo)
+}
+
+/// [`run_export`] for several tables: `writers[k]` takes the rows of the
+/// `k`-th table of `opts.tables` (in [`TableSet::iter`] order). Each demo
+/// is decoded once for all of them; each demo's outcome (error, rows of
+/// all tables) is reported once.
+///
+/// # Panics
+///
+/// When there are not as many writers as tables.
+pub fn run_export_tables(
+    inputs: &[Input],
+    jobs: usize,
+    opts: &ExportOptions,
+    writers: &mut [&mut dyn TableWriter],
     mut on_demo: impl FnMut(&DemoDone),
 ) -> io::Result<ExportTotals> {
+    assert_eq!(
+        writers.len(),
+        opts.tables.len(),
+        "one writer per table of the run"
+    );
     let units = plan_units(inputs, opts);
     let units = &units[..];
     let n = units.len();
@@ -285,6 +327,7 @@ pub fn run_export(
     let mut totals = ExportTotals {
         jobs: jobs.clamp(1, n.max(1)),
         units: n,
+        table_rows: vec![0; opts.tables.len()],
         ..ExportTotals::default()
     };
     let mut result = Ok(());
@@ -293,7 +336,7 @@ pub fn run_export(
             let (slots, posted, next, cancel) = (&slots, &posted, &next, &cancel);
             let byte_spares = &byte_spares;
             // Row formats are encoded on the workers, in parallel.
-            let mut encoder = writer.encoder();
+            let mut encoders: Vec<_> = writers.iter().map(|w| w.encoder()).collect();
             std::thread::Builder::new()
                 .name(format!("teebatch-export-{w}"))
                 .spawn_scoped(scope, move || {
@@ -320,12 +363,21 @@ pub fn run_export(
                         let mut sink = ChannelSink {
                             tx: &tx,
                             byte_spares,
-                            encoder: encoder.as_mut(),
+                            tables: opts.tables,
+                            encoders: &mut encoders,
                         };
                         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                             let seg = unit.segment.as_ref();
                             let index = unit.input;
-                            export_input(&mut decoder, &mut buf, index, input, seg, opts, &mut sink)
+                            export_input_tables(
+                                &mut decoder,
+                                &mut buf,
+                                index,
+                                input,
+                                seg,
+                                opts,
+                                &mut sink,
+                            )
                         }))
                         .unwrap_or_else(|_| {
                             decoder = new_decoder();
@@ -379,15 +431,15 @@ pub fn run_export(
             }
             for msg in rx.iter() {
                 match msg {
-                    Msg::Rows(b) => {
-                        if let Err(e) = writer.write_batch(&b) {
+                    Msg::Rows(k, b) => {
+                        if let Err(e) = writers[k].write_batch(&b) {
                             result = Err(e);
                             cancel.store(true, Ordering::Relaxed);
                             break;
                         }
                     }
-                    Msg::Bytes(b) => {
-                        if let Err(e) = writer.write_encoded(&b) {
+                    Msg::Bytes(k, b) => {
+                        if let Err(e) = writers[k].write_encoded(&b) {
                             result = Err(e);
                             cancel.store(true, Ordering::Relaxed);
                             break;
@@ -405,6 +457,7 @@ pub fn run_export(
                                 acc.rows += d.rows;
                                 acc.chunk_bytes += d.chunk_bytes;
                                 acc.items_seen += d.items_seen;
+                                add_rows(&mut acc.table_rows, &d.table_rows);
                                 acc.error = d.error;
                             }
                         }
@@ -430,15 +483,31 @@ pub fn run(
     writer: &mut dyn TableWriter,
     observer: &mut dyn super::run::Observer,
 ) -> io::Result<(super::run::RunOutcome, ExportTotals)> {
+    run_tables(sel, jobs, opts, &mut [writer], observer)
+}
+
+/// [`run`] for several tables (`--tables`): `writers[k]` takes the rows of
+/// the `k`-th table of `opts.tables` (in [`TableSet::iter`] order) and is
+/// finished at the end; one decode of each demo feeds them all, and each
+/// demo is counted (and its error reported) once.
+pub fn run_tables(
+    sel: &super::run::Selection,
+    jobs: usize,
+    opts: &ExportOptions,
+    writers: &mut [&mut dyn TableWriter],
+    observer: &mut dyn super::run::Observer,
+) -> io::Result<(super::run::RunOutcome, ExportTotals)> {
     let start = std::time::Instant::now();
-    let totals = run_export(&sel.inputs, jobs, opts, writer, |d| {
+    let totals = run_export_tables(&sel.inputs, jobs, opts, writers, |d| {
         observer.file_done(d.size, &|| d.path.clone());
         if let Some(e) = &d.error {
             observer.note(&format!("{}: {}", d.path, e.message), false);
             observer.failed(&d.path, e);
         }
     })?;
-    writer.finish()?;
+    for w in writers.iter_mut() {
+        w.finish()?;
+    }
     let st = &totals.stats;
     let outcome = super::run::RunOutcome {
         command: "demos export",
@@ -462,20 +531,34 @@ fn report(totals: &mut ExportTotals, d: Option<DemoDone>, on_demo: &mut impl FnM
     totals.rows += d.rows;
     totals.chunk_bytes += d.chunk_bytes;
     totals.items_seen += d.items_seen;
+    add_rows(&mut totals.table_rows, &d.table_rows);
     on_demo(&d);
 }
 
+/// Adds `more` to `acc`, table by table.
+fn add_rows(acc: &mut Vec<u64>, more: &[u64]) {
+    if acc.len() < more.len() {
+        acc.resize(more.len(), 0);
+    }
+    for (a, m) in acc.iter_mut().zip(more) {
+        *a += m;
+    }
+}
+
 /// Sends batches down a worker's channel, encoded by the worker when the
-/// writer has an encoder (row formats).
+/// table's writer has an encoder (row formats).
 struct ChannelSink<'a> {
     tx: &'a std::sync::mpsc::SyncSender<Msg>,
     byte_spares: &'a Mutex<Vec<Vec<u8>>>,
-    encoder: Option<&'a mut Box<dyn BatchEncoder + Send>>,
+    tables: TableSet,
+    /// By position in `tables`.
+    encoders: &'a mut [Option<Box<dyn BatchEncoder + Send>>],
 }
 
-impl BatchSink for ChannelSink<'_> {
-    fn emit(&mut self, batch: RecordBatch) -> bool {
-        if let Some(enc) = self.encoder.as_deref_mut() {
+impl TablesSink for ChannelSink<'_> {
+    fn emit(&mut self, table: Table, batch: RecordBatch) -> bool {
+        let k = self.tables.position(table).expect("a table of the run");
+        if let Some(enc) = self.encoders[k].as_deref_mut() {
             let mut buf = self
                 .byte_spares
                 .lock()
@@ -486,15 +569,16 @@ impl BatchSink for ChannelSink<'_> {
             // Encoding into memory only fails on a value the format cannot
             // hold: the writer then meets it in the batch and reports it.
             if enc.encode(&batch, &mut buf).is_ok() {
-                return self.tx.send(Msg::Bytes(buf)).is_ok();
+                return self.tx.send(Msg::Bytes(k, buf)).is_ok();
             }
         }
-        self.tx.send(Msg::Rows(batch)).is_ok()
+        self.tx.send(Msg::Rows(k, batch)).is_ok()
     }
 }
 
 /// Exports one input (or one segment of it), handing row batches to
-/// `sink`.
+/// `sink` (of every table of `opts.tables`, one after the other: a run of
+/// one table is meant).
 pub fn export_input(
     decoder: &mut Decoder,
     buf: &mut ReadBuf,
@@ -503,6 +587,20 @@ pub fn export_input(
     segment: Option<&Segment>,
     opts: &ExportOptions,
     sink: &mut dyn BatchSink,
+) -> DemoDone {
+    let mut sink = |_: Table, b: RecordBatch| sink.emit(b);
+    export_input_tables(decoder, buf, index, input, segment, opts, &mut sink)
+}
+
+/// [`export_input`] with each batch handed on with its table.
+pub fn export_input_tables(
+    decoder: &mut Decoder,
+    buf: &mut ReadBuf,
+    index: usize,
+    input: &Input,
+    segment: Option<&Segment>,
+    opts: &ExportOptions,
+    sink: &mut dyn TablesSink,
 ) -> DemoDone {
     let mut done = DemoDone {
         path: input.display_path(),
@@ -531,13 +629,13 @@ pub fn export_input(
     if matches!((&bytes, input), (Loaded::Borrowed(_), Input::File { .. })) {
         buf.holds = Some(index);
     }
-    export_bytes(decoder, &bytes, done.path, segment, opts, sink)
+    export_bytes_tables(decoder, &bytes, done.path, segment, opts, sink)
 }
 
-/// Exports the rows of `opts.table` of one demo held in memory (of a
-/// `segment` of it, or all of it), `path` in its `demo` column: what
-/// [`export_input`] does once the file is loaded (and the Python package's
-/// one-demo tables).
+/// Exports the rows of the table of `opts.tables` of one demo held in
+/// memory (of a `segment` of it, or all of it), `path` in its `demo`
+/// column: what [`export_input`] does once the file is loaded (and the
+/// Python package's one-demo tables).
 pub fn export_bytes(
     decoder: &mut Decoder,
     bytes: &[u8],
@@ -545,6 +643,20 @@ pub fn export_bytes(
     segment: Option<&Segment>,
     opts: &ExportOptions,
     sink: &mut dyn BatchSink,
+) -> DemoDone {
+    let mut sink = |_: Table, b: RecordBatch| sink.emit(b);
+    export_bytes_tables(decoder, bytes, path, segment, opts, &mut sink)
+}
+
+/// [`export_bytes`] for every table of `opts.tables`, from one decode,
+/// each batch handed on with its table.
+pub fn export_bytes_tables(
+    decoder: &mut Decoder,
+    bytes: &[u8],
+    path: String,
+    segment: Option<&Segment>,
+    opts: &ExportOptions,
+    sink: &mut dyn TablesSink,
 ) -> DemoDone {
     let mut done = DemoDone {
         path,
@@ -566,11 +678,24 @@ pub fn export_bytes(
             return done;
         }
     };
-    let mut builder = TableBuilder::for_demo(opts.table, &demo, &done.path, from, to);
+    let mut builders: Vec<TableBuilder> = opts
+        .tables
+        .iter()
+        .map(|t| TableBuilder::for_demo(t, &demo, &done.path, from, to))
+        .collect();
     let whole = Segment::whole(&demo);
     let seg = segment.unwrap_or(&whole);
-    let r = export_segment(&demo, seg, decoder, &mut builder, to, opts.batch_rows, sink);
+    let r = export_segment_tables(
+        &demo,
+        seg,
+        decoder,
+        &mut builders,
+        to,
+        opts.batch_rows,
+        sink,
+    );
     done.rows = r.rows;
+    done.table_rows = r.table_rows;
     done.chunk_bytes = r.chunk_bytes;
     done.items_seen = r.items_seen;
     if let Some(e) = r.error {

@@ -200,6 +200,11 @@ impl Table {
         }
     }
 
+    /// The table named `name` on the command line.
+    pub fn from_name(name: &str) -> Option<Table> {
+        Table::ALL.into_iter().find(|t| t.name() == name)
+    }
+
     pub(crate) fn needs_tracker(self) -> bool {
         matches!(
             self,
@@ -217,6 +222,94 @@ impl Table {
                 | Table::Broadcasts
                 | Table::Finishes
         )
+    }
+}
+
+/// A set of tables (`--tables`), iterated in [`Table::ALL`] order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TableSet(u32);
+
+impl TableSet {
+    /// Every table.
+    pub fn all() -> TableSet {
+        TableSet::from_iter(Table::ALL)
+    }
+
+    /// The set of one table.
+    pub fn one(t: Table) -> TableSet {
+        TableSet(1 << t as u32)
+    }
+
+    pub fn insert(&mut self, t: Table) {
+        self.0 |= 1 << t as u32;
+    }
+
+    pub fn contains(self, t: Table) -> bool {
+        self.0 & (1 << t as u32) != 0
+    }
+
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The tables, in [`Table::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = Table> {
+        Table::ALL.into_iter().filter(move |&t| self.contains(t))
+    }
+
+    /// The position of `t` in [`TableSet::iter`]'s order.
+    pub fn position(self, t: Table) -> Option<usize> {
+        self.iter().position(|u| u == t)
+    }
+
+    /// Whether a demo of `protocol` can be split for every table of the
+    /// set ([`Table::splittable`]).
+    pub fn splittable(self, protocol: Protocol) -> bool {
+        self.iter().all(|t| t.splittable(protocol))
+    }
+
+    /// Parses `--tables`: `all`, or table names separated by commas (each
+    /// at most once).
+    pub fn parse(s: &str) -> Result<TableSet, String> {
+        if s.trim() == "all" {
+            return Ok(TableSet::all());
+        }
+        let mut set = TableSet::default();
+        for name in s.split(',').map(str::trim) {
+            let t = Table::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+                format!(
+                    "no table {name:?}; the tables are {} (or `all`)",
+                    names.join(", ")
+                )
+            })?;
+            if set.contains(t) {
+                return Err(format!("table {name} is named twice"));
+            }
+            set.insert(t);
+        }
+        Ok(set)
+    }
+}
+
+impl FromIterator<Table> for TableSet {
+    fn from_iter<I: IntoIterator<Item = Table>>(iter: I) -> TableSet {
+        let mut s = TableSet::default();
+        for t in iter {
+            s.insert(t);
+        }
+        s
+    }
+}
+
+impl std::str::FromStr for TableSet {
+    type Err = String;
+    fn from_str(s: &str) -> Result<TableSet, String> {
+        TableSet::parse(s)
     }
 }
 
@@ -558,6 +651,29 @@ impl ItemLayout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_sets_parse() {
+        assert_eq!(TableSet::parse("all").unwrap().len(), Table::ALL.len());
+        let s = TableSet::parse("chat,positions").unwrap();
+        let v: Vec<Table> = s.iter().collect();
+        assert_eq!(v, [Table::Positions, Table::Chat]);
+        assert_eq!(s.position(Table::Chat), Some(1));
+        assert!(TableSet::parse("chat,chat").is_err());
+        assert!(TableSet::parse("chat,nope")
+            .unwrap_err()
+            .contains("positions"));
+        assert!(TableSet::parse("").is_err());
+        for t in Table::ALL {
+            assert_eq!(Table::from_name(t.name()), Some(t));
+            assert_eq!(TableSet::one(t).iter().collect::<Vec<_>>(), [t]);
+        }
+        assert!(!TableSet::parse("positions,players")
+            .unwrap()
+            .splittable(V06));
+        assert!(TableSet::parse("positions,lasers").unwrap().splittable(V06));
+        assert!(!TableSet::parse("positions,lasers").unwrap().splittable(V07));
+    }
 
     #[test]
     fn schemas_are_well_formed() {

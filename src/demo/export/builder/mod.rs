@@ -430,6 +430,11 @@ impl TableBuilder {
         kept + self.chat.capacity()
     }
 
+    /// The table this builder makes.
+    pub fn table(&self) -> Table {
+        self.table
+    }
+
     /// The number of rows made since the last [`TableBuilder::take_batch`].
     pub fn len(&self) -> usize {
         self.columns.len()

@@ -1,0 +1,170 @@
+//! `demos export --tables A,B,... --out DIR`: several tables from one
+//! decode of each demo, the same bytes as separate `--table` runs.
+
+use crate::common::{datasets, teebatch};
+use std::path::Path;
+use teebatch::demo::export::{Table, TableSet};
+
+/// Runs `demos export -q args` and returns (exit code, stdout, stderr).
+fn export(args: &[&str]) -> (i32, Vec<u8>, String) {
+    let mut all = vec!["demos", "export", "-q"];
+    all.extend_from_slice(args);
+    let out = teebatch(&all);
+    (
+        out.status.code().unwrap(),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The bytes `--table name` writes for `args`, to a file (Parquet needs one).
+fn separate(args: &[&str], name: &str, format: &str) -> Vec<u8> {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("t");
+    let f = file.to_str().unwrap();
+    let mut all = args.to_vec();
+    all.extend(["--table", name, "--format", format, "-o", f]);
+    let (c, _, e) = export(&all);
+    assert_eq!(c, 0, "{name}: {e}");
+    std::fs::read(&file).unwrap()
+}
+
+/// Checks that `--tables` over `args` writes, for each format, the bytes of
+/// separate `--table` runs of each of `tables`.
+fn same_as_separate_runs(args: &[&str], tables: &str) {
+    let set = TableSet::parse(tables).unwrap();
+    for format in ["csv", "jsonl", "parquet"] {
+        let tmp = tempfile::tempdir().unwrap();
+        // A directory that does not exist yet: created.
+        let dir = tmp.path().join("out");
+        let d = dir.to_str().unwrap();
+        let mut all = args.to_vec();
+        all.extend(["--tables", tables, "--out", d, "--format", format]);
+        let (c, out, e) = export(&all);
+        assert_eq!(c, 0, "{e}");
+        assert!(out.is_empty(), "--tables writes nothing to stdout");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        let mut want: Vec<String> = set
+            .iter()
+            .map(|t| format!("{}.{format}", t.name()))
+            .collect();
+        want.sort();
+        assert_eq!(names, want);
+        for t in set.iter() {
+            let got = std::fs::read(dir.join(format!("{}.{format}", t.name()))).unwrap();
+            let sep = separate(args, t.name(), format);
+            assert!(
+                got == sep,
+                "{tables} {format}: {} differs from --table",
+                t.name()
+            );
+        }
+    }
+}
+
+/// `--tables all` on the shared demos: every table, each format, byte for
+/// byte the separate runs (on 2 workers).
+#[test]
+fn tables_all_equals_separate_runs() {
+    let Some(root) = datasets() else { return };
+    let dir = root.join("demos");
+    same_as_separate_runs(&[dir.to_str().unwrap(), "--jobs", "2"], "all");
+}
+
+/// Split demos: a run of tables that are all splittable is cut into
+/// segments, and still writes the bytes of separate runs; a run with one
+/// table that needs the whole demo is not cut.
+#[test]
+fn tables_of_split_demos() {
+    use teebatch::batch::export::{plan_units, ExportOptions};
+    let Some(root) = datasets() else { return };
+    let demo = root.join("demos/ddnet__Multeasymap_bench.demo");
+    let p = demo.to_str().unwrap();
+    let args = [p, "--jobs", "2", "--split-bytes", "256K"];
+    same_as_separate_runs(&args, "lasers,pickups,events");
+    same_as_separate_runs(&args, "pickups,chat");
+    let inputs = teebatch::batch::collect_inputs(std::slice::from_ref(&demo), "demo");
+    let units = |tables: &str| {
+        let mut opts = ExportOptions::for_tables(TableSet::parse(tables).unwrap());
+        opts.split_bytes = 256 << 10;
+        plan_units(&inputs, &opts).len()
+    };
+    assert!(units("lasers,pickups,events") > 1);
+    assert_eq!(units("lasers"), units("lasers,pickups,events"));
+    assert_eq!(units("pickups,chat"), 1);
+    assert_eq!(units("all"), 1);
+}
+
+/// A demo that fails is counted and reported once, not once per table, and
+/// every table keeps the rows before the fault.
+#[test]
+fn a_failed_demo_is_counted_once() {
+    let Some(root) = datasets() else { return };
+    let real = root.join("demos/ddnet__Multeasymap_bench.demo");
+    let bytes = std::fs::read(&real).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let cut = tmp.path().join("a_cut.demo");
+    std::fs::write(&cut, &bytes[..bytes.len() * 3 / 5]).unwrap();
+    let dir = tmp.path().join("out");
+    let args = [
+        cut.to_str().unwrap(),
+        real.to_str().unwrap(),
+        "--tables",
+        "positions,chat,game",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
+    let out = teebatch(&[&["demos", "export"][..], &args[..]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.matches("at byte").count(), 1, "{err}");
+    assert!(err.contains("2 files (1 ok, 1 failed)"), "{err}");
+    assert!(err.contains("rows of 3 tables (positions "), "{err}");
+    for t in ["positions", "chat", "game"] {
+        let got = std::fs::read(dir.join(format!("{t}.csv"))).unwrap();
+        let sep = {
+            let (c, out, _) = export(&[args[0], args[1], "--table", t]);
+            assert_eq!(c, 1);
+            out
+        };
+        assert!(got == sep, "{t}");
+    }
+}
+
+/// `--tables` needs `--out DIR`, takes no `-o` and no `--table`; names
+/// are checked; `--table X --out DIR` writes `DIR/X.csv`.
+#[test]
+fn tables_usage() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = tmp.path().join("o");
+    let d = d.to_str().unwrap();
+    let usage = |args: &[&str], says: &str| {
+        let (c, _, e) = export(args);
+        assert_eq!(c, 2, "{args:?}: {e}");
+        assert!(e.contains(says), "{args:?}: {e}");
+    };
+    usage(&["--tables", "chat"], "--out");
+    usage(
+        &["--tables", "chat", "--out", d, "-o", "x.csv"],
+        "cannot be used",
+    );
+    usage(
+        &["--tables", "chat", "--table", "chat", "--out", d],
+        "cannot be used",
+    );
+    usage(&["--tables", "chat,nope", "--out", d], "no table \"nope\"");
+    usage(&["--tables", "chat,chat", "--out", d], "named twice");
+    usage(&[], "--table");
+    // The embedded dataset, one table into a directory.
+    let (c, out, e) = export(&["--table", "chat", "--out", d]);
+    assert_eq!(c, 0, "{e}");
+    assert!(out.is_empty());
+    let (c, want, _) = export(&["--table", "chat"]);
+    assert_eq!(c, 0);
+    assert_eq!(std::fs::read(Path::new(d).join("chat.csv")).unwrap(), want);
+    assert!(Table::ALL.len() >= 12);
+}
