@@ -241,7 +241,11 @@ fn positions_match_libtw2() {
         );
         for (i, (row, (tick, id, fields, dd))) in rows.iter().zip(&theirs).enumerate() {
             let at = format!("{name} row {i}");
-            assert_eq!((&row[1], &row[4]), (&int(*tick), &int(*id)), "{at}");
+            let (tc, ic) = (
+                col(Table::Positions, "tick"),
+                col(Table::Positions, "client_id"),
+            );
+            assert_eq!((&row[tc], &row[ic]), (&int(*tick), &int(*id)), "{at}");
             assert_eq!(&row[first..first + 23], &fields[..], "{at}");
             // libtw2 fills the DDNet fields an older server did not send
             // with defaults; we leave them null. libtw2's 0.7 crate has no
@@ -360,34 +364,44 @@ fn chat_and_kills_match_libtw2_and_dump() {
         let (protocol, chat_rows) = ours(path, Table::Chat);
         let (_, kill_rows) = ours(path, Table::Kills);
         let (their_chat, their_kills) = libtw2_messages(&bytes, protocol);
+        let c = |name: &str| col(Table::Chat, name);
+        let k = |name: &str| col(Table::Kills, name);
         let our_chat: Vec<Chat> = chat_rows
             .iter()
             .map(|r| {
-                let target = match r[8] {
+                let target = match r[c("target_id")] {
                     Value::I32(t) => Some(t),
                     _ => None,
                 };
                 (
-                    i(&r[1]),
-                    i(&r[4]),
-                    i(&r[7]),
+                    i(&r[c("tick")]),
+                    i(&r[c("client_id")]),
+                    i(&r[c("raw_mode")]),
                     target,
-                    s(&r[9]).as_bytes().to_vec(),
+                    s(&r[c("text")]).as_bytes().to_vec(),
                 )
             })
             .collect();
         assert_eq!(our_chat, their_chat, "{name}");
         let our_kills: Vec<Kill> = kill_rows
             .iter()
-            .filter(|r| s(&r[4]) == "kill")
-            .map(|r| (i(&r[1]), i(&r[5]), i(&r[7]), i(&r[9]), i(&r[10])))
+            .filter(|r| s(&r[k("kind")]) == "kill")
+            .map(|r| {
+                (
+                    i(&r[k("tick")]),
+                    i(&r[k("killer")]),
+                    i(&r[k("victim")]),
+                    i(&r[k("weapon")]),
+                    i(&r[k("mode_special")]),
+                )
+            })
             .collect();
         assert_eq!(our_kills, their_kills, "{name}");
         // Names: killer and victim names are the ones the players table
         // has at that tick (spot check: every named kill has a name).
         for r in &kill_rows {
-            if i(&r[5]) >= 0 {
-                assert_ne!(r[6], Value::Null, "{name}: {r:?}");
+            if i(&r[k("killer")]) >= 0 {
+                assert_ne!(r[k("killer_name")], Value::Null, "{name}: {r:?}");
             }
         }
         // The chat log `demos dump --chat` prints: same lines.
@@ -404,10 +418,10 @@ fn chat_and_kills_match_libtw2_and_dump() {
             .map(|r| {
                 format!(
                     "{}\t{}\t{}\t{}",
-                    i(&r[1]),
-                    i(&r[4]),
-                    s(&r[5]),
-                    s(&r[9]).replace(['\t', '\n'], " ")
+                    i(&r[c("tick")]),
+                    i(&r[c("client_id")]),
+                    s(&r[c("name")]),
+                    s(&r[c("text")]).replace(['\t', '\n'], " ")
                 )
             })
             .collect();
@@ -486,7 +500,8 @@ fn jobs_and_formats_agree() {
             }
         }
         // Rows by demo path, then tick.
-        let key = |r: &Vec<Value>| (s(&r[0]).to_owned(), i(&r[1]));
+        let tc = col(table, "tick");
+        let key = |r: &Vec<Value>| (s(&r[0]).to_owned(), i(&r[tc]));
         assert!(b.windows(2).all(|w| key(&w[0]) <= key(&w[1])), "{name}");
         if table == Table::Positions {
             assert_eq!(b.len(), 119_612);
@@ -505,7 +520,8 @@ fn tick_range() {
         let (c, all, _) = export(&[p, "--table", table.name(), "--format", "jsonl"]);
         assert_eq!(c, 0);
         let all = read_jsonl(&schema, &all).unwrap();
-        let (lo, hi) = (i(&all[all.len() / 3][1]), i(&all[all.len() / 2][1]));
+        let tc = col(table, "tick");
+        let (lo, hi) = (i(&all[all.len() / 3][tc]), i(&all[all.len() / 2][tc]));
         let (c, cut, _) = export(&[
             p,
             "--table",
@@ -521,7 +537,7 @@ fn tick_range() {
         let cut = read_jsonl(&schema, &cut).unwrap();
         let want: Vec<_> = all
             .iter()
-            .filter(|r| (lo..=hi).contains(&i(&r[1])))
+            .filter(|r| (lo..=hi).contains(&i(&r[tc])))
             .cloned()
             .collect();
         assert!(!want.is_empty() && want.len() < all.len());
@@ -560,8 +576,10 @@ fn truncated_demo_keeps_rows_before_the_fault() {
         .partition(|r| s(&r[0]) == cut.to_str().unwrap());
     assert_eq!(from_real, full);
     assert!(!from_cut.is_empty() && from_cut.len() < full.len());
+    // All but the path and the file's hash.
+    let tick = col(Table::Positions, "tick");
     for (a, b) in from_cut.iter().zip(&full) {
-        assert_eq!(a[1..], b[1..]);
+        assert_eq!(a[tick..], b[tick..]);
     }
 }
 
@@ -949,15 +967,22 @@ fn item_tables_match_libtw2() {
             let mut mine: Vec<EventRow> = rows
                 .iter()
                 .map(|r| {
-                    let fields = schema.fields()[6..]
+                    let block = col(table, "id") + 1;
+                    let fields = schema.fields()[block..]
                         .iter()
                         .enumerate()
-                        .filter_map(|(k, c)| match r[6 + k] {
+                        .filter_map(|(k, c)| match r[block + k] {
                             Value::I32(v) => Some((column_name(table, c.name()), v)),
                             _ => None,
                         })
                         .collect();
-                    (i(&r[1]), i(&r[5]), s(&r[4]).to_owned(), fields)
+                    let c = |name: &str| col(table, name);
+                    (
+                        i(&r[c("tick")]),
+                        i(&r[c("id")]),
+                        s(&r[c("kind")]).to_owned(),
+                        fields,
+                    )
                 })
                 .collect();
             // libtw2's 0.7 crate has no DDNet extended items (which a DDNet
@@ -986,7 +1011,8 @@ fn item_tables_match_libtw2() {
             }
             assert_eq!(mine, theirs, "{} {name}", table.name());
             // Our own order: by tick, then id.
-            let key = |r: &Vec<Value>| (i(&r[1]), i(&r[5]));
+            let (tc, ic) = (col(table, "tick"), col(table, "id"));
+            let key = |r: &Vec<Value>| (i(&r[tc]), i(&r[ic]));
             assert!(rows.windows(2).all(|w| key(&w[0]) <= key(&w[1])), "{name}");
             total += rows.len();
         }
@@ -1095,27 +1121,29 @@ fn players_replay_matches_libtw2() {
         let mut state = State::new();
         let mut at = 0;
         for (tick, want) in &theirs {
-            while at < rows.len() && i(&rows[at][1]) <= *tick {
+            let c = |name: &str| col(Table::Players, name);
+            while at < rows.len() && i(&rows[at][c("tick")]) <= *tick {
                 let r = &rows[at];
-                let id = i(&r[4]);
-                match s(&r[5]) {
+                let id = i(&r[c("client_id")]);
+                match s(&r[c("change")]) {
                     "leave" => {
                         assert!(state.remove(&id).is_some(), "{name}: {r:?}");
                     }
                     change => {
                         assert_eq!(change == "join", !state.contains_key(&id), "{name}: {r:?}");
-                        let name_ints = match &r[6] {
+                        let name_ints = match &r[c("name")] {
                             Value::Str(n) if protocol == Protocol::V06 => {
                                 Some(libtw2_packer::string_to_ints4(n.as_bytes()))
                             }
                             _ => None,
                         };
-                        let team = match r[10] {
+                        let team = match r[c("team")] {
                             Value::I32(t) if protocol == Protocol::V06 => Some(t),
                             _ => None,
                         };
-                        let local = protocol == Protocol::V06 && r[12] == Value::Bool(true);
-                        state.insert(id, (name_ints, team, r[11].clone().try_into_i32(), local));
+                        let local = protocol == Protocol::V06 && r[c("local")] == Value::Bool(true);
+                        let score = r[c("score")].clone().try_into_i32();
+                        state.insert(id, (name_ints, team, score, local));
                     }
                 }
                 changes += 1;
@@ -1286,8 +1314,12 @@ fn time_columns_count_from_the_demos_first_tick() {
     let (mut rows, mut starts_at_zero) = (0, 0);
     for table in Table::ALL {
         let name = table.name();
-        let (dt, ts) = (col(table, "demo_tick"), col(table, "time_s"));
-        assert_eq!((dt, ts), (2, 3));
+        let (tc, dt, ts) = (
+            col(table, "tick"),
+            col(table, "demo_tick"),
+            col(table, "time_s"),
+        );
+        assert_eq!((dt, ts), (tc + 1, tc + 2));
         let (c, out, e) = export(&[dir, "--table", name, "--format", "jsonl"]);
         assert_eq!(c, 0, "{e}");
         let all = read_jsonl(&table.schema(), &out).unwrap();
@@ -1295,9 +1327,9 @@ fn time_columns_count_from_the_demos_first_tick() {
         for r in &all {
             let demo = s(&r[0]);
             let ft = first[demo];
-            assert_eq!(i(&r[dt]), i(&r[1]) - ft, "{name} {demo}");
-            assert_eq!(f(&r[ts]), f64::from(i(&r[1]) - ft) / 50.0, "{name} {demo}");
-            if seen.insert(demo.to_owned()) && i(&r[1]) == ft {
+            assert_eq!(i(&r[dt]), i(&r[tc]) - ft, "{name} {demo}");
+            assert_eq!(f(&r[ts]), f64::from(i(&r[tc]) - ft) / 50.0, "{name} {demo}");
+            if seen.insert(demo.to_owned()) && i(&r[tc]) == ft {
                 assert_eq!(f(&r[ts]), 0.0);
                 starts_at_zero += 1;
             }
@@ -1328,8 +1360,9 @@ fn relative_tick_ranges() {
     let absolute = run(&lo, &hi);
     let rows = read_csv(&table.schema(), &absolute).unwrap();
     assert!(!rows.is_empty());
-    assert_eq!(i(&rows[0][2]), 250);
-    assert!(rows.iter().all(|r| (250..=500).contains(&i(&r[2]))));
+    let dt = col(table, "demo_tick");
+    assert_eq!(i(&rows[0][dt]), 250);
+    assert!(rows.iter().all(|r| (250..=500).contains(&i(&r[dt]))));
     for (from, to) in [
         ("5s", "10s"),
         ("+250", "+500"),
@@ -1353,7 +1386,7 @@ fn relative_tick_ranges() {
     let want: Vec<_> = read_jsonl(&schema, &all)
         .unwrap()
         .into_iter()
-        .filter(|r| (50..=2500).contains(&i(&r[2])))
+        .filter(|r| (50..=2500).contains(&i(&r[col(Table::Chat, "demo_tick")])))
         .collect();
     assert!(want.len() > 1, "{}", want.len());
     assert_eq!(read_jsonl(&schema, &cut).unwrap(), want);

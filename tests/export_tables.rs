@@ -168,3 +168,167 @@ fn tables_usage() {
     assert_eq!(std::fs::read(Path::new(d).join("chat.csv")).unwrap(), want);
     assert!(Table::ALL.len() >= 12);
 }
+
+/// Runs `teebatch args` in `dir` and returns its stdout (exit code 0).
+fn run_in(dir: &Path, args: &[&str]) -> Vec<u8> {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn json_lines(bytes: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The (path, sha256) of each `demos index` record of `paths` run in `dir`.
+fn index_keys(dir: &Path, paths: &[&str]) -> std::collections::BTreeMap<String, String> {
+    let mut args = vec!["demos", "index", "-q"];
+    args.extend_from_slice(paths);
+    json_lines(&run_in(dir, &args))
+        .into_iter()
+        .map(|r| {
+            (
+                r["path"].as_str().unwrap().to_owned(),
+                r["sha256"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Every table's `demo` is the path `demos index` records write, as typed
+/// (relative, `./`, a directory walked, absolute), and `demo_sha256` is the
+/// index's `sha256`: the two join on either.
+#[test]
+fn demo_and_demo_sha256_join_demos_index() {
+    let Some(root) = datasets() else { return };
+    let abs = root.join("demos");
+    let abs = abs.to_str().unwrap();
+    let one = format!("{abs}/big_chungus.demo");
+    for paths in [
+        vec!["demos"],
+        vec!["./demos"],
+        vec!["demos/big_chungus.demo", "./demos/gigachad_gameplay.demo"],
+        vec![abs],
+        vec![one.as_str()],
+    ] {
+        let want = index_keys(&root, &paths);
+        assert!(!want.is_empty());
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().to_str().unwrap();
+        let mut args = vec![
+            "demos", "export", "-q", "--tables", "all", "--format", "jsonl",
+        ];
+        args.extend(["--out", out]);
+        args.extend_from_slice(&paths);
+        run_in(&root, &args);
+        for t in Table::ALL {
+            let rows =
+                json_lines(&std::fs::read(tmp.path().join(format!("{}.jsonl", t.name()))).unwrap());
+            let mut got = std::collections::BTreeMap::new();
+            for r in &rows {
+                let demo = r["demo"].as_str().unwrap().to_owned();
+                let sha = r["demo_sha256"].as_str().unwrap().to_owned();
+                assert_eq!(
+                    want.get(&demo),
+                    Some(&sha),
+                    "{paths:?} {}: {demo}",
+                    t.name()
+                );
+                got.insert(demo, sha);
+            }
+            if t == Table::Demos || t == Table::Positions {
+                assert_eq!(got, want, "{paths:?} {}", t.name());
+            }
+        }
+    }
+}
+
+/// A split demo: every segment's rows carry the whole file's SHA-256, and
+/// the `demos` row is made once.
+#[test]
+fn split_demos_carry_one_sha256() {
+    let Some(root) = datasets() else { return };
+    let demo = root.join("demos/ddnet__Multeasymap_bench.demo");
+    let p = demo.to_str().unwrap();
+    let want = index_keys(&root, &[p]);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let (c, _, e) = export(&[
+        p,
+        "--jobs",
+        "2",
+        "--split-bytes",
+        "256K",
+        "--tables",
+        "pickups,events,demos",
+        "--format",
+        "jsonl",
+        "--out",
+        out,
+    ]);
+    assert_eq!(c, 0, "{e}");
+    for t in ["pickups", "events", "demos"] {
+        let rows = json_lines(&std::fs::read(tmp.path().join(format!("{t}.jsonl"))).unwrap());
+        assert!(!rows.is_empty());
+        for r in &rows {
+            assert_eq!(r["demo_sha256"].as_str(), Some(want[p].as_str()), "{t}");
+        }
+        if t == "demos" {
+            assert_eq!(rows.len(), 1);
+        }
+    }
+}
+
+/// `demos`: one row per demo, with what `demos index` says of it (header,
+/// embedded map, tick span); its time columns are those of the first tick.
+#[test]
+fn demos_table_matches_demos_index() {
+    let Some(root) = datasets() else { return };
+    let dir = root.join("demos");
+    let d = dir.to_str().unwrap();
+    let index = json_lines(&run_in(&root, &["demos", "index", "-q", d]));
+    let (c, out, e) = export(&[d, "--table", "demos", "--format", "jsonl"]);
+    assert_eq!(c, 0, "{e}");
+    let rows = json_lines(&out);
+    assert_eq!(rows.len(), index.len());
+    for (r, x) in rows.iter().zip(&index) {
+        let h = &x["header"];
+        assert_eq!(r["demo"], x["path"]);
+        assert_eq!(r["demo_sha256"], x["sha256"]);
+        assert_eq!(r["tick"], x["first_tick"]);
+        assert_eq!(
+            (r["demo_tick"].as_i64(), r["time_s"].as_f64()),
+            (Some(0), Some(0.0))
+        );
+        for (col, want) in [
+            ("version", &h["version"]),
+            ("net_version", &h["net_version"]),
+            ("protocol", &h["protocol"]),
+            ("demo_type", &h["type"]),
+            ("timestamp", &h["timestamp"]),
+            ("length_s", &h["length"]),
+            ("map_name", &h["map_name"]),
+            ("map_size", &h["map_size"]),
+            ("map_crc", &h["map_crc"]),
+            ("map_sha256", &x["map"]["sha256"]),
+            ("first_tick", &x["first_tick"]),
+            ("last_tick", &x["last_tick"]),
+            ("ticks", &x["ticks"]),
+            ("duration_s", &x["duration_s"]),
+        ] {
+            assert_eq!(&r[col], want, "{} {col}", x["path"]);
+        }
+    }
+}

@@ -196,6 +196,10 @@ pub struct Unit {
     /// The demo's first and last unit.
     pub first: bool,
     pub last: bool,
+    /// The SHA-256 of the whole demo file, for the segments of a split
+    /// demo (hashed once, when it is split); a whole demo is hashed by the
+    /// worker that exports it.
+    pub sha256: Option<[u8; 32]>,
 }
 
 /// The units of work of `inputs`, in output order: one per demo, or one
@@ -211,14 +215,16 @@ pub fn plan_units(inputs: &[Input], opts: &ExportOptions) -> Vec<Unit> {
         let segs = if size >= opts.split_bytes.max(1) && size <= opts.limits.max_demo_file_bytes {
             split_input(input, opts, size, &mut buf)
         } else {
-            Vec::new()
+            (Vec::new(), None)
         };
+        let (segs, sha256) = segs;
         if segs.len() <= 1 {
             units.push(Unit {
                 input: i,
                 segment: None,
                 first: true,
                 last: true,
+                sha256: None,
             });
             continue;
         }
@@ -228,17 +234,24 @@ pub fn plan_units(inputs: &[Input], opts: &ExportOptions) -> Vec<Unit> {
             segment: Some(s),
             first: k == 0,
             last: k + 1 == n,
+            sha256,
         }));
     }
     units
 }
 
 /// The segments of a demo to split (none when it cannot be read or its
-/// table needs the whole demo).
+/// table needs the whole demo), and the SHA-256 of the demo when it is
+/// split.
 /// An archive member is loaded here and again by each of its units: a
 /// `.tar.gz` stream is told so, and keeps its bytes meanwhile
 /// ([`crate::batch::archive::Member::set_loads`]).
-fn split_input(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8>) -> Vec<Segment> {
+fn split_input(
+    input: &Input,
+    opts: &ExportOptions,
+    size: u64,
+    buf: &mut Vec<u8>,
+) -> (Vec<Segment>, Option<[u8; 32]>) {
     let member = match input {
         Input::Member(m) => Some(m),
         _ => None,
@@ -249,25 +262,36 @@ fn split_input(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8>
     let segs = split_loaded(input, opts, size, buf);
     if let Some(m) = member {
         // One load per unit: the segments, or the whole demo.
-        m.set_loads(segs.len().max(1) as u32);
+        m.set_loads(segs.0.len().max(1) as u32);
     }
     segs
 }
 
-fn split_loaded(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8>) -> Vec<Segment> {
+fn split_loaded(
+    input: &Input,
+    opts: &ExportOptions,
+    size: u64,
+    buf: &mut Vec<u8>,
+) -> (Vec<Segment>, Option<[u8; 32]>) {
+    let none = (Vec::new(), None);
     let Ok(bytes) = load(input, opts.mmap, buf) else {
-        return Vec::new();
+        return none;
     };
     let Ok(demo) = Demo::parse(&bytes) else {
-        return Vec::new();
+        return none;
     };
     if !opts.tables.splittable(demo.decode_protocol()) {
-        return Vec::new();
+        return none;
     }
     let count = size
         .div_ceil(opts.split_bytes.max(1))
         .clamp(1, MAX_SEGMENTS);
-    segments(&demo, count as usize)
+    let segs = segments(&demo, count as usize);
+    if segs.len() <= 1 {
+        return none;
+    }
+    use sha2::{Digest, Sha256};
+    (segs, Some(Sha256::digest(&bytes[..]).into()))
 }
 
 /// A worker's message to the writer; the `usize` is the table's position
@@ -375,6 +399,7 @@ pub fn run_export_tables(
                                 index,
                                 input,
                                 seg,
+                                unit.sha256.as_ref(),
                                 opts,
                                 &mut sink,
                             )
@@ -589,16 +614,20 @@ pub fn export_input(
     sink: &mut dyn BatchSink,
 ) -> DemoDone {
     let mut sink = |_: Table, b: RecordBatch| sink.emit(b);
-    export_input_tables(decoder, buf, index, input, segment, opts, &mut sink)
+    export_input_tables(decoder, buf, index, input, segment, None, opts, &mut sink)
 }
 
-/// [`export_input`] with each batch handed on with its table.
+/// [`export_input`] with each batch handed on with its table; `sha256`
+/// is the demo file's SHA-256 when the caller has it (else the loaded
+/// file is hashed).
+#[allow(clippy::too_many_arguments)]
 pub fn export_input_tables(
     decoder: &mut Decoder,
     buf: &mut ReadBuf,
     index: usize,
     input: &Input,
     segment: Option<&Segment>,
+    sha256: Option<&[u8; 32]>,
     opts: &ExportOptions,
     sink: &mut dyn TablesSink,
 ) -> DemoDone {
@@ -629,7 +658,7 @@ pub fn export_input_tables(
     if matches!((&bytes, input), (Loaded::Borrowed(_), Input::File { .. })) {
         buf.holds = Some(index);
     }
-    export_bytes_tables(decoder, &bytes, done.path, segment, opts, sink)
+    export_bytes_tables(decoder, &bytes, done.path, segment, sha256, opts, sink)
 }
 
 /// Exports the rows of the table of `opts.tables` of one demo held in
@@ -645,16 +674,21 @@ pub fn export_bytes(
     sink: &mut dyn BatchSink,
 ) -> DemoDone {
     let mut sink = |_: Table, b: RecordBatch| sink.emit(b);
-    export_bytes_tables(decoder, bytes, path, segment, opts, &mut sink)
+    export_bytes_tables(decoder, bytes, path, segment, None, opts, &mut sink)
 }
 
 /// [`export_bytes`] for every table of `opts.tables`, from one decode,
-/// each batch handed on with its table.
+/// each batch handed on with its table. `bytes` is the whole demo file;
+/// `sha256` its SHA-256 when the caller has it (else `bytes` are hashed).
+/// The `demos` row is made by the demo's first segment (or the whole
+/// demo), from the header and the framing; the other tables from the
+/// stream.
 pub fn export_bytes_tables(
     decoder: &mut Decoder,
     bytes: &[u8],
     path: String,
     segment: Option<&Segment>,
+    sha256: Option<&[u8; 32]>,
     opts: &ExportOptions,
     sink: &mut dyn TablesSink,
 ) -> DemoDone {
@@ -671,6 +705,19 @@ pub fn export_bytes_tables(
         }
     };
     let first_tick = crate::demo::export::builder::first_tick(&demo);
+    let sha = match sha256 {
+        Some(h) => hex::encode(h),
+        None => crate::demo::export::builder::sha256_hex(bytes),
+    };
+    done.table_rows = vec![0; opts.tables.len()];
+    if opts.tables.contains(Table::Demos) && segment.is_none_or(|s| s.index == 0) {
+        let k = opts.tables.position(Table::Demos).expect("contains");
+        done.table_rows[k] = 1;
+        done.rows = 1;
+        if !sink.emit(Table::Demos, demos_batch(&demo, &done.path, &sha)) {
+            return done;
+        }
+    }
     let (from, to) = match resolve_range(opts.from, opts.to, first_tick) {
         Ok(r) => r,
         Err(message) => {
@@ -678,10 +725,13 @@ pub fn export_bytes_tables(
             return done;
         }
     };
-    let mut builders: Vec<TableBuilder> = opts
-        .tables
+    let made: Vec<Table> = opts.tables.iter().filter(|&t| t != Table::Demos).collect();
+    if made.is_empty() {
+        return done;
+    }
+    let mut builders: Vec<TableBuilder> = made
         .iter()
-        .map(|t| TableBuilder::for_demo(t, &demo, &done.path, from, to))
+        .map(|&t| TableBuilder::for_demo_keyed(t, &demo, &done.path, &sha, from, to))
         .collect();
     let whole = Segment::whole(&demo);
     let seg = segment.unwrap_or(&whole);
@@ -694,12 +744,82 @@ pub fn export_bytes_tables(
         opts.batch_rows,
         sink,
     );
-    done.rows = r.rows;
-    done.table_rows = r.table_rows;
+    done.rows += r.rows;
+    for (t, n) in made.iter().zip(&r.table_rows) {
+        let k = opts.tables.position(*t).expect("a table of the run");
+        done.table_rows[k] = *n;
+    }
     done.chunk_bytes = r.chunk_bytes;
     done.items_seen = r.items_seen;
     if let Some(e) = r.error {
         done.error = Some(ErrorRecord::stream(&e));
     }
     done
+}
+
+/// The one row of the `demos` table of `demo`: what `demos index` reads
+/// from its header, its embedded map and its chunk framing (tick markers
+/// counted without decoding: the index's `first_tick`, `last_tick` and
+/// `ticks` for a demo that decodes to its end).
+fn demos_batch(demo: &Demo<'_>, path: &str, sha: &str) -> RecordBatch {
+    use crate::demo::export::columns::Columns;
+    use sha2::{Digest, Sha256};
+    let t = Table::Demos;
+    let mut columns = Columns::new(t.schema(), 0, path);
+    columns.set_const(t.column_index("demo_sha256").expect("column"), sha);
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let (mut first, mut last, mut ticks) = (None, None, 0i64);
+    for c in demo.chunks() {
+        match c {
+            Ok(crate::demo::Chunk {
+                kind: crate::demo::ChunkKind::Tick { tick, .. },
+                ..
+            }) => {
+                first = first.or(Some(tick));
+                last = Some(tick);
+                ticks += 1;
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    let first_tick = crate::demo::export::builder::first_tick(demo);
+    let (demo_tick, time_s) = crate::demo::export::builder::time_of(first_tick, first_tick);
+    let map = demo.map();
+    let map_sha = if map.is_empty() {
+        demo.map_sha256().map(hex::encode)
+    } else {
+        Some(hex::encode(Sha256::digest(map)))
+    };
+    let duration = match (first, last) {
+        (Some(a), Some(b)) => {
+            Some(f64::from(b.saturating_sub(a)) / f64::from(crate::demo::TICKS_PER_SECOND))
+        }
+        _ => None,
+    };
+    let timestamp = lossy(demo.timestamp());
+    columns
+        .row()
+        .i32(Some(first_tick))
+        .i32(Some(demo_tick))
+        .f64(Some(time_s))
+        .i32(Some(i32::from(demo.version())))
+        .str(Some(&lossy(demo.net_version())))
+        .str(demo.protocol().map(|p| match p {
+            crate::codec::snapshot::Protocol::V06 => "0.6",
+            crate::codec::snapshot::Protocol::V07 => "0.7",
+        }))
+        .str(Some(&lossy(demo.demo_type())))
+        .str(super::demos::iso_timestamp(&timestamp).as_deref())
+        .i32(Some(demo.length()))
+        .str(Some(&lossy(demo.map_name())))
+        .i32(Some(i32::try_from(demo.map_size()).unwrap_or(i32::MAX)))
+        .str(Some(&format!("{:08x}", demo.map_crc())))
+        .str(map_sha.as_deref())
+        .i32(first)
+        .i32(last)
+        .i32(Some(i32::try_from(ticks).unwrap_or(i32::MAX)))
+        .f64(duration)
+        .end();
+    columns.take_batch()
 }

@@ -14,11 +14,13 @@ use crate::codec::snapshot::Protocol;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::{Arc, OnceLock};
 
-/// The columns every table starts with: the demo's path, the absolute
-/// server tick, the ticks since the demo's first tick marker
-/// (`tick - first_tick`, Int32) and the same as seconds (`demo_tick / 50`,
-/// Float64); see [`super::builder::time_of`].
-pub const LEADING_COLUMNS: [&str; 4] = ["demo", "tick", "demo_tick", "time_s"];
+/// The columns every table starts with: the demo's path (as the records
+/// of `demos index` write it), the SHA-256 of the demo file (lowercase hex,
+/// the `sha256` of `demos index`), the absolute server tick, the ticks
+/// since the demo's first tick marker (`tick - first_tick`, Int32) and the
+/// same as seconds (`demo_tick / 50`, Float64); see
+/// [`super::builder::time_of`].
+pub const LEADING_COLUMNS: [&str; 5] = ["demo", "demo_sha256", "tick", "demo_tick", "time_s"];
 
 /// The tables `demos export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -35,10 +37,12 @@ pub enum Table {
     Kills,
     Broadcasts,
     Finishes,
+    /// One row per demo: its header, embedded map and tick span.
+    Demos,
 }
 
 impl Table {
-    pub const ALL: [Table; 12] = [
+    pub const ALL: [Table; 13] = [
         Table::Positions,
         Table::Players,
         Table::Projectiles,
@@ -51,6 +55,7 @@ impl Table {
         Table::Kills,
         Table::Broadcasts,
         Table::Finishes,
+        Table::Demos,
     ];
 
     /// The name on the command line.
@@ -68,6 +73,7 @@ impl Table {
             Table::Kills => "kills",
             Table::Broadcasts => "broadcasts",
             Table::Finishes => "finishes",
+            Table::Demos => "demos",
         }
     }
 
@@ -77,7 +83,8 @@ impl Table {
     /// dictionary-encoded (`Dictionary(Int32, Utf8)`): readers that take the
     /// Parquet or CSV files see plain strings; free text (`text`) is `Utf8`.
     pub fn schema(self) -> SchemaRef {
-        static SCHEMAS: [OnceLock<SchemaRef>; 12] = [const { OnceLock::new() }; 12];
+        static SCHEMAS: [OnceLock<SchemaRef>; Table::ALL.len()] =
+            [const { OnceLock::new() }; Table::ALL.len()];
         SCHEMAS[self as usize]
             .get_or_init(|| Arc::new(self.make_schema()))
             .clone()
@@ -96,6 +103,7 @@ impl Table {
         let boolean = |name: &str, nullable| Field::new(name, DataType::Boolean, nullable);
         let mut columns = vec![
             text("demo", false),
+            text("demo_sha256", false),
             int("tick", false),
             int("demo_tick", false),
             float("time_s", false),
@@ -146,6 +154,23 @@ impl Table {
                 int("first", true),
             ]),
             Table::Broadcasts => columns.push(free_text("text", false)),
+            // What `demos index` reads from the header and the framing.
+            Table::Demos => columns.extend([
+                int("version", false),
+                text("net_version", false),
+                text("protocol", true),
+                text("demo_type", false),
+                text("timestamp", true),
+                int("length_s", false),
+                text("map_name", false),
+                int("map_size", false),
+                text("map_crc", false),
+                text("map_sha256", true),
+                int("first_tick", true),
+                int("last_tick", true),
+                int("ticks", false),
+                float("duration_s", true),
+            ]),
             Table::Finishes => columns.extend([
                 text("kind", false),
                 int("client_id", true),
@@ -193,9 +218,12 @@ impl Table {
     /// snapshot's client and player infos. The message tables, `players`
     /// and 0.7 `positions` (names by message) carry state through the
     /// whole demo.
+    /// `demos` is made from the header and framing by the demo's first
+    /// unit, whatever the split.
     pub fn splittable(self, protocol: Protocol) -> bool {
         match self {
             Table::Positions => protocol == Protocol::V06,
+            Table::Demos => true,
             t => !t.layouts().is_empty(),
         }
     }
@@ -267,9 +295,10 @@ impl TableSet {
     }
 
     /// Whether a demo of `protocol` can be split for every table of the
-    /// set ([`Table::splittable`]).
+    /// set ([`Table::splittable`]), and is worth splitting: `demos` alone
+    /// reads no stream.
     pub fn splittable(self, protocol: Protocol) -> bool {
-        self.iter().all(|t| t.splittable(protocol))
+        self.iter().all(|t| t.splittable(protocol)) && self.iter().any(|t| t != Table::Demos)
     }
 
     /// Parses `--tables`: `all`, or table names separated by commas (each
@@ -673,6 +702,8 @@ mod tests {
             .splittable(V06));
         assert!(TableSet::parse("positions,lasers").unwrap().splittable(V06));
         assert!(!TableSet::parse("positions,lasers").unwrap().splittable(V07));
+        assert!(TableSet::parse("lasers,demos").unwrap().splittable(V07));
+        assert!(!TableSet::one(Table::Demos).splittable(V06));
     }
 
     #[test]
@@ -680,8 +711,11 @@ mod tests {
         for t in Table::ALL {
             let s = t.schema();
             let mut names: Vec<_> = s.fields().iter().map(|c| c.name().as_str()).collect();
-            assert_eq!(names[..4], LEADING_COLUMNS);
-            assert_eq!(s.field(3).data_type(), &DataType::Float64);
+            assert_eq!(names[..LEADING_COLUMNS.len()], LEADING_COLUMNS);
+            assert_eq!(
+                s.field_with_name("time_s").unwrap().data_type(),
+                &DataType::Float64
+            );
             names.sort_unstable();
             let n = names.len();
             names.dedup();
@@ -693,8 +727,9 @@ mod tests {
             }
         }
         let p = Table::Positions;
-        assert_eq!(p.column_index("name"), Some(POSITION_FIELDS.len() + 5));
-        assert_eq!(p.column_index("team"), Some(POSITION_FIELDS.len() + 6));
-        assert_eq!(p.schema().fields().len(), 5 + 23 + 2 + 11);
+        let first = p.column_index("core_tick").unwrap();
+        assert_eq!(p.column_index("client_id"), Some(LEADING_COLUMNS.len()));
+        assert_eq!(p.column_index("name"), Some(first + POSITION_FIELDS.len()));
+        assert_eq!(p.column_index("demo_sha256"), Some(1));
     }
 }

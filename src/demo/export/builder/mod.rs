@@ -243,6 +243,7 @@ pub struct TableBuilder {
     name_team: Vec<(Option<i32>, Option<i32>)>,
     /// Batches taken so far (the name keys' batch number).
     batch_no: u64,
+    cols: Cols,
     columns: Columns,
     /// Rows made so far.
     pub rows_made: u64,
@@ -264,6 +265,13 @@ pub fn time_of(tick: i32, first_tick: i32) -> (i32, f64) {
     )
 }
 
+/// The SHA-256 of `bytes` in lowercase hex: the `demo_sha256` column (and
+/// the `sha256` of `demos index`).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(bytes))
+}
+
 /// The tick `demo_tick` and `time_s` count from in `demo`: that of its
 /// first tick marker ([`crate::demo::Demo::first_tick`], read from the
 /// chunk framing, so every segment of a split demo finds the same), or
@@ -272,22 +280,49 @@ pub fn first_tick(demo: &crate::demo::Demo<'_>) -> i32 {
     demo.first_tick().unwrap_or(-1)
 }
 
-/// The columns after the leading ones ([`super::tables::LEADING_COLUMNS`]):
-/// `positions`' `client_id`, the item tables' `kind` and `id`.
-const CLIENT_COL: usize = 4;
-const KIND_COL: usize = 4;
-const ID_COL: usize = 5;
+/// The positions of the columns the builder fills by position, found by
+/// name in the table's schema (other columns may come between them).
+#[derive(Clone, Copy, Debug)]
+struct Cols {
+    demo_sha256: usize,
+    tick: usize,
+    demo_tick: usize,
+    time_s: usize,
+    /// `positions`' `client_id`, the item tables' `id`.
+    id: usize,
+    /// The item tables' `kind`.
+    kind: usize,
+    /// `positions`' `name` and `team`.
+    name: usize,
+    team: usize,
+}
 
-/// `positions`: the column of the first character field, of `name`, of
-/// `team`.
-const FIRST_FIELD: usize = CLIENT_COL + 1;
-const NAME_COL: usize = FIRST_FIELD + super::tables::POSITION_FIELDS.len();
-const TEAM_COL: usize = NAME_COL + 1;
+impl Cols {
+    fn of(table: Table) -> Cols {
+        let at = |name: &str| table.column_index(name).unwrap_or(usize::MAX);
+        Cols {
+            demo_sha256: at("demo_sha256"),
+            tick: at("tick"),
+            demo_tick: at("demo_tick"),
+            time_s: at("time_s"),
+            id: if table == Table::Positions {
+                at("client_id")
+            } else {
+                at("id")
+            },
+            kind: at("kind"),
+            name: at("name"),
+            team: at("team"),
+        }
+    }
+}
 
 impl TableBuilder {
     /// A builder of `table`'s rows of a demo of `protocol` whose path (the
     /// `demo` column) is `demo` and whose first tick is `first_tick` (see
-    /// [`first_tick`]); ticks `from..=to` (absolute) give rows.
+    /// [`first_tick`]); ticks `from..=to` (absolute) give rows. Its
+    /// `demo_sha256` is empty until [`TableBuilder::set_demo_sha256`]
+    /// ([`TableBuilder::for_demo`] sets it).
     pub fn new(
         table: Table,
         protocol: Protocol,
@@ -297,14 +332,21 @@ impl TableBuilder {
         to: i32,
     ) -> TableBuilder {
         let schema = table.schema();
-        // The block: the item columns, in table order.
-        let block_cols: Vec<usize> = match table {
-            Table::Positions => (FIRST_FIELD..schema.fields().len())
-                .filter(|&c| c != NAME_COL && c != TEAM_COL)
-                .collect(),
-            t if !t.layouts().is_empty() => (ID_COL + 1..schema.fields().len()).collect(),
-            _ => Vec::new(),
+        let cols = Cols::of(table);
+        // The block: the item columns (those the layouts fill), in table
+        // order.
+        let item_field = |name: &str| {
+            let mut layouts = table.layouts().iter();
+            layouts.any(|l| l.fields.contains(&name))
+                || (table == Table::Positions && DDNET_CHARACTER_LAYOUT.fields.contains(&name))
         };
+        let block_cols: Vec<usize> = schema
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(c, f)| *c != cols.id && item_field(f.name()))
+            .map(|(c, _)| c)
+            .collect();
         let resolve = |l: &ItemLayout, kinds: &mut Vec<&'static str>| {
             let kind = match kinds.iter().position(|&k| k == l.kind) {
                 Some(k) => k,
@@ -382,16 +424,27 @@ impl TableBuilder {
             names: Vec::new(),
             name_team: Vec::new(),
             batch_no: 0,
+            cols,
             columns: Columns::new(schema, 0, demo),
             rows_made: 0,
             items_seen: 0,
         };
         b.slab.width = width;
+        b.columns.set_const(cols.demo_sha256, "");
         b.seed_kinds();
         b
     }
 
-    /// [`TableBuilder::new`] for `demo`: its protocol and first tick.
+    /// Sets the `demo_sha256` column: the SHA-256 of the demo file, in
+    /// lowercase hex ([`sha256_hex`]).
+    pub fn set_demo_sha256(&mut self, hex: &str) {
+        self.columns.set_const(self.cols.demo_sha256, hex);
+    }
+
+    /// [`TableBuilder::new`] for `demo`: its protocol, first tick and
+    /// SHA-256 (of all of `demo`'s bytes, hashed here: a caller that makes
+    /// several builders of one demo hashes it once and uses
+    /// [`TableBuilder::for_demo_keyed`]).
     pub fn for_demo(
         table: Table,
         demo: &crate::demo::Demo<'_>,
@@ -399,14 +452,29 @@ impl TableBuilder {
         from: i32,
         to: i32,
     ) -> TableBuilder {
-        TableBuilder::new(
+        let sha = sha256_hex(demo.bytes());
+        TableBuilder::for_demo_keyed(table, demo, path, &sha, from, to)
+    }
+
+    /// [`TableBuilder::for_demo`] with the demo's SHA-256 (hex) given.
+    pub fn for_demo_keyed(
+        table: Table,
+        demo: &crate::demo::Demo<'_>,
+        path: &str,
+        sha256_hex: &str,
+        from: i32,
+        to: i32,
+    ) -> TableBuilder {
+        let mut b = TableBuilder::new(
             table,
             demo.decode_protocol(),
             path,
             first_tick(demo),
             from,
             to,
-        )
+        );
+        b.set_demo_sha256(sha256_hex);
+        b
     }
 
     /// Puts the layouts' kinds in the fresh batch's `kind` dictionary, so
@@ -415,7 +483,7 @@ impl TableBuilder {
         if self.table == Table::Positions || self.layouts.is_empty() {
             return;
         }
-        let dict = self.columns.dict(KIND_COL);
+        let dict = self.columns.dict(self.cols.kind);
         for (i, k) in self.kinds.iter().enumerate() {
             let key = dict.key(k);
             debug_assert_eq!(key as usize, i);
@@ -694,16 +762,17 @@ impl TableBuilder {
         let n = self.order.len();
         let order = &self.order;
         let (demo_tick, time_s) = time_of(tick, self.first_tick);
+        let c = self.cols;
         self.columns
-            .i32(1)
+            .i32(c.tick)
             .values
             .extend(std::iter::repeat_n(tick, n));
         self.columns
-            .i32(2)
+            .i32(c.demo_tick)
             .values
             .extend(std::iter::repeat_n(demo_tick, n));
         self.columns
-            .f64(3)
+            .f64(c.time_s)
             .values
             .extend(std::iter::repeat_n(time_s, n));
         self.columns
@@ -750,26 +819,26 @@ impl TableBuilder {
             let id = self.order[i].1 as u16;
             name_team.push(self.name_key_and_team(id));
         }
-        let names = self.columns.dict(NAME_COL);
+        let names = self.columns.dict(self.cols.name);
         for &(name, _) in &name_team {
             names.push_key(name);
         }
-        let teams = self.columns.i32(TEAM_COL);
+        let teams = self.columns.i32(self.cols.team);
         for &(_, team) in &name_team {
             teams.push(team);
         }
         self.name_team = name_team;
-        self.emit_rows(tick, CLIENT_COL);
+        self.emit_rows(tick, self.cols.id);
     }
 
     /// One row per item of the table, repeated from the cache.
     fn emit_items(&mut self, tick: i32) {
         self.refresh_order();
-        let kinds = self.columns.dict(KIND_COL);
+        let kinds = self.columns.dict(self.cols.kind);
         for &(_, _, kind) in &self.order {
             kinds.push_key(Some(kind));
         }
-        self.emit_rows(tick, ID_COL);
+        self.emit_rows(tick, self.cols.id);
     }
 
     /// The key of the current name of client `id` in this batch's `name`
@@ -795,7 +864,7 @@ impl TableBuilder {
         let key = match cached {
             Some((n, key, batch)) if *batch == self.batch_no && n == name => *key,
             _ => {
-                let key = self.columns.dict(NAME_COL).key(name);
+                let key = self.columns.dict(self.cols.name).key(name);
                 *cached = Some((name.clone(), key, self.batch_no));
                 key
             }
