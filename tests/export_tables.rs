@@ -332,3 +332,85 @@ fn demos_table_matches_demos_index() {
         }
     }
 }
+
+/// `weapon_name`, `team_name` and `emote_name` name the codes beside them
+/// in every row of the shared demos (null for a code without a name, or a
+/// null code), and the codes seen have names.
+#[test]
+fn code_names_beside_codes() {
+    use teebatch::demo::export::tables::{emote_name, team_name, weapon_name};
+    let Some(root) = datasets() else { return };
+    let dir = root.join("demos");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let (c, _, e) = export(&[
+        dir.to_str().unwrap(),
+        "--tables",
+        "positions,players,projectiles,kills",
+        "--format",
+        "jsonl",
+        "--out",
+        out,
+    ]);
+    assert_eq!(c, 0, "{e}");
+    type Names = fn(i32) -> Option<&'static str>;
+    let checks: [(&str, &str, &str, Names); 6] = [
+        ("kills", "weapon", "weapon_name", weapon_name),
+        ("positions", "weapon", "weapon_name", weapon_name),
+        ("positions", "emote", "emote_name", emote_name),
+        ("positions", "team", "team_name", team_name),
+        ("players", "team", "team_name", team_name),
+        ("projectiles", "type", "weapon_name", weapon_name),
+    ];
+    for (table, code, name, names) in checks {
+        let rows = json_lines(&std::fs::read(tmp.path().join(format!("{table}.jsonl"))).unwrap());
+        let mut named = std::collections::BTreeSet::new();
+        for r in &rows {
+            let want = r[code].as_i64().and_then(|v| names(v as i32));
+            assert_eq!(r[name].as_str(), want, "{table} {r}");
+            if let Some(n) = want {
+                named.insert(n.to_owned());
+            }
+        }
+        assert!(!named.is_empty(), "{table}.{name}: no named rows");
+        eprintln!("{table}.{name}: {named:?}");
+    }
+    // The kills of the shared demos include the special codes.
+    let kills = json_lines(&std::fs::read(tmp.path().join("kills.jsonl")).unwrap());
+    let has = |n: &str| kills.iter().any(|r| r["weapon_name"] == n);
+    assert!(has("world") || has("self") || has("game"));
+    // The names of the codes, and none for other codes.
+    assert_eq!(
+        (-4..=6).map(weapon_name).collect::<Vec<_>>(),
+        [
+            None,
+            Some("game"),
+            Some("self"),
+            Some("world"),
+            Some("hammer"),
+            Some("gun"),
+            Some("shotgun"),
+            Some("grenade"),
+            Some("laser"),
+            Some("ninja"),
+            None
+        ]
+    );
+    assert_eq!(
+        (-2..=2).map(team_name).collect::<Vec<_>>(),
+        [None, Some("spectators"), Some("red"), Some("blue"), None]
+    );
+    assert_eq!(
+        (-1..=6).map(emote_name).collect::<Vec<_>>(),
+        [
+            None,
+            Some("normal"),
+            Some("pain"),
+            Some("happy"),
+            Some("surprise"),
+            Some("angry"),
+            Some("blink"),
+            None
+        ]
+    );
+}

@@ -114,9 +114,13 @@ impl Table {
                 columns.push(int("client_id", false));
                 for f in POSITION_FIELDS {
                     columns.push(int(f, true));
+                    if let Some(&(name, _, _)) = CODE_NAMES.iter().find(|c| c.1 == f) {
+                        columns.push(text(name, true));
+                    }
                 }
                 columns.push(text("name", true));
                 columns.push(int("team", true));
+                columns.push(text("team_name", true));
                 for f in DDNET_CHARACTER {
                     columns.push(int(f, true));
                 }
@@ -130,6 +134,7 @@ impl Table {
                     int("country", true),
                     text("skin", true),
                     int("team", true),
+                    text("team_name", true),
                     int("score", true),
                     boolean("local", false),
                 ]);
@@ -149,6 +154,7 @@ impl Table {
                 int("victim", true),
                 text("victim_name", true),
                 int("weapon", true),
+                text("weapon_name", true),
                 int("mode_special", true),
                 int("ddrace_team", true),
                 int("first", true),
@@ -189,12 +195,32 @@ impl Table {
                     for f in l.fields {
                         if !columns.iter().any(|col| col.name() == f) {
                             columns.push(int(f, true));
+                            if let Some((name, _)) = item.code_name_of(f) {
+                                columns.push(text(name, true));
+                            }
                         }
                     }
                 }
             }
         }
         Schema::new(columns)
+    }
+
+    /// The name column of item column `code` of this table, and how codes
+    /// are named: `weapon_name` beside `positions`' `weapon` and
+    /// `projectiles`' `type`, `emote_name` beside `emote`, `team_name`
+    /// beside `flags`' `team` ([`CODE_NAMES`]).
+    pub fn code_name_of(self, code: &str) -> Option<(&'static str, CodeNames)> {
+        let code = match (self, code) {
+            (Table::Projectiles, "type") => "weapon",
+            (Table::Positions, c @ ("weapon" | "emote")) => c,
+            (Table::Flags, "team") => "team",
+            _ => return None,
+        };
+        CODE_NAMES
+            .iter()
+            .find(|c| c.1 == code)
+            .map(|&(name, _, f)| (name, f))
     }
 
     /// The item layouts an item table reads (empty for the others).
@@ -340,6 +366,62 @@ impl std::str::FromStr for TableSet {
     fn from_str(s: &str) -> Result<TableSet, String> {
         TableSet::parse(s)
     }
+}
+
+/// The names of the codes of a column (`None`: a code without a name).
+pub type CodeNames = fn(i32) -> Option<&'static str>;
+
+/// The name columns of code columns: (name column, code column, names).
+/// Dictionary text; a code without a name gives null (the code stays).
+pub const CODE_NAMES: [(&str, &str, CodeNames); 3] = [
+    ("weapon_name", "weapon", weapon_name),
+    ("emote_name", "emote", emote_name),
+    ("team_name", "team", team_name),
+];
+
+/// The name of a weapon code: Teeworlds' and DDNet's `WEAPON_*` (0
+/// `hammer` to 5 `ninja`; 0.6 calls laser `RIFLE`), and the kill
+/// message's special values `WEAPON_GAME` (-3, team switching and the
+/// like), `WEAPON_SELF` (-2, the kill command) and `WEAPON_WORLD` (-1,
+/// kill tiles, falling out of the world).
+pub fn weapon_name(code: i32) -> Option<&'static str> {
+    Some(match code {
+        -3 => "game",
+        -2 => "self",
+        -1 => "world",
+        0 => "hammer",
+        1 => "gun",
+        2 => "shotgun",
+        3 => "grenade",
+        4 => "laser",
+        5 => "ninja",
+        _ => return None,
+    })
+}
+
+/// The name of a team code, the same in 0.6 and 0.7: `TEAM_SPECTATORS`
+/// (-1), `TEAM_RED` (0), `TEAM_BLUE` (1). In games without teams (DM,
+/// DDNet race) every player in the game is in team 0 (`red`).
+pub fn team_name(code: i32) -> Option<&'static str> {
+    Some(match code {
+        -1 => "spectators",
+        0 => "red",
+        1 => "blue",
+        _ => return None,
+    })
+}
+
+/// The name of an emote code (`EMOTE_*`, the same in 0.6 and 0.7).
+pub fn emote_name(code: i32) -> Option<&'static str> {
+    Some(match code {
+        0 => "normal",
+        1 => "pain",
+        2 => "happy",
+        3 => "surprise",
+        4 => "angry",
+        5 => "blink",
+        _ => return None,
+    })
 }
 
 /// Which item type a layout reads.

@@ -2,6 +2,7 @@
 //! `broadcasts`, `finishes`).
 
 use super::{chat_mode, time_of, PlayerState, Table, TableBuilder};
+use crate::demo::export::tables::{team_name, weapon_name};
 use crate::demo::message::{self, Body};
 use crate::warn::Discard;
 
@@ -33,6 +34,7 @@ impl TableBuilder {
                 .i32(s.country)
                 .str(s.skin.as_deref())
                 .i32(s.team)
+                .str(s.team.and_then(team_name))
                 .i32(s.score)
                 .bool(Some(s.local))
                 .end();
@@ -122,6 +124,7 @@ impl TableBuilder {
                     .i32(Some(k.victim))
                     .str(victim.as_deref())
                     .i32(Some(k.weapon))
+                    .str(weapon_name(k.weapon))
                     .i32(Some(k.mode_special))
                     .i32(None)
                     .i32(None)
@@ -140,6 +143,7 @@ impl TableBuilder {
                     .i32(None)
                     .str(None)
                     .i32(None)
+                    .str(None)
                     .i32(None)
                     .i32(Some(*team))
                     .i32(Some(*first))

@@ -244,6 +244,8 @@ pub struct TableBuilder {
     /// Batches taken so far (the name keys' batch number).
     batch_no: u64,
     cols: Cols,
+    /// The name columns of block codes.
+    code_names: Vec<CodeName>,
     columns: Columns,
     /// Rows made so far.
     pub rows_made: u64,
@@ -280,6 +282,17 @@ pub fn first_tick(demo: &crate::demo::Demo<'_>) -> i32 {
     demo.first_tick().unwrap_or(-1)
 }
 
+/// A column of names of the codes of a column of the item block
+/// (`weapon_name` of `weapon`, see [`super::tables::CODE_NAMES`]).
+#[derive(Clone, Copy)]
+struct CodeName {
+    /// The name column.
+    col: usize,
+    /// The code's position in the block.
+    block: usize,
+    names: fn(i32) -> Option<&'static str>,
+}
+
 /// The positions of the columns the builder fills by position, found by
 /// name in the table's schema (other columns may come between them).
 #[derive(Clone, Copy, Debug)]
@@ -292,9 +305,10 @@ struct Cols {
     id: usize,
     /// The item tables' `kind`.
     kind: usize,
-    /// `positions`' `name` and `team`.
+    /// `positions`' `name`, `team` and `team_name`.
     name: usize,
     team: usize,
+    team_name: usize,
 }
 
 impl Cols {
@@ -313,6 +327,7 @@ impl Cols {
             kind: at("kind"),
             name: at("name"),
             team: at("team"),
+            team_name: at("team_name"),
         }
     }
 }
@@ -390,6 +405,18 @@ impl TableBuilder {
         }
         let ddnet_character =
             (table == Table::Positions).then(|| resolve(&DDNET_CHARACTER_LAYOUT, &mut Vec::new()));
+        let code_names: Vec<CodeName> = block_cols
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &c)| {
+                let (name, names) = table.code_name_of(schema.field(c).name())?;
+                Some(CodeName {
+                    col: table.column_index(name)?,
+                    block: k,
+                    names,
+                })
+            })
+            .collect();
         let width = block_cols.len();
         assert!(width <= MAX_BLOCK, "{}: {width} item columns", table.name());
         let mut b = TableBuilder {
@@ -425,6 +452,7 @@ impl TableBuilder {
             name_team: Vec::new(),
             batch_no: 0,
             cols,
+            code_names,
             columns: Columns::new(schema, 0, demo),
             rows_made: 0,
             items_seen: 0,
@@ -805,6 +833,18 @@ impl TableBuilder {
                     .extend(order.iter().map(|&(s, _, _)| valid[s as usize] & bit != 0));
             }
         }
+        for cn in &self.code_names {
+            let names = self.columns.dict(cn.col);
+            let bit = 1u64 << cn.block;
+            for &(s, _, _) in order {
+                let set = valid[s as usize] & bit != 0;
+                names.push(if set {
+                    (cn.names)(ints[s as usize * w + cn.block])
+                } else {
+                    None
+                });
+            }
+        }
         self.rows_made += n as u64;
         self.columns.add_rows(n);
     }
@@ -826,6 +866,10 @@ impl TableBuilder {
         let teams = self.columns.i32(self.cols.team);
         for &(_, team) in &name_team {
             teams.push(team);
+        }
+        let team_names = self.columns.dict(self.cols.team_name);
+        for &(_, team) in &name_team {
+            team_names.push(team.and_then(super::tables::team_name));
         }
         self.name_team = name_team;
         self.emit_rows(tick, self.cols.id);

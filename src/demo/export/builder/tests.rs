@@ -72,7 +72,8 @@ fn lasers_and_flags_from_a_snapshot() {
             Value::I32(1),
             Value::I32(100),
             Value::I32(200),
-            Value::I32(1)
+            Value::I32(1),
+            Value::Str("blue".into())
         ]
     );
 }
@@ -115,6 +116,7 @@ fn message_rows() {
             Value::I32(2),
             Value::Null,
             Value::I32(3),
+            Value::Str("grenade".into()),
             Value::I32(0),
             Value::Null,
             Value::Null,
