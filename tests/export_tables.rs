@@ -414,3 +414,55 @@ fn code_names_beside_codes() {
         ]
     );
 }
+
+/// `docs/tables.md` is the reference generated from the schemas
+/// (`Table::reference_markdown`); units are in the fields' metadata and
+/// the Parquet files keep them.
+#[test]
+fn tables_reference() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tables.md");
+    let want = Table::reference_markdown();
+    if std::env::var_os("TEEBATCH_BLESS").is_some() {
+        std::fs::write(&path, &want).unwrap();
+    }
+    let got = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        got == want,
+        "docs/tables.md differs from the table schemas: regenerate it with \
+         `TEEBATCH_BLESS=1 cargo test --test tests tables_reference`"
+    );
+    for t in Table::ALL {
+        let s = t.schema();
+        for f in s.fields() {
+            assert_eq!(
+                f.metadata().get("unit").map(String::as_str),
+                t.unit(f.name())
+            );
+            assert!(got.contains(&format!("| `{}` |", f.name())));
+        }
+        assert_eq!(t.unit("tick"), Some("server tick (50 per second)"));
+        assert_eq!(t.unit("time_s"), Some("seconds"));
+    }
+    let p = Table::Positions;
+    assert_eq!(p.unit("x"), Some("world unit (1/32 tile)"));
+    assert_eq!(p.unit("vel_x"), Some("1/256 world unit per tick"));
+    assert_eq!(p.unit("angle"), Some("1/256 radian"));
+    assert!(p.unit("score").is_none() && Table::Players.unit("score").unwrap().contains("-9999"));
+    assert!(got.contains("types_mapper=pd.ArrowDtype") && got.contains("dtype_backend"));
+    // The batches carry the units (the Parquet files do not: written
+    // without the Arrow schema).
+    let mut b = teebatch::demo::export::TableBuilder::new(
+        p,
+        teebatch::codec::snapshot::Protocol::V06,
+        "d",
+        0,
+        i32::MIN,
+        i32::MAX,
+    );
+    let batch = b.take_batch();
+    let vel = batch.schema().field_with_name("vel_x").unwrap().clone();
+    assert_eq!(
+        vel.metadata().get("unit").map(String::as_str),
+        Some("1/256 world unit per tick")
+    );
+}

@@ -203,6 +203,14 @@ impl Table {
                 }
             }
         }
+        // Units in each field's metadata (`unit`).
+        let columns: Vec<Field> = columns
+            .into_iter()
+            .map(|f| match self.unit(f.name()) {
+                Some(u) => f.with_metadata([("unit", u)]),
+                None => f,
+            })
+            .collect();
         Schema::new(columns)
     }
 
@@ -759,6 +767,195 @@ impl ItemLayout {
     }
 }
 
+/// The units of columns, by column name (and table where it matters),
+/// stored in each Arrow field's metadata under `unit` ([`Table::unit`]):
+/// the batches carry them; the Parquet files, written without the Arrow
+/// schema, do not. World units: 32 per tile; ticks: 50 per second.
+impl Table {
+    /// The unit of column `name` of this table, if it has one.
+    pub fn unit(self, name: &str) -> Option<&'static str> {
+        const WORLD: &str = "world unit (1/32 tile)";
+        const TICK: &str = "server tick (50 per second)";
+        Some(match (self, name) {
+            (_, "tick" | "first_tick" | "last_tick") => TICK,
+            (_, "demo_tick" | "ticks") => "ticks",
+            (_, "time_s" | "duration_s" | "length_s") => "seconds",
+            (Table::Demos, "map_size") => "bytes",
+            (Table::Positions, "vel_x" | "vel_y") => "1/256 world unit per tick",
+            (Table::Projectiles, "vel_x" | "vel_y") => {
+                "1/100 of the unit direction (projectile; DDNet items: see flags)"
+            }
+            (Table::Positions | Table::Events, "angle") => "1/256 radian",
+            (Table::Positions, "hook_dx" | "hook_dy") => "1/256 of the unit direction",
+            (Table::Positions, "hook_tick") => "ticks",
+            (Table::Players, "score") => {
+                "points; DDNet race servers: minus the best time in seconds, -9999 for none"
+            }
+            (
+                _,
+                "core_tick"
+                | "attack_tick"
+                | "start_tick"
+                | "freeze_end"
+                | "freeze_start"
+                | "ninja_activation_tick"
+                | "round_start_tick"
+                | "game_start_tick"
+                | "game_state_end_tick"
+                | "flag_drop_tick_red"
+                | "flag_drop_tick_blue",
+            ) => TICK,
+            (
+                Table::Positions
+                | Table::Projectiles
+                | Table::Lasers
+                | Table::Pickups
+                | Table::Flags
+                | Table::Events,
+                "x" | "y" | "hook_x" | "hook_y" | "from_x" | "from_y" | "target_x" | "target_y",
+            ) => WORLD,
+            _ => return None,
+        })
+    }
+
+    /// What column `name` of this table holds (`docs/tables.md`).
+    pub fn meaning(self, name: &str) -> &'static str {
+        match (self, name) {
+            (_, "demo") => "the demo's path, as `demos index` records write it (as given or walked)",
+            (_, "demo_sha256") => "SHA-256 of the demo file, lowercase hex (the `sha256` of `demos index`)",
+            (Table::Demos, "tick") => "the demo's first tick (the row's time is its start)",
+            (_, "tick") => "absolute server tick of the snapshot or message",
+            (_, "demo_tick") => "ticks since the demo's first tick marker",
+            (_, "time_s") => "seconds since the demo's first tick marker (`demo_tick / 50`)",
+            (_, "client_id") => "client id (reused after a player leaves)",
+            (Table::Positions, "name") => "the client's name at that tick",
+            (_, "name") => "the player's name",
+            (Table::Flags, "team") => "the flag's team code",
+            (_, "team") => "team code (-1 spectators, 0 red or the game in modes without teams, 1 blue)",
+            (_, "team_name") => "`spectators`, `red`, `blue`; null for other codes",
+            (_, "weapon_name") => "`hammer`, `gun`, `shotgun`, `grenade`, `laser`, `ninja`; kills also `game` (-3), `self` (-2), `world` (-1); null for other codes",
+            (_, "emote_name") => "`normal`, `pain`, `happy`, `surprise`, `angry`, `blink`; null for other codes",
+            (Table::Kills, "weapon") => "weapon code of the kill (-3 game, -2 self kill, -1 world, 0 hammer ... 5 ninja)",
+            (Table::Projectiles, "type") => "weapon code of the projectile (1 gun, 2 shotgun, 3 grenade)",
+            (_, "weapon") => "active weapon code (0 hammer ... 5 ninja)",
+            (_, "emote") => "emote code (0 normal ... 5 blink)",
+            (_, "kind") => "the kind of row (item type, or message kind)",
+            (_, "id") => "the item's id",
+            (_, "x" | "y") => "position",
+            (_, "vel_x" | "vel_y") => "velocity",
+            (_, "angle") => "aim (or damage) angle",
+            (_, "core_tick") => "tick of the character core (its `tick` field)",
+            (_, "direction") => "walking direction (-1 left, 0 none, 1 right)",
+            (_, "jumped") => "jump state bits",
+            (_, "hooked_player") => "client id of the hooked player, -1 none",
+            (_, "hook_state") => "hook state (-1 retracted, 0 idle, 1+ flying or grabbed)",
+            (_, "hook_tick") => "ticks since the hook started",
+            (_, "hook_x" | "hook_y") => "hook position",
+            (_, "hook_dx" | "hook_dy") => "hook direction",
+            (_, "player_flags") => "player flags (0.6: playing, in menu, chatting, scoreboard, aim)",
+            (_, "health") => "health points",
+            (_, "armor") => "armor points",
+            (_, "ammo_count") => "ammo of the active weapon",
+            (_, "attack_tick") => "tick of the last attack",
+            (_, "triggered_events") => "0.7 core events of the tick (bits)",
+            (_, "ddnet_flags") => "DDNet character flags (bits)",
+            (_, "freeze_end") => "tick the freeze ends (0 not frozen, -1 deep freeze)",
+            (_, "freeze_start") => "tick the freeze started",
+            (_, "jumps") => "jumps the character has",
+            (_, "tele_checkpoint") => "last teleporter checkpoint",
+            (_, "strong_weak_id") => "DDNet strong/weak hook order",
+            (_, "jumped_total") => "jumps used since touching ground",
+            (_, "ninja_activation_tick") => "tick ninja was picked up",
+            (_, "target_x" | "target_y") => "aim target relative to the character",
+            (_, "tune_zone_override") => "tune zone in effect",
+            (_, "change") => "`join`, `update` or `leave`",
+            (_, "clan") => "clan",
+            (_, "country") => "country code (ISO 3166-1 numeric, -1 none)",
+            (_, "skin") => "skin name",
+            (_, "score") => "score",
+            (_, "local") => "whether this is the recording client's own player",
+            (_, "mode") => "chat mode (`all`, `team`, `whisper`, ...)",
+            (_, "raw_mode") => "chat mode code as sent",
+            (_, "target_id") => "whisper target client id",
+            (_, "text") => "the text",
+            (_, "killer") => "client id of the killer",
+            (_, "killer_name") => "the killer's name at that tick",
+            (_, "victim") => "client id of the victim",
+            (_, "victim_name") => "the victim's name at that tick",
+            (_, "mode_special") => "kill flags (0.6 flag carriers ...)",
+            (_, "ddrace_team") => "DDRace team of a team kill",
+            (_, "first") => "first client of a team kill",
+            (_, "time") => "race time as the message sends it",
+            (_, "diff") => "difference to the best time, as sent",
+            (_, "record_personal") => "whether the finish is a personal record",
+            (_, "record_server") => "whether the finish is a server record",
+            (_, "server_time_best") => "server's best time, as the record message sends it",
+            (_, "player_time_best") => "player's best time, as the record message sends it",
+            (_, "version") => "demo format version",
+            (_, "net_version") => "the network version string of the header",
+            (_, "protocol") => "`0.6` or `0.7` (null if unknown)",
+            (_, "demo_type") => "`client` or `server`",
+            (_, "timestamp") => "recording time, ISO 8601 (local time of the recorder)",
+            (_, "length_s") => "length the header states",
+            (_, "map_name") => "the map's name",
+            (_, "map_size") => "size of the map the header states",
+            (_, "map_crc") => "CRC-32 of the map the header states, hex",
+            (_, "map_sha256") => "SHA-256 of the embedded map (else the header's), hex: the `sha256` of `maps index`",
+            (_, "first_tick") => "tick of the first tick marker",
+            (_, "last_tick") => "tick of the last tick marker",
+            (_, "ticks") => "tick markers",
+            (_, "duration_s") => "`(last_tick - first_tick) / 50`",
+            _ => "an int of the item (see the protocol's `datasrc/network.py`)",
+        }
+    }
+
+    /// `docs/tables.md`: every table and column (name, type, nullable,
+    /// unit, meaning), from the schemas.
+    pub fn reference_markdown() -> String {
+        use std::fmt::Write;
+        let mut s = String::from(
+            "# Table reference\n\n\
+             Generated from `Table::schema` (`teebatch::demo::export`): do not edit; \
+             `TEEBATCH_BLESS=1 cargo test --test tests tables_reference` rewrites it. \
+             Units are also in each Arrow field's metadata (`unit`) of the record batches \
+             the library and the Python package hand out; the Parquet files are written \
+             without the Arrow schema (so that every reader sees plain strings) and do not \
+             carry them.\n\n\
+             Text columns marked `dictionary` are `Dictionary(Int32, Utf8)`: plain strings \
+             to every reader of the CSV, JSON lines and Parquet files.\n\n\
+             Nullable `int32` columns load as `float64` in pandas (NaN for null) unless the \
+             reader is told otherwise: `pd.read_parquet(path, dtype_backend=\"pyarrow\")`, or \
+             `pyarrow.parquet.read_table(path).to_pandas(types_mapper=pd.ArrowDtype)`.\n",
+        );
+        for t in Table::ALL {
+            let _ = write!(
+                s,
+                "\n## `{}`\n\n| column | type | nullable | unit | meaning |\n|---|---|---|---|---|\n",
+                t.name()
+            );
+            for f in t.schema().fields() {
+                let ty = match f.data_type() {
+                    DataType::Int32 => "int32",
+                    DataType::Float64 => "float64",
+                    DataType::Boolean => "bool",
+                    DataType::Utf8 => "string",
+                    DataType::Dictionary(..) => "string (dictionary)",
+                    _ => "other",
+                };
+                let unit = f.metadata().get("unit").map_or("", String::as_str);
+                let _ = writeln!(
+                    s,
+                    "| `{}` | {ty} | {} | {unit} | {} |",
+                    f.name(),
+                    if f.is_nullable() { "yes" } else { "no" },
+                    t.meaning(f.name())
+                );
+            }
+        }
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -811,7 +1008,21 @@ mod tests {
         let p = Table::Positions;
         let first = p.column_index("core_tick").unwrap();
         assert_eq!(p.column_index("client_id"), Some(LEADING_COLUMNS.len()));
-        assert_eq!(p.column_index("name"), Some(first + POSITION_FIELDS.len()));
+        // The character fields, each code with its name beside it, then
+        // the player's name.
+        let names = CODE_NAMES
+            .iter()
+            .filter(|c| POSITION_FIELDS.contains(&c.1))
+            .count();
+        assert_eq!(names, 2);
+        assert_eq!(
+            p.column_index("name"),
+            Some(first + POSITION_FIELDS.len() + names)
+        );
+        assert_eq!(
+            p.column_index("weapon_name"),
+            p.column_index("weapon").map(|c| c + 1)
+        );
         assert_eq!(p.column_index("demo_sha256"), Some(1));
     }
 }
