@@ -64,11 +64,11 @@ pub struct ExportArgs {
     #[arg(long, value_enum, group = "which")]
     pub table: Option<crate::demo::export::Table>,
     /// Several tables from one decode of each demo: table names separated
-    /// by commas, or `all`; each goes to DIR/<table>.<csv|jsonl|parquet>
+    /// by commas, or `all`; each goes to `DIR/<table>.<csv|jsonl|parquet>`
     /// (needs --out DIR).
     #[arg(long, value_name = "TABLE,...|all", group = "which", requires = "out")]
     pub tables: Option<crate::demo::export::TableSet>,
-    /// Write each table to DIR/<table>.<csv|jsonl|parquet> (created if
+    /// Write each table to `DIR/<table>.<csv|jsonl|parquet>` (created if
     /// missing; files of the same name are replaced): needed by --tables,
     /// allowed with --table.
     #[arg(long, value_name = "DIR", conflicts_with = "output")]
