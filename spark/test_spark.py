@@ -27,7 +27,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import teebatch_spark as job  # noqa: E402
 
 TABLES = ["positions", "players", "player_changes", "projectiles", "lasers", "pickups",
-          "flags", "game", "events", "chat", "kills", "broadcasts", "finishes", "records"]
+          "flags", "game", "events", "chat", "kills", "broadcasts", "finishes", "records",
+          "demos"]
 
 
 def check_tables(teebatch, demos):
@@ -48,9 +49,10 @@ def check_tables(teebatch, demos):
             types = {f.name: f.type for f in table.schema}
             for name, ty in types.items():
                 if ty not in (pa.int32(), pa.bool_(), pa.string()) and \
-                        (name, ty) != ("time_s", pa.float64()):
+                        not (name in ("time_s", "duration_s") and ty == pa.float64()):
                     problems.append(f"{t}.{name}: {ty}")
-            for name in ("demo", "name", "kind", "change", "mode", "killer_name"):
+            for name in ("demo", "demo_sha256", "name", "kind", "change", "mode", "killer_name",
+                         "weapon_name", "team_name", "emote_name", "map_name"):
                 if name in types and types[name] != pa.string():
                     problems.append(f"{t}.{name} is {types[name]}, not a plain string")
             rows = table.to_pylist()

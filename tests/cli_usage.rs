@@ -278,7 +278,7 @@ fn zero_inputs_warn_and_exit_1() {
     assert_eq!(none.status.code(), Some(1));
     assert_eq!(
         stdout(&none),
-        "demo,tick,demo_tick,time_s,client_id,session,name,mode,raw_mode,target_id,text\n"
+        "demo,demo_sha256,tick,demo_tick,time_s,client_id,session,name,mode,raw_mode,target_id,text\n"
     );
 
     // An empty shard of a non-empty collection is not "nothing found".

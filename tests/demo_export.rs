@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use teebatch::backend::Backend;
 use teebatch::codec::snapshot::Protocol;
 use teebatch::demo::export::readback::{accepts, read_csv, read_jsonl, read_parquet};
+use teebatch::demo::export::tables::{DDNET_CHARACTER, POSITION_FIELDS};
 use teebatch::demo::export::{export_demo, readback, Table, TableBuilder, Value};
 use teebatch::demo::stream::Decoder;
 use teebatch::demo::Demo;
@@ -223,7 +224,6 @@ fn libtw2_positions_07(bytes: &[u8]) -> (Vec<Expected>, usize) {
 fn positions_match_libtw2() {
     let Some(demos) = demos() else { return };
     let t = Table::Positions;
-    let first = col(t, "core_tick");
     let ddnet = col(t, "ddnet_flags");
     let (mut rows_total, mut with_ddnet, mut v07, mut unchecked_07) = (0, 0, 0, 0);
     for path in &demos {
@@ -241,8 +241,16 @@ fn positions_match_libtw2() {
         );
         for (i, (row, (tick, id, fields, dd))) in rows.iter().zip(&theirs).enumerate() {
             let at = format!("{name} row {i}");
-            assert_eq!((&row[1], &row[4]), (&int(*tick), &int(*id)), "{at}");
-            assert_eq!(&row[first..first + 23], &fields[..], "{at}");
+            let (tc, ic) = (
+                col(Table::Positions, "tick"),
+                col(Table::Positions, "client_id"),
+            );
+            assert_eq!((&row[tc], &row[ic]), (&int(*tick), &int(*id)), "{at}");
+            let ours: Vec<Value> = POSITION_FIELDS
+                .iter()
+                .map(|f| row[col(t, f)].clone())
+                .collect();
+            assert_eq!(&ours[..], &fields[..], "{at}");
             // libtw2 fills the DDNet fields an older server did not send
             // with defaults; we leave them null. libtw2's 0.7 crate has no
             // DDNet items (a DDNet server's 0.7 demo has them): unchecked.
@@ -250,7 +258,8 @@ fn positions_match_libtw2() {
                 unchecked_07 += usize::from(row[ddnet] != Value::Null);
                 continue;
             }
-            for (j, (a, b)) in row[ddnet..ddnet + 11].iter().zip(dd).enumerate() {
+            let dd_ours: Vec<&Value> = DDNET_CHARACTER.iter().map(|f| &row[col(t, f)]).collect();
+            for (j, (a, b)) in dd_ours.into_iter().zip(dd).enumerate() {
                 assert!(
                     a == b || *a == Value::Null,
                     "{at} ddnet field {j}: {a:?} {b:?}"
@@ -504,7 +513,8 @@ fn jobs_and_formats_agree() {
             }
         }
         // Rows by demo path, then tick.
-        let key = |r: &Vec<Value>| (s(&r[0]).to_owned(), i(&r[1]));
+        let tc = col(table, "tick");
+        let key = |r: &Vec<Value>| (s(&r[0]).to_owned(), i(&r[tc]));
         assert!(b.windows(2).all(|w| key(&w[0]) <= key(&w[1])), "{name}");
         if table == Table::Positions {
             assert_eq!(b.len(), 119_612);
@@ -523,7 +533,8 @@ fn tick_range() {
         let (c, all, _) = export(&[p, "--table", table.name(), "--format", "jsonl"]);
         assert_eq!(c, 0);
         let all = read_jsonl(&schema, &all).unwrap();
-        let (lo, hi) = (i(&all[all.len() / 3][1]), i(&all[all.len() / 2][1]));
+        let tc = col(table, "tick");
+        let (lo, hi) = (i(&all[all.len() / 3][tc]), i(&all[all.len() / 2][tc]));
         let (c, cut, _) = export(&[
             p,
             "--table",
@@ -539,7 +550,7 @@ fn tick_range() {
         let cut = read_jsonl(&schema, &cut).unwrap();
         let want: Vec<_> = all
             .iter()
-            .filter(|r| (lo..=hi).contains(&i(&r[1])))
+            .filter(|r| (lo..=hi).contains(&i(&r[tc])))
             .cloned()
             .collect();
         assert!(!want.is_empty() && want.len() < all.len());
@@ -578,8 +589,10 @@ fn truncated_demo_keeps_rows_before_the_fault() {
         .partition(|r| s(&r[0]) == cut.to_str().unwrap());
     assert_eq!(from_real, full);
     assert!(!from_cut.is_empty() && from_cut.len() < full.len());
+    // All but the path and the file's hash.
+    let tick = col(Table::Positions, "tick");
     for (a, b) in from_cut.iter().zip(&full) {
-        assert_eq!(a[1..], b[1..]);
+        assert_eq!(a[tick..], b[tick..]);
     }
 }
 
@@ -967,15 +980,22 @@ fn item_tables_match_libtw2() {
             let mut mine: Vec<EventRow> = rows
                 .iter()
                 .map(|r| {
-                    let fields = schema.fields()[6..]
+                    let block = col(table, "id") + 1;
+                    let fields = schema.fields()[block..]
                         .iter()
                         .enumerate()
-                        .filter_map(|(k, c)| match r[6 + k] {
+                        .filter_map(|(k, c)| match r[block + k] {
                             Value::I32(v) => Some((column_name(table, c.name()), v)),
                             _ => None,
                         })
                         .collect();
-                    (i(&r[1]), i(&r[5]), s(&r[4]).to_owned(), fields)
+                    let c = |name: &str| col(table, name);
+                    (
+                        i(&r[c("tick")]),
+                        i(&r[c("id")]),
+                        s(&r[c("kind")]).to_owned(),
+                        fields,
+                    )
                 })
                 .collect();
             // libtw2's 0.7 crate has no DDNet extended items (which a DDNet
@@ -1004,7 +1024,8 @@ fn item_tables_match_libtw2() {
             }
             assert_eq!(mine, theirs, "{} {name}", table.name());
             // Our own order: by tick, then id.
-            let key = |r: &Vec<Value>| (i(&r[1]), i(&r[5]));
+            let (tc, ic) = (col(table, "tick"), col(table, "id"));
+            let key = |r: &Vec<Value>| (i(&r[tc]), i(&r[ic]));
             assert!(rows.windows(2).all(|w| key(&w[0]) <= key(&w[1])), "{name}");
             total += rows.len();
         }
@@ -1307,8 +1328,12 @@ fn time_columns_count_from_the_demos_first_tick() {
     let (mut rows, mut starts_at_zero) = (0, 0);
     for table in Table::ALL {
         let name = table.name();
-        let (dt, ts) = (col(table, "demo_tick"), col(table, "time_s"));
-        assert_eq!((dt, ts), (2, 3));
+        let (tc, dt, ts) = (
+            col(table, "tick"),
+            col(table, "demo_tick"),
+            col(table, "time_s"),
+        );
+        assert_eq!((dt, ts), (tc + 1, tc + 2));
         let (c, out, e) = export(&[dir, "--table", name, "--format", "jsonl"]);
         assert_eq!(c, 0, "{e}");
         let all = read_jsonl(&table.schema(), &out).unwrap();
@@ -1316,9 +1341,9 @@ fn time_columns_count_from_the_demos_first_tick() {
         for r in &all {
             let demo = s(&r[0]);
             let ft = first[demo];
-            assert_eq!(i(&r[dt]), i(&r[1]) - ft, "{name} {demo}");
-            assert_eq!(f(&r[ts]), f64::from(i(&r[1]) - ft) / 50.0, "{name} {demo}");
-            if seen.insert(demo.to_owned()) && i(&r[1]) == ft {
+            assert_eq!(i(&r[dt]), i(&r[tc]) - ft, "{name} {demo}");
+            assert_eq!(f(&r[ts]), f64::from(i(&r[tc]) - ft) / 50.0, "{name} {demo}");
+            if seen.insert(demo.to_owned()) && i(&r[tc]) == ft {
                 assert_eq!(f(&r[ts]), 0.0);
                 starts_at_zero += 1;
             }
@@ -1349,8 +1374,9 @@ fn relative_tick_ranges() {
     let absolute = run(&lo, &hi);
     let rows = read_csv(&table.schema(), &absolute).unwrap();
     assert!(!rows.is_empty());
-    assert_eq!(i(&rows[0][2]), 250);
-    assert!(rows.iter().all(|r| (250..=500).contains(&i(&r[2]))));
+    let dt = col(table, "demo_tick");
+    assert_eq!(i(&rows[0][dt]), 250);
+    assert!(rows.iter().all(|r| (250..=500).contains(&i(&r[dt]))));
     for (from, to) in [
         ("5s", "10s"),
         ("+250", "+500"),
@@ -1374,7 +1400,7 @@ fn relative_tick_ranges() {
     let want: Vec<_> = read_jsonl(&schema, &all)
         .unwrap()
         .into_iter()
-        .filter(|r| (50..=2500).contains(&i(&r[2])))
+        .filter(|r| (50..=2500).contains(&i(&r[col(Table::Chat, "demo_tick")])))
         .collect();
     assert!(want.len() > 1, "{}", want.len());
     assert_eq!(read_jsonl(&schema, &cut).unwrap(), want);

@@ -21,6 +21,7 @@ mod demo_write;
 mod demos_cli;
 mod dispatch;
 mod every_tick;
+mod export_tables;
 mod fuzz_regressions;
 mod fuzz_smoke;
 mod heatmap_options;

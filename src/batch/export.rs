@@ -30,7 +30,9 @@ use super::record::{BatchStats, ErrorRecord, Stage};
 use super::tables::{BatchEncoder, TableWriter};
 use super::{load, Input, Loaded, MmapMode};
 use crate::backend::Backend;
-use crate::demo::export::{export_segment, BatchSink, Table, TableBuilder};
+use crate::demo::export::{
+    export_segment_tables, BatchSink, Table, TableBuilder, TableSet, TablesSink,
+};
 use crate::demo::stream::{segments, Decoder, Segment};
 use crate::demo::Demo;
 use crate::limits::Limits;
@@ -43,7 +45,10 @@ use std::sync::{Condvar, Mutex};
 /// Options of one `demos export` run.
 #[derive(Clone, Copy, Debug)]
 pub struct ExportOptions {
-    pub table: Table,
+    /// The tables made: one ([`ExportOptions::new`], `--table`) or several
+    /// from one decode of each demo ([`ExportOptions::for_tables`],
+    /// `--tables`), each to its own writer ([`run_tables`]).
+    pub tables: TableSet,
     /// Ticks `from..=to` give rows: absolute ticks, or ticks since each
     /// demo's first tick, resolved per demo ([`resolve_range`]).
     pub from: TickBound,
@@ -102,9 +107,16 @@ pub const DEFAULT_SPLIT_BYTES: u64 = 64 << 20;
 pub const MAX_SEGMENTS: u64 = 256;
 
 impl ExportOptions {
+    /// The options of a run of one table.
     pub fn new(table: Table) -> ExportOptions {
+        ExportOptions::for_tables(TableSet::one(table))
+    }
+
+    /// The options of a run of the tables of `tables`, in one decode of
+    /// each demo.
+    pub fn for_tables(tables: TableSet) -> ExportOptions {
         ExportOptions {
-            table,
+            tables,
             from: TickBound::START,
             to: TickBound::END,
             mmap: MmapMode::Auto,
@@ -128,6 +140,9 @@ pub struct DemoDone {
     pub chunk_bytes: u64,
     /// Snapshot items the item tables looked at.
     pub items_seen: u64,
+    /// Rows of each table of [`ExportOptions::tables`], in its order (of
+    /// which `rows` is the sum).
+    pub table_rows: Vec<u64>,
     /// Why the demo ended early (its rows before the fault were written).
     pub error: Option<ErrorRecord>,
 }
@@ -168,6 +183,8 @@ pub struct ExportTotals {
     pub rows: u64,
     pub chunk_bytes: u64,
     pub items_seen: u64,
+    /// Rows of each table of [`ExportOptions::tables`], in its order.
+    pub table_rows: Vec<u64>,
     /// Workers that ran.
     pub jobs: usize,
     /// Units of work: demos, or segments of split demos.
@@ -185,6 +202,10 @@ pub struct Unit {
     /// The demo's first and last unit.
     pub first: bool,
     pub last: bool,
+    /// The SHA-256 of the whole demo file, for the segments of a split
+    /// demo (hashed once, when it is split); a whole demo is hashed by the
+    /// worker that exports it.
+    pub sha256: Option<[u8; 32]>,
 }
 
 /// The units of work of `inputs`, in output order: one per demo, or one
@@ -200,14 +221,16 @@ pub fn plan_units(inputs: &[Input], opts: &ExportOptions) -> Vec<Unit> {
         let segs = if size >= opts.split_bytes.max(1) && size <= opts.limits.max_demo_file_bytes {
             split_input(input, opts, size, &mut buf)
         } else {
-            Vec::new()
+            (Vec::new(), None)
         };
+        let (segs, sha256) = segs;
         if segs.len() <= 1 {
             units.push(Unit {
                 input: i,
                 segment: None,
                 first: true,
                 last: true,
+                sha256: None,
             });
             continue;
         }
@@ -217,17 +240,24 @@ pub fn plan_units(inputs: &[Input], opts: &ExportOptions) -> Vec<Unit> {
             segment: Some(s),
             first: k == 0,
             last: k + 1 == n,
+            sha256,
         }));
     }
     units
 }
 
 /// The segments of a demo to split (none when it cannot be read or its
-/// table needs the whole demo).
+/// table needs the whole demo), and the SHA-256 of the demo when it is
+/// split.
 /// An archive member is loaded here and again by each of its units: a
 /// `.tar.gz` stream is told so, and keeps its bytes meanwhile
 /// ([`crate::batch::archive::Member::set_loads`]).
-fn split_input(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8>) -> Vec<Segment> {
+fn split_input(
+    input: &Input,
+    opts: &ExportOptions,
+    size: u64,
+    buf: &mut Vec<u8>,
+) -> (Vec<Segment>, Option<[u8; 32]>) {
     let member = match input {
         Input::Member(m) => Some(m),
         _ => None,
@@ -238,45 +268,81 @@ fn split_input(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8>
     let segs = split_loaded(input, opts, size, buf);
     if let Some(m) = member {
         // One load per unit: the segments, or the whole demo.
-        m.set_loads(segs.len().max(1) as u32);
+        m.set_loads(segs.0.len().max(1) as u32);
     }
     segs
 }
 
-fn split_loaded(input: &Input, opts: &ExportOptions, size: u64, buf: &mut Vec<u8>) -> Vec<Segment> {
+fn split_loaded(
+    input: &Input,
+    opts: &ExportOptions,
+    size: u64,
+    buf: &mut Vec<u8>,
+) -> (Vec<Segment>, Option<[u8; 32]>) {
+    let none = (Vec::new(), None);
     let Ok(bytes) = load(input, opts.mmap, buf) else {
-        return Vec::new();
+        return none;
     };
     let Ok(demo) = Demo::parse(&bytes) else {
-        return Vec::new();
+        return none;
     };
-    if !opts.table.splittable(demo.decode_protocol()) {
-        return Vec::new();
+    if !opts.tables.splittable(demo.decode_protocol()) {
+        return none;
     }
     let count = size
         .div_ceil(opts.split_bytes.max(1))
         .clamp(1, MAX_SEGMENTS);
-    segments(&demo, count as usize)
+    let segs = segments(&demo, count as usize);
+    if segs.len() <= 1 {
+        return none;
+    }
+    use sha2::{Digest, Sha256};
+    (segs, Some(Sha256::digest(&bytes[..]).into()))
 }
 
+/// A worker's message to the writer; the `usize` is the table's position
+/// in [`ExportOptions::tables`] (and in the writers).
 enum Msg {
-    Rows(RecordBatch),
-    /// A batch already encoded by the writer's encoder.
-    Bytes(Vec<u8>),
+    Rows(usize, RecordBatch),
+    /// A batch already encoded by the table writer's encoder.
+    Bytes(usize, Vec<u8>),
     Done(DemoDone),
 }
 
-/// Exports every input's rows of `opts.table` to `writer`, in input order,
-/// on at most `jobs` workers (one per unit of work at most); `on_demo` sees
-/// each demo's outcome once its rows are written. Returns the writer's
-/// first error, if any (the run then stops).
+/// Exports every input's rows of the one table of `opts.tables` to
+/// `writer`, in input order, on at most `jobs` workers (one per unit of
+/// work at most); `on_demo` sees each demo's outcome once its rows are
+/// written. Returns the writer's first error, if any (the run then stops).
 pub fn run_export(
     inputs: &[Input],
     jobs: usize,
     opts: &ExportOptions,
     writer: &mut dyn TableWriter,
+    on_demo: impl FnMut(&DemoDone),
+) -> io::Result<ExportTotals> {
+    run_export_tables(inputs, jobs, opts, &mut [writer], on_demo)
+}
+
+/// [`run_export`] for several tables: `writers[k]` takes the rows of the
+/// `k`-th table of `opts.tables` (in [`TableSet::iter`] order). Each demo
+/// is decoded once for all of them; each demo's outcome (error, rows of
+/// all tables) is reported once.
+///
+/// # Panics
+///
+/// When there are not as many writers as tables.
+pub fn run_export_tables(
+    inputs: &[Input],
+    jobs: usize,
+    opts: &ExportOptions,
+    writers: &mut [&mut dyn TableWriter],
     mut on_demo: impl FnMut(&DemoDone),
 ) -> io::Result<ExportTotals> {
+    assert_eq!(
+        writers.len(),
+        opts.tables.len(),
+        "one writer per table of the run"
+    );
     let units = plan_units(inputs, opts);
     let units = &units[..];
     let n = units.len();
@@ -291,6 +357,7 @@ pub fn run_export(
     let mut totals = ExportTotals {
         jobs: jobs.clamp(1, n.max(1)),
         units: n,
+        table_rows: vec![0; opts.tables.len()],
         ..ExportTotals::default()
     };
     let mut result = Ok(());
@@ -299,7 +366,7 @@ pub fn run_export(
             let (slots, posted, next, cancel) = (&slots, &posted, &next, &cancel);
             let byte_spares = &byte_spares;
             // Row formats are encoded on the workers, in parallel.
-            let mut encoder = writer.encoder();
+            let mut encoders: Vec<_> = writers.iter().map(|w| w.encoder()).collect();
             std::thread::Builder::new()
                 .name(format!("teebatch-export-{w}"))
                 .spawn_scoped(scope, move || {
@@ -326,12 +393,22 @@ pub fn run_export(
                         let mut sink = ChannelSink {
                             tx: &tx,
                             byte_spares,
-                            encoder: encoder.as_mut(),
+                            tables: opts.tables,
+                            encoders: &mut encoders,
                         };
                         let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                             let seg = unit.segment.as_ref();
                             let index = unit.input;
-                            export_input(&mut decoder, &mut buf, index, input, seg, opts, &mut sink)
+                            export_input_tables(
+                                &mut decoder,
+                                &mut buf,
+                                index,
+                                input,
+                                seg,
+                                unit.sha256.as_ref(),
+                                opts,
+                                &mut sink,
+                            )
                         }))
                         .unwrap_or_else(|_| {
                             decoder = new_decoder();
@@ -385,15 +462,15 @@ pub fn run_export(
             }
             for msg in rx.iter() {
                 match msg {
-                    Msg::Rows(b) => {
-                        if let Err(e) = writer.write_batch(&b) {
+                    Msg::Rows(k, b) => {
+                        if let Err(e) = writers[k].write_batch(&b) {
                             result = Err(e);
                             cancel.store(true, Ordering::Relaxed);
                             break;
                         }
                     }
-                    Msg::Bytes(b) => {
-                        if let Err(e) = writer.write_encoded(&b) {
+                    Msg::Bytes(k, b) => {
+                        if let Err(e) = writers[k].write_encoded(&b) {
                             result = Err(e);
                             cancel.store(true, Ordering::Relaxed);
                             break;
@@ -411,6 +488,7 @@ pub fn run_export(
                                 acc.rows += d.rows;
                                 acc.chunk_bytes += d.chunk_bytes;
                                 acc.items_seen += d.items_seen;
+                                add_rows(&mut acc.table_rows, &d.table_rows);
                                 acc.error = d.error;
                             }
                         }
@@ -436,15 +514,31 @@ pub fn run(
     writer: &mut dyn TableWriter,
     observer: &mut dyn super::run::Observer,
 ) -> io::Result<(super::run::RunOutcome, ExportTotals)> {
+    run_tables(sel, jobs, opts, &mut [writer], observer)
+}
+
+/// [`run`] for several tables (`--tables`): `writers[k]` takes the rows of
+/// the `k`-th table of `opts.tables` (in [`TableSet::iter`] order) and is
+/// finished at the end; one decode of each demo feeds them all, and each
+/// demo is counted (and its error reported) once.
+pub fn run_tables(
+    sel: &super::run::Selection,
+    jobs: usize,
+    opts: &ExportOptions,
+    writers: &mut [&mut dyn TableWriter],
+    observer: &mut dyn super::run::Observer,
+) -> io::Result<(super::run::RunOutcome, ExportTotals)> {
     let start = std::time::Instant::now();
-    let totals = run_export(&sel.inputs, jobs, opts, writer, |d| {
+    let totals = run_export_tables(&sel.inputs, jobs, opts, writers, |d| {
         observer.file_done(d.size, &|| d.path.clone());
         if let Some(e) = &d.error {
             observer.note(&format!("{}: {}", d.path, e.message), false);
             observer.failed(&d.path, e);
         }
     })?;
-    writer.finish()?;
+    for w in writers.iter_mut() {
+        w.finish()?;
+    }
     let st = &totals.stats;
     let outcome = super::run::RunOutcome {
         command: "demos export",
@@ -468,20 +562,34 @@ fn report(totals: &mut ExportTotals, d: Option<DemoDone>, on_demo: &mut impl FnM
     totals.rows += d.rows;
     totals.chunk_bytes += d.chunk_bytes;
     totals.items_seen += d.items_seen;
+    add_rows(&mut totals.table_rows, &d.table_rows);
     on_demo(&d);
 }
 
+/// Adds `more` to `acc`, table by table.
+fn add_rows(acc: &mut Vec<u64>, more: &[u64]) {
+    if acc.len() < more.len() {
+        acc.resize(more.len(), 0);
+    }
+    for (a, m) in acc.iter_mut().zip(more) {
+        *a += m;
+    }
+}
+
 /// Sends batches down a worker's channel, encoded by the worker when the
-/// writer has an encoder (row formats).
+/// table's writer has an encoder (row formats).
 struct ChannelSink<'a> {
     tx: &'a std::sync::mpsc::SyncSender<Msg>,
     byte_spares: &'a Mutex<Vec<Vec<u8>>>,
-    encoder: Option<&'a mut Box<dyn BatchEncoder + Send>>,
+    tables: TableSet,
+    /// By position in `tables`.
+    encoders: &'a mut [Option<Box<dyn BatchEncoder + Send>>],
 }
 
-impl BatchSink for ChannelSink<'_> {
-    fn emit(&mut self, batch: RecordBatch) -> bool {
-        if let Some(enc) = self.encoder.as_deref_mut() {
+impl TablesSink for ChannelSink<'_> {
+    fn emit(&mut self, table: Table, batch: RecordBatch) -> bool {
+        let k = self.tables.position(table).expect("a table of the run");
+        if let Some(enc) = self.encoders[k].as_deref_mut() {
             let mut buf = self
                 .byte_spares
                 .lock()
@@ -492,15 +600,16 @@ impl BatchSink for ChannelSink<'_> {
             // Encoding into memory only fails on a value the format cannot
             // hold: the writer then meets it in the batch and reports it.
             if enc.encode(&batch, &mut buf).is_ok() {
-                return self.tx.send(Msg::Bytes(buf)).is_ok();
+                return self.tx.send(Msg::Bytes(k, buf)).is_ok();
             }
         }
-        self.tx.send(Msg::Rows(batch)).is_ok()
+        self.tx.send(Msg::Rows(k, batch)).is_ok()
     }
 }
 
 /// Exports one input (or one segment of it), handing row batches to
-/// `sink`.
+/// `sink` (of every table of `opts.tables`, one after the other: a run of
+/// one table is meant).
 pub fn export_input(
     decoder: &mut Decoder,
     buf: &mut ReadBuf,
@@ -509,6 +618,24 @@ pub fn export_input(
     segment: Option<&Segment>,
     opts: &ExportOptions,
     sink: &mut dyn BatchSink,
+) -> DemoDone {
+    let mut sink = |_: Table, b: RecordBatch| sink.emit(b);
+    export_input_tables(decoder, buf, index, input, segment, None, opts, &mut sink)
+}
+
+/// [`export_input`] with each batch handed on with its table; `sha256`
+/// is the demo file's SHA-256 when the caller has it (else the loaded
+/// file is hashed).
+#[allow(clippy::too_many_arguments)]
+pub fn export_input_tables(
+    decoder: &mut Decoder,
+    buf: &mut ReadBuf,
+    index: usize,
+    input: &Input,
+    segment: Option<&Segment>,
+    sha256: Option<&[u8; 32]>,
+    opts: &ExportOptions,
+    sink: &mut dyn TablesSink,
 ) -> DemoDone {
     let mut done = DemoDone {
         path: input.display_path(),
@@ -537,13 +664,13 @@ pub fn export_input(
     if matches!((&bytes, input), (Loaded::Borrowed(_), Input::File { .. })) {
         buf.holds = Some(index);
     }
-    export_bytes(decoder, &bytes, done.path, segment, opts, sink)
+    export_bytes_tables(decoder, &bytes, done.path, segment, sha256, opts, sink)
 }
 
-/// Exports the rows of `opts.table` of one demo held in memory (of a
-/// `segment` of it, or all of it), `path` in its `demo` column: what
-/// [`export_input`] does once the file is loaded (and the Python package's
-/// one-demo tables).
+/// Exports the rows of the table of `opts.tables` of one demo held in
+/// memory (of a `segment` of it, or all of it), `path` in its `demo`
+/// column: what [`export_input`] does once the file is loaded (and the
+/// Python package's one-demo tables).
 pub fn export_bytes(
     decoder: &mut Decoder,
     bytes: &[u8],
@@ -551,6 +678,25 @@ pub fn export_bytes(
     segment: Option<&Segment>,
     opts: &ExportOptions,
     sink: &mut dyn BatchSink,
+) -> DemoDone {
+    let mut sink = |_: Table, b: RecordBatch| sink.emit(b);
+    export_bytes_tables(decoder, bytes, path, segment, None, opts, &mut sink)
+}
+
+/// [`export_bytes`] for every table of `opts.tables`, from one decode,
+/// each batch handed on with its table. `bytes` is the whole demo file;
+/// `sha256` its SHA-256 when the caller has it (else `bytes` are hashed).
+/// The `demos` row is made by the demo's first segment (or the whole
+/// demo), from the header and the framing; the other tables from the
+/// stream.
+pub fn export_bytes_tables(
+    decoder: &mut Decoder,
+    bytes: &[u8],
+    path: String,
+    segment: Option<&Segment>,
+    sha256: Option<&[u8; 32]>,
+    opts: &ExportOptions,
+    sink: &mut dyn TablesSink,
 ) -> DemoDone {
     let mut done = DemoDone {
         path,
@@ -565,6 +711,19 @@ pub fn export_bytes(
         }
     };
     let first_tick = crate::demo::export::builder::first_tick(&demo);
+    let sha = match sha256 {
+        Some(h) => hex::encode(h),
+        None => crate::demo::export::builder::sha256_hex(bytes),
+    };
+    done.table_rows = vec![0; opts.tables.len()];
+    if opts.tables.contains(Table::Demos) && segment.is_none_or(|s| s.index == 0) {
+        let k = opts.tables.position(Table::Demos).expect("contains");
+        done.table_rows[k] = 1;
+        done.rows = 1;
+        if !sink.emit(Table::Demos, demos_batch(&demo, &done.path, &sha)) {
+            return done;
+        }
+    }
     let (from, to) = match resolve_range(opts.from, opts.to, first_tick) {
         Ok(r) => r,
         Err(message) => {
@@ -572,16 +731,105 @@ pub fn export_bytes(
             return done;
         }
     };
-    let mut builder = TableBuilder::for_demo(opts.table, &demo, &done.path, from, to);
-    builder.set_every_tick(opts.every_tick);
+    let made: Vec<Table> = opts.tables.iter().filter(|&t| t != Table::Demos).collect();
+    if made.is_empty() {
+        return done;
+    }
+    let mut builders: Vec<TableBuilder> = made
+        .iter()
+        .map(|&t| {
+            let mut b = TableBuilder::for_demo_keyed(t, &demo, &done.path, &sha, from, to);
+            b.set_every_tick(opts.every_tick);
+            b
+        })
+        .collect();
     let whole = Segment::whole(&demo);
     let seg = segment.unwrap_or(&whole);
-    let r = export_segment(&demo, seg, decoder, &mut builder, to, opts.batch_rows, sink);
-    done.rows = r.rows;
+    let r = export_segment_tables(
+        &demo,
+        seg,
+        decoder,
+        &mut builders,
+        to,
+        opts.batch_rows,
+        sink,
+    );
+    done.rows += r.rows;
+    for (t, n) in made.iter().zip(&r.table_rows) {
+        let k = opts.tables.position(*t).expect("a table of the run");
+        done.table_rows[k] = *n;
+    }
     done.chunk_bytes = r.chunk_bytes;
     done.items_seen = r.items_seen;
     if let Some(e) = r.error {
         done.error = Some(ErrorRecord::stream(&e));
     }
     done
+}
+
+/// The one row of the `demos` table of `demo`: what `demos index` reads
+/// from its header, its embedded map and its chunk framing (tick markers
+/// counted without decoding: the index's `first_tick`, `last_tick` and
+/// `ticks` for a demo that decodes to its end).
+fn demos_batch(demo: &Demo<'_>, path: &str, sha: &str) -> RecordBatch {
+    use crate::demo::export::columns::Columns;
+    use sha2::{Digest, Sha256};
+    let t = Table::Demos;
+    let mut columns = Columns::new(t.schema(), 0, path);
+    columns.set_const(t.column_index("demo_sha256").expect("column"), sha);
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    let (mut first, mut last, mut ticks) = (None, None, 0i64);
+    for c in demo.chunks() {
+        match c {
+            Ok(crate::demo::Chunk {
+                kind: crate::demo::ChunkKind::Tick { tick, .. },
+                ..
+            }) => {
+                first = first.or(Some(tick));
+                last = Some(tick);
+                ticks += 1;
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    let first_tick = crate::demo::export::builder::first_tick(demo);
+    let (demo_tick, time_s) = crate::demo::export::builder::time_of(first_tick, first_tick);
+    let map = demo.map();
+    let map_sha = if map.is_empty() {
+        demo.map_sha256().map(hex::encode)
+    } else {
+        Some(hex::encode(Sha256::digest(map)))
+    };
+    let duration = match (first, last) {
+        (Some(a), Some(b)) => {
+            Some(f64::from(b.saturating_sub(a)) / f64::from(crate::demo::TICKS_PER_SECOND))
+        }
+        _ => None,
+    };
+    let timestamp = lossy(demo.timestamp());
+    columns
+        .row()
+        .i32(Some(first_tick))
+        .i32(Some(demo_tick))
+        .f64(Some(time_s))
+        .i32(Some(i32::from(demo.version())))
+        .str(Some(&lossy(demo.net_version())))
+        .str(demo.protocol().map(|p| match p {
+            crate::codec::snapshot::Protocol::V06 => "0.6",
+            crate::codec::snapshot::Protocol::V07 => "0.7",
+        }))
+        .str(Some(&lossy(demo.demo_type())))
+        .str(super::demos::iso_timestamp(&timestamp).as_deref())
+        .i32(Some(demo.length()))
+        .str(Some(&lossy(demo.map_name())))
+        .i32(Some(i32::try_from(demo.map_size()).unwrap_or(i32::MAX)))
+        .str(Some(&format!("{:08x}", demo.map_crc())))
+        .str(map_sha.as_deref())
+        .i32(first)
+        .i32(last)
+        .i32(Some(i32::try_from(ticks).unwrap_or(i32::MAX)))
+        .f64(duration)
+        .end();
+    columns.take_batch()
 }

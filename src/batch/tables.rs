@@ -31,6 +31,17 @@ pub enum Format {
     Parquet,
 }
 
+impl Format {
+    /// The file name extension of the format: `csv`, `jsonl`, `parquet`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Csv => "csv",
+            Format::Jsonl => "jsonl",
+            Format::Parquet => "parquet",
+        }
+    }
+}
+
 /// Takes record batches of one table, in order.
 pub trait TableWriter {
     fn write_batch(&mut self, batch: &RecordBatch) -> io::Result<()>;

@@ -37,6 +37,8 @@ pub enum DemosCommand {
     Slice(SliceArgs),
     /// Write one table (positions, players, chat, ...) of every demo as
     /// typed rows: CSV, JSON lines or Parquet, by demo path, then tick, then id.
+    /// With --tables A,B,... --out DIR, several tables from one decode of
+    /// each demo, to DIR/A.csv, DIR/B.csv, ... (the rows of separate runs).
     ///
     /// PATHs are files or directory trees (searched recursively for *.demo).
     /// With no PATH the embedded default dataset is exported. A demo that
@@ -54,17 +56,28 @@ pub enum DemosCommand {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(group(clap::ArgGroup::new("which").required(true).multiple(false)))]
 pub struct ExportArgs {
     /// Demo files or directories (default: the embedded dataset).
     pub paths: Vec<PathBuf>,
     /// The table to write (columns in the README).
-    #[arg(long, value_enum)]
-    pub table: crate::demo::export::Table,
+    #[arg(long, value_enum, group = "which")]
+    pub table: Option<crate::demo::export::Table>,
+    /// Several tables from one decode of each demo: table names separated
+    /// by commas, or `all`; each goes to `DIR/<table>.<csv|jsonl|parquet>`
+    /// (needs --out DIR).
+    #[arg(long, value_name = "TABLE,...|all", group = "which", requires = "out")]
+    pub tables: Option<crate::demo::export::TableSet>,
+    /// Write each table to `DIR/<table>.<csv|jsonl|parquet>` (created if
+    /// missing; files of the same name are replaced): needed by --tables,
+    /// allowed with --table.
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    pub out: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = crate::batch::tables::Format::Csv)]
     pub format: crate::batch::tables::Format,
-    /// Write rows here instead of stdout.
-    #[arg(long, short = 'o')]
+    /// Write rows here instead of stdout (--table only).
+    #[arg(long, short = 'o', conflicts_with = "tables")]
     pub output: Option<PathBuf>,
     /// Only ticks from this one on. A bare integer is an absolute server
     /// tick, as `demos dump --ticks` lists them; `+4500` is 4500 ticks after
@@ -234,29 +247,55 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     use crate::batch::export::ExportOptions;
     use crate::batch::range::TickBound;
     use crate::batch::tables;
+    use crate::demo::export::TableSet;
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
     super::render::check_range(args.from, args.to)?;
-    let sel = args.batch.select_checked(
-        &args.paths,
-        "demo",
-        embedded::demo_inputs,
-        &[("-o", args.output.as_deref())],
-    )?;
-    let schema = args.table.schema();
-    let (mut writer, commit): (Box<dyn tables::TableWriter>, _) = match args.format {
-        tables::Format::Parquet => {
-            let (out, commit) =
-                crate::batch::output::open_binary(args.output.as_deref(), "--format parquet")?;
-            (tables::writer(args.format, &schema, Box::new(out))?, commit)
-        }
-        format => {
-            let (out, commit) = open_output(args.output.as_deref())?;
-            (tables::writer(format, &schema, Box::new(out))?, commit)
-        }
+    let set = match (args.table, args.tables) {
+        (Some(t), _) => TableSet::one(t),
+        (None, Some(s)) => s,
+        (None, None) => unreachable!("clap requires --table or --tables"),
     };
-    let mut opts = ExportOptions::new(args.table);
+    // `--tables`: one file per table in `--out DIR`; `--table`: `-o` or
+    // stdout.
+    let files: Vec<Option<PathBuf>> = match &args.out {
+        Some(dir) => set
+            .iter()
+            .map(|t| Some(dir.join(format!("{}.{}", t.name(), args.format.extension()))))
+            .collect(),
+        None => vec![args.output.clone()],
+    };
+    let flags: Vec<(&str, Option<&std::path::Path>)> = match &args.out {
+        Some(_) => files.iter().map(|f| ("--out", f.as_deref())).collect(),
+        None => vec![("-o", args.output.as_deref())],
+    };
+    if let Some(dir) = &args.out {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| io::Error::new(e.kind(), format!("--out {}: {e}", dir.display())))?;
+    }
+    let sel = args
+        .batch
+        .select_checked(&args.paths, "demo", embedded::demo_inputs, &flags)?;
+    let mut writers = Vec::with_capacity(files.len());
+    let mut commits = Vec::with_capacity(files.len());
+    for (t, file) in set.iter().zip(&files) {
+        let schema = t.schema();
+        let (writer, commit): (Box<dyn tables::TableWriter>, _) = match args.format {
+            tables::Format::Parquet => {
+                let (out, commit) =
+                    crate::batch::output::open_binary(file.as_deref(), "--format parquet")?;
+                (tables::writer(args.format, &schema, Box::new(out))?, commit)
+            }
+            format => {
+                let (out, commit) = open_output(file.as_deref())?;
+                (tables::writer(format, &schema, Box::new(out))?, commit)
+            }
+        };
+        writers.push(writer);
+        commits.push(commit);
+    }
+    let mut opts = ExportOptions::for_tables(set);
     opts.from = args.from.unwrap_or(TickBound::START);
     opts.to = args.to.unwrap_or(TickBound::END);
     opts.mmap = args.batch.mmap;
@@ -266,20 +305,33 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     opts.every_tick = args.every_tick;
     // Capped again at the units of work (demos, or segments of split ones).
     let jobs = args.batch.jobs(usize::MAX);
-    let mut bar = args
-        .batch
-        .bar(&sel, super::is_stdout(args.output.as_deref()));
-    let (outcome, totals) =
-        crate::batch::export::run(&sel, jobs, &opts, &mut *writer, &mut Errors(&mut bar))?;
-    drop(writer);
-    commit.commit()?;
+    let on_stdout = args.out.is_none() && super::is_stdout(args.output.as_deref());
+    let mut bar = args.batch.bar(&sel, on_stdout);
+    let (outcome, totals) = {
+        let mut refs: Vec<&mut dyn tables::TableWriter> =
+            writers.iter_mut().map(|w| &mut **w as _).collect();
+        crate::batch::export::run_tables(&sel, jobs, &opts, &mut refs, &mut Errors(&mut bar))?
+    };
+    drop(writers);
+    for c in commits {
+        c.commit()?;
+    }
     bar.finish();
     if !args.batch.quiet {
         super::note!("{}", outcome.line());
+        let of = if set.len() == 1 {
+            set.iter().map(|t| t.name().to_owned()).collect::<String>()
+        } else {
+            let per: Vec<String> = set
+                .iter()
+                .zip(&totals.table_rows)
+                .map(|(t, n)| format!("{} {n}", t.name()))
+                .collect();
+            format!("{} tables ({})", set.len(), per.join(", "))
+        };
         super::note!(
-            "  {} rows of {}: {:.0} rows/s, {:.1} MB of chunk data at {:.1} MB/s",
+            "  {} rows of {of}: {:.0} rows/s, {:.1} MB of chunk data at {:.1} MB/s",
             totals.rows,
-            args.table.name(),
             crate::batch::run::per_s(totals.rows as f64, outcome.elapsed_s),
             totals.chunk_bytes as f64 / 1e6,
             super::mb_per_s(totals.chunk_bytes, outcome.elapsed_s)

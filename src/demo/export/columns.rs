@@ -316,6 +316,12 @@ impl Columns {
         }
     }
 
+    /// Makes column `col` (text) hold `value` in every row, as the
+    /// constant column of [`Columns::new`] (rows skip it too).
+    pub fn set_const(&mut self, col: usize, value: &str) {
+        self.cols[col] = Col::Const(Some(value.into()));
+    }
+
     /// Rows appended since the last [`Columns::take_batch`].
     pub fn len(&self) -> usize {
         self.rows
@@ -401,7 +407,7 @@ pub struct Row<'a> {
 
 impl Row<'_> {
     fn next(&mut self) -> &mut Col {
-        if matches!(self.cols.cols.get(self.at), Some(Col::Const(_))) {
+        while matches!(self.cols.cols.get(self.at), Some(Col::Const(_))) {
             self.at += 1;
         }
         let i = self.at;
@@ -453,7 +459,7 @@ impl Row<'_> {
 
     /// Ends the row (every column has its value).
     pub fn end(mut self) {
-        if matches!(self.cols.cols.get(self.at), Some(Col::Const(_))) {
+        while matches!(self.cols.cols.get(self.at), Some(Col::Const(_))) {
             self.at += 1;
         }
         assert_eq!(self.at, self.cols.cols.len(), "a row has every column");

@@ -14,7 +14,7 @@ pub mod tables;
 
 pub use builder::TableBuilder;
 pub use readback::Value;
-pub use tables::Table;
+pub use tables::{Table, TableSet};
 
 use arrow_array::RecordBatch;
 
@@ -33,6 +33,19 @@ impl<F: FnMut(RecordBatch) -> bool> BatchSink for F {
     }
 }
 
+/// Where [`export_segment_tables`] hands its rows: batches of several
+/// tables, each with its table.
+pub trait TablesSink {
+    /// Takes a batch of rows of `table`; `false` stops the export.
+    fn emit(&mut self, table: Table, batch: RecordBatch) -> bool;
+}
+
+impl<F: FnMut(Table, RecordBatch) -> bool> TablesSink for F {
+    fn emit(&mut self, table: Table, batch: RecordBatch) -> bool {
+        self(table, batch)
+    }
+}
+
 /// What [`export_demo`] did.
 #[derive(Debug, Default)]
 pub struct DemoExport {
@@ -45,6 +58,8 @@ pub struct DemoExport {
     pub error: Option<StreamError>,
     /// Whether the sink asked to stop.
     pub stopped: bool,
+    /// Rows made by each builder ([`export_segment_tables`]), in order.
+    pub table_rows: Vec<u64>,
 }
 
 /// Decodes `demo` and hands its rows of `table`, `batch_rows` or so at a
@@ -75,46 +90,78 @@ pub fn export_segment(
     batch_rows: usize,
     sink: &mut dyn BatchSink,
 ) -> DemoExport {
+    let builders = std::slice::from_mut(builder);
+    let mut sink = |_: Table, b: RecordBatch| sink.emit(b);
+    export_segment_tables(demo, segment, decoder, builders, to, batch_rows, &mut sink)
+}
+
+/// [`export_segment`] for several tables at once: one decode of the
+/// segment feeds every builder, and each builder hands its batches on as
+/// it would alone (after the same events, so the batches, and the files
+/// written from them, are those of one table's run).
+pub fn export_segment_tables(
+    demo: &Demo<'_>,
+    segment: &Segment,
+    decoder: &mut Decoder,
+    builders: &mut [TableBuilder],
+    to: i32,
+    batch_rows: usize,
+    sink: &mut dyn TablesSink,
+) -> DemoExport {
     let mut out = DemoExport::default();
     // An export's output is rows and the error; stream warnings are not
     // part of it.
     let mut stream = decoder.stream_segment(demo, segment, crate::warn::Discard);
-    while let Some(ev) = stream.next_event() {
+    'events: while let Some(ev) = stream.next_event() {
         match ev {
             Ok(Event::Snapshot(s)) => {
                 if s.tick > to {
                     break;
                 }
                 out.chunk_bytes += s.payload.decompressed.len() as u64;
-                builder.snapshot_changed(s.tick, s.snapshot, s.changes);
+                for b in builders.iter_mut() {
+                    b.snapshot_changed(s.tick, s.snapshot, s.changes);
+                }
             }
             Ok(Event::Message(m)) => {
                 if m.tick > to {
                     break;
                 }
                 out.chunk_bytes += m.payload.decompressed.len() as u64;
-                builder.message(m.tick, m.bytes);
+                for b in builders.iter_mut() {
+                    b.message(m.tick, m.bytes);
+                }
             }
             Ok(Event::Tick(t)) if t.tick > to => break,
-            Ok(Event::Tick(t)) => builder.tick(t.tick, t.had_snapshot_chunk, t.snapshot),
+            Ok(Event::Tick(t)) => {
+                for b in builders.iter_mut() {
+                    b.tick(t.tick, t.had_snapshot_chunk, t.snapshot);
+                }
+            }
             Ok(_) => {}
             Err(e) => {
                 out.error = Some(e);
                 break;
             }
         }
-        if builder.len() >= batch_rows && !sink.emit(builder.take_batch()) {
-            out.stopped = true;
+        for b in builders.iter_mut() {
+            if b.len() >= batch_rows && !sink.emit(b.table(), b.take_batch()) {
+                out.stopped = true;
+                break 'events;
+            }
+        }
+    }
+    for b in builders.iter_mut() {
+        if out.stopped {
             break;
         }
-    }
-    if !out.stopped {
-        builder.finish();
-        if !builder.is_empty() {
-            out.stopped = !sink.emit(builder.take_batch());
+        b.finish();
+        if !b.is_empty() {
+            out.stopped = !sink.emit(b.table(), b.take_batch());
         }
     }
-    out.rows = builder.rows_made;
-    out.items_seen = builder.items_seen;
+    out.table_rows = builders.iter().map(|b| b.rows_made).collect();
+    out.rows = out.table_rows.iter().sum();
+    out.items_seen = builders.iter().map(|b| b.items_seen).sum();
     out
 }

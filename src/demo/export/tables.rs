@@ -16,11 +16,13 @@ use crate::codec::snapshot::Protocol;
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use std::sync::{Arc, OnceLock};
 
-/// The columns every table starts with: the demo's path, the absolute
-/// server tick, the ticks since the demo's first tick marker
-/// (`tick - first_tick`, Int32) and the same as seconds (`demo_tick / 50`,
-/// Float64); see [`super::builder::time_of`].
-pub const LEADING_COLUMNS: [&str; 4] = ["demo", "tick", "demo_tick", "time_s"];
+/// The columns every table starts with: the demo's path (as the records
+/// of `demos index` write it), the SHA-256 of the demo file (lowercase hex,
+/// the `sha256` of `demos index`), the absolute server tick, the ticks
+/// since the demo's first tick marker (`tick - first_tick`, Int32) and the
+/// same as seconds (`demo_tick / 50`, Float64); see
+/// [`super::builder::time_of`].
+pub const LEADING_COLUMNS: [&str; 5] = ["demo", "demo_sha256", "tick", "demo_tick", "time_s"];
 
 /// The tables `demos export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -40,10 +42,12 @@ pub enum Table {
     Broadcasts,
     Finishes,
     Records,
+    /// One row per demo: its header, embedded map and tick span.
+    Demos,
 }
 
 impl Table {
-    pub const ALL: [Table; 14] = [
+    pub const ALL: [Table; 15] = [
         Table::Positions,
         Table::Players,
         Table::PlayerChanges,
@@ -58,6 +62,7 @@ impl Table {
         Table::Broadcasts,
         Table::Finishes,
         Table::Records,
+        Table::Demos,
     ];
 
     /// The name on the command line.
@@ -77,6 +82,7 @@ impl Table {
             Table::Broadcasts => "broadcasts",
             Table::Finishes => "finishes",
             Table::Records => "records",
+            Table::Demos => "demos",
         }
     }
 
@@ -106,6 +112,7 @@ impl Table {
         let boolean = |name: &str, nullable| Field::new(name, DataType::Boolean, nullable);
         let mut columns = vec![
             text("demo", false),
+            text("demo_sha256", false),
             int("tick", false),
             int("demo_tick", false),
             float("time_s", false),
@@ -117,9 +124,13 @@ impl Table {
                 columns.push(int("session", true));
                 for f in POSITION_FIELDS {
                     columns.push(int(f, true));
+                    if let Some(&(name, _, _)) = CODE_NAMES.iter().find(|c| c.1 == f) {
+                        columns.push(text(name, true));
+                    }
                 }
                 columns.push(text("name", true));
                 columns.push(int("team", true));
+                columns.push(text("team_name", true));
                 for f in DDNET_CHARACTER {
                     columns.push(int(f, true));
                 }
@@ -135,6 +146,7 @@ impl Table {
                 int("country", true),
                 text("skin", true),
                 int("team", true),
+                text("team_name", true),
                 free_text("teams", true),
                 int("team_changes", false),
                 int("score", true),
@@ -150,6 +162,7 @@ impl Table {
                     int("country", true),
                     text("skin", true),
                     int("team", true),
+                    text("team_name", true),
                     int("score", true),
                     boolean("local", false),
                 ]);
@@ -172,11 +185,29 @@ impl Table {
                 int("victim_session", true),
                 text("victim_name", true),
                 int("weapon", true),
+                text("weapon_name", true),
                 int("mode_special", true),
                 int("ddrace_team", true),
                 int("first", true),
             ]),
             Table::Broadcasts => columns.push(free_text("text", false)),
+            // What `demos index` reads from the header and the framing.
+            Table::Demos => columns.extend([
+                int("version", false),
+                text("net_version", false),
+                text("protocol", true),
+                text("demo_type", false),
+                text("timestamp", true),
+                int("length_s", false),
+                text("map_name", false),
+                int("map_size", false),
+                text("map_crc", false),
+                text("map_sha256", true),
+                int("first_tick", true),
+                int("last_tick", true),
+                int("ticks", false),
+                float("duration_s", true),
+            ]),
             // One row per race finish (see `crate::demo::finishes`).
             Table::Finishes => columns.extend([
                 int("client_id", true),
@@ -203,6 +234,9 @@ impl Table {
                     for f in l.fields {
                         if !columns.iter().any(|col| col.name() == f) {
                             columns.push(int(f, true));
+                            if let Some((name, _)) = item.code_name_of(f) {
+                                columns.push(text(name, true));
+                            }
                         }
                     }
                 }
@@ -212,7 +246,32 @@ impl Table {
             // Last, whatever other columns the tables gain.
             columns.push(boolean("filled", false));
         }
+        // Units in each field's metadata (`unit`).
+        let columns: Vec<Field> = columns
+            .into_iter()
+            .map(|f| match self.unit(f.name()) {
+                Some(u) => f.with_metadata([("unit", u)]),
+                None => f,
+            })
+            .collect();
         Schema::new(columns)
+    }
+
+    /// The name column of item column `code` of this table, and how codes
+    /// are named: `weapon_name` beside `positions`' `weapon` and
+    /// `projectiles`' `type`, `emote_name` beside `emote`, `team_name`
+    /// beside `flags`' `team` ([`CODE_NAMES`]).
+    pub fn code_name_of(self, code: &str) -> Option<(&'static str, CodeNames)> {
+        let code = match (self, code) {
+            (Table::Projectiles, "type") => "weapon",
+            (Table::Positions, c @ ("weapon" | "emote")) => c,
+            (Table::Flags, "team") => "team",
+            _ => return None,
+        };
+        CODE_NAMES
+            .iter()
+            .find(|c| c.1 == code)
+            .map(|&(name, _, f)| (name, f))
     }
 
     /// The item layouts an item table reads (empty for the others).
@@ -237,9 +296,20 @@ impl Table {
     /// the others') `session` numbers the sessions from the demo's start
     /// (see [`crate::demo::players::sessions`]), which a segment starting
     /// at a keyframe cannot know (0.7 `positions` also takes names from
-    /// messages). The protocol no longer matters; it is kept for callers.
+    /// messages). `demos` is made from the header and framing by the
+    /// demo's first unit, whatever the split. The protocol no longer
+    /// matters; it is kept for callers.
     pub fn splittable(self, _protocol: Protocol) -> bool {
-        self != Table::Positions && !self.layouts().is_empty()
+        match self {
+            Table::Positions => false,
+            Table::Demos => true,
+            t => !t.layouts().is_empty(),
+        }
+    }
+
+    /// The table named `name` on the command line.
+    pub fn from_name(name: &str) -> Option<Table> {
+        Table::ALL.into_iter().find(|t| t.name() == name)
     }
 
     pub(crate) fn needs_tracker(self) -> bool {
@@ -267,6 +337,151 @@ impl Table {
                 | Table::Records
         )
     }
+}
+
+/// A set of tables (`--tables`), iterated in [`Table::ALL`] order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct TableSet(u32);
+
+impl TableSet {
+    /// Every table.
+    pub fn all() -> TableSet {
+        TableSet::from_iter(Table::ALL)
+    }
+
+    /// The set of one table.
+    pub fn one(t: Table) -> TableSet {
+        TableSet(1 << t as u32)
+    }
+
+    pub fn insert(&mut self, t: Table) {
+        self.0 |= 1 << t as u32;
+    }
+
+    pub fn contains(self, t: Table) -> bool {
+        self.0 & (1 << t as u32) != 0
+    }
+
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The tables, in [`Table::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = Table> {
+        Table::ALL.into_iter().filter(move |&t| self.contains(t))
+    }
+
+    /// The position of `t` in [`TableSet::iter`]'s order.
+    pub fn position(self, t: Table) -> Option<usize> {
+        self.iter().position(|u| u == t)
+    }
+
+    /// Whether a demo of `protocol` can be split for every table of the
+    /// set ([`Table::splittable`]), and is worth splitting: `demos` alone
+    /// reads no stream.
+    pub fn splittable(self, protocol: Protocol) -> bool {
+        self.iter().all(|t| t.splittable(protocol)) && self.iter().any(|t| t != Table::Demos)
+    }
+
+    /// Parses `--tables`: `all`, or table names separated by commas (each
+    /// at most once).
+    pub fn parse(s: &str) -> Result<TableSet, String> {
+        if s.trim() == "all" {
+            return Ok(TableSet::all());
+        }
+        let mut set = TableSet::default();
+        for name in s.split(',').map(str::trim) {
+            let t = Table::from_name(name).ok_or_else(|| {
+                let names: Vec<&str> = Table::ALL.iter().map(|t| t.name()).collect();
+                format!(
+                    "no table {name:?}; the tables are {} (or `all`)",
+                    names.join(", ")
+                )
+            })?;
+            if set.contains(t) {
+                return Err(format!("table {name} is named twice"));
+            }
+            set.insert(t);
+        }
+        Ok(set)
+    }
+}
+
+impl FromIterator<Table> for TableSet {
+    fn from_iter<I: IntoIterator<Item = Table>>(iter: I) -> TableSet {
+        let mut s = TableSet::default();
+        for t in iter {
+            s.insert(t);
+        }
+        s
+    }
+}
+
+impl std::str::FromStr for TableSet {
+    type Err = String;
+    fn from_str(s: &str) -> Result<TableSet, String> {
+        TableSet::parse(s)
+    }
+}
+
+/// The names of the codes of a column (`None`: a code without a name).
+pub type CodeNames = fn(i32) -> Option<&'static str>;
+
+/// The name columns of code columns: (name column, code column, names).
+/// Dictionary text; a code without a name gives null (the code stays).
+pub const CODE_NAMES: [(&str, &str, CodeNames); 3] = [
+    ("weapon_name", "weapon", weapon_name),
+    ("emote_name", "emote", emote_name),
+    ("team_name", "team", team_name),
+];
+
+/// The name of a weapon code: Teeworlds' and DDNet's `WEAPON_*` (0
+/// `hammer` to 5 `ninja`; 0.6 calls laser `RIFLE`), and the kill
+/// message's special values `WEAPON_GAME` (-3, team switching and the
+/// like), `WEAPON_SELF` (-2, the kill command) and `WEAPON_WORLD` (-1,
+/// kill tiles, falling out of the world).
+pub fn weapon_name(code: i32) -> Option<&'static str> {
+    Some(match code {
+        -3 => "game",
+        -2 => "self",
+        -1 => "world",
+        0 => "hammer",
+        1 => "gun",
+        2 => "shotgun",
+        3 => "grenade",
+        4 => "laser",
+        5 => "ninja",
+        _ => return None,
+    })
+}
+
+/// The name of a team code, the same in 0.6 and 0.7: `TEAM_SPECTATORS`
+/// (-1), `TEAM_RED` (0), `TEAM_BLUE` (1). In games without teams (DM,
+/// DDNet race) every player in the game is in team 0 (`red`).
+pub fn team_name(code: i32) -> Option<&'static str> {
+    Some(match code {
+        -1 => "spectators",
+        0 => "red",
+        1 => "blue",
+        _ => return None,
+    })
+}
+
+/// The name of an emote code (`EMOTE_*`, the same in 0.6 and 0.7).
+pub fn emote_name(code: i32) -> Option<&'static str> {
+    Some(match code {
+        0 => "normal",
+        1 => "pain",
+        2 => "happy",
+        3 => "surprise",
+        4 => "angry",
+        5 => "blink",
+        _ => return None,
+    })
 }
 
 /// Which item type a layout reads.
@@ -604,17 +819,234 @@ impl ItemLayout {
     }
 }
 
+/// The units of columns, by column name (and table where it matters),
+/// stored in each Arrow field's metadata under `unit` ([`Table::unit`]):
+/// the batches carry them; the Parquet files, written without the Arrow
+/// schema, do not. World units: 32 per tile; ticks: 50 per second.
+impl Table {
+    /// The unit of column `name` of this table, if it has one.
+    pub fn unit(self, name: &str) -> Option<&'static str> {
+        const WORLD: &str = "world unit (1/32 tile)";
+        const TICK: &str = "server tick (50 per second)";
+        Some(match (self, name) {
+            (_, "tick" | "first_tick" | "last_tick") => TICK,
+            (_, "demo_tick" | "ticks") => "ticks",
+            (_, "time_s" | "duration_s" | "length_s") => "seconds",
+            (Table::Demos, "map_size") => "bytes",
+            (Table::Positions, "vel_x" | "vel_y") => "1/256 world unit per tick",
+            (Table::Projectiles, "vel_x" | "vel_y") => {
+                "1/100 of the unit direction (projectile; DDNet items: see flags)"
+            }
+            (Table::Positions | Table::Events, "angle") => "1/256 radian",
+            (Table::Positions, "hook_dx" | "hook_dy") => "1/256 of the unit direction",
+            (Table::Positions, "hook_tick") => "ticks",
+            (Table::Players, "score") => {
+                "points; DDNet race servers: minus the best time in seconds, -9999 for none"
+            }
+            (
+                _,
+                "core_tick"
+                | "attack_tick"
+                | "start_tick"
+                | "freeze_end"
+                | "freeze_start"
+                | "ninja_activation_tick"
+                | "round_start_tick"
+                | "game_start_tick"
+                | "game_state_end_tick"
+                | "flag_drop_tick_red"
+                | "flag_drop_tick_blue",
+            ) => TICK,
+            (
+                Table::Positions
+                | Table::Projectiles
+                | Table::Lasers
+                | Table::Pickups
+                | Table::Flags
+                | Table::Events,
+                "x" | "y" | "hook_x" | "hook_y" | "from_x" | "from_y" | "target_x" | "target_y",
+            ) => WORLD,
+            _ => return None,
+        })
+    }
+
+    /// What column `name` of this table holds (`docs/tables.md`).
+    pub fn meaning(self, name: &str) -> &'static str {
+        match (self, name) {
+            (_, "demo") => "the demo's path, as `demos index` records write it (as given or walked)",
+            (_, "demo_sha256") => "SHA-256 of the demo file, lowercase hex (the `sha256` of `demos index`)",
+            (Table::Demos, "tick") => "the demo's first tick (the row's time is its start)",
+            (_, "tick") => "absolute server tick of the snapshot or message",
+            (_, "demo_tick") => "ticks since the demo's first tick marker",
+            (_, "time_s") => "seconds since the demo's first tick marker (`demo_tick / 50`)",
+            (_, "client_id") => "client id (reused after a player leaves)",
+            (Table::Positions, "name") => "the client's name at that tick",
+            (_, "name") => "the player's name",
+            (Table::Flags, "team") => "the flag's team code",
+            (_, "team") => "team code (-1 spectators, 0 red or the game in modes without teams, 1 blue)",
+            (_, "team_name") => "`spectators`, `red`, `blue`; null for other codes",
+            (_, "weapon_name") => "`hammer`, `gun`, `shotgun`, `grenade`, `laser`, `ninja`; kills also `game` (-3), `self` (-2), `world` (-1); null for other codes",
+            (_, "emote_name") => "`normal`, `pain`, `happy`, `surprise`, `angry`, `blink`; null for other codes",
+            (Table::Kills, "weapon") => "weapon code of the kill (-3 game, -2 self kill, -1 world, 0 hammer ... 5 ninja)",
+            (Table::Projectiles, "type") => "weapon code of the projectile (1 gun, 2 shotgun, 3 grenade)",
+            (_, "weapon") => "active weapon code (0 hammer ... 5 ninja)",
+            (_, "emote") => "emote code (0 normal ... 5 blink)",
+            (_, "kind") => "the kind of row (item type, or message kind)",
+            (_, "id") => "the item's id",
+            (_, "x" | "y") => "position",
+            (_, "vel_x" | "vel_y") => "velocity",
+            (_, "angle") => "aim (or damage) angle",
+            (_, "core_tick") => "tick of the character core (its `tick` field)",
+            (_, "direction") => "walking direction (-1 left, 0 none, 1 right)",
+            (_, "jumped") => "jump state bits",
+            (_, "hooked_player") => "client id of the hooked player, -1 none",
+            (_, "hook_state") => "hook state (-1 retracted, 0 idle, 1+ flying or grabbed)",
+            (_, "hook_tick") => "ticks since the hook started",
+            (_, "hook_x" | "hook_y") => "hook position",
+            (_, "hook_dx" | "hook_dy") => "hook direction",
+            (_, "player_flags") => "player flags (0.6: playing, in menu, chatting, scoreboard, aim)",
+            (_, "health") => "health points",
+            (_, "armor") => "armor points",
+            (_, "ammo_count") => "ammo of the active weapon",
+            (_, "attack_tick") => "tick of the last attack",
+            (_, "triggered_events") => "0.7 core events of the tick (bits)",
+            (_, "ddnet_flags") => "DDNet character flags (bits)",
+            (_, "freeze_end") => "tick the freeze ends (0 not frozen, -1 deep freeze)",
+            (_, "freeze_start") => "tick the freeze started",
+            (_, "jumps") => "jumps the character has",
+            (_, "tele_checkpoint") => "last teleporter checkpoint",
+            (_, "strong_weak_id") => "DDNet strong/weak hook order",
+            (_, "jumped_total") => "jumps used since touching ground",
+            (_, "ninja_activation_tick") => "tick ninja was picked up",
+            (_, "target_x" | "target_y") => "aim target relative to the character",
+            (_, "tune_zone_override") => "tune zone in effect",
+            (_, "change") => "`join`, `update` or `leave`",
+            (_, "clan") => "clan",
+            (_, "country") => "country code (ISO 3166-1 numeric, -1 none)",
+            (_, "skin") => "skin name",
+            (_, "score") => "score",
+            (_, "local") => "whether this is the recording client's own player",
+            (_, "mode") => "chat mode (`all`, `team`, `whisper`, ...)",
+            (_, "raw_mode") => "chat mode code as sent",
+            (_, "target_id") => "whisper target client id",
+            (_, "text") => "the text",
+            (_, "killer") => "client id of the killer",
+            (_, "killer_name") => "the killer's name at that tick",
+            (_, "victim") => "client id of the victim",
+            (_, "victim_name") => "the victim's name at that tick",
+            (_, "mode_special") => "kill flags (0.6 flag carriers ...)",
+            (_, "ddrace_team") => "DDRace team of a team kill",
+            (_, "first") => "first client of a team kill",
+            (_, "time") => "race time as the message sends it",
+            (_, "diff") => "difference to the best time, as sent",
+            (_, "record_personal") => "whether the finish is a personal record",
+            (_, "record_server") => "whether the finish is a server record",
+            (_, "server_time_best") => "server's best time, as the record message sends it",
+            (_, "player_time_best") => "player's best time, as the record message sends it",
+            (_, "version") => "demo format version",
+            (_, "net_version") => "the network version string of the header",
+            (_, "protocol") => "`0.6` or `0.7` (null if unknown)",
+            (_, "demo_type") => "`client` or `server`",
+            (_, "timestamp") => "recording time, ISO 8601 (local time of the recorder)",
+            (_, "length_s") => "length the header states",
+            (_, "map_name") => "the map's name",
+            (_, "map_size") => "size of the map the header states",
+            (_, "map_crc") => "CRC-32 of the map the header states, hex",
+            (_, "map_sha256") => "SHA-256 of the embedded map (else the header's), hex: the `sha256` of `maps index`",
+            (_, "first_tick") => "tick of the first tick marker",
+            (_, "last_tick") => "tick of the last tick marker",
+            (_, "ticks") => "tick markers",
+            (_, "duration_s") => "`(last_tick - first_tick) / 50`",
+            _ => "an int of the item (see the protocol's `datasrc/network.py`)",
+        }
+    }
+
+    /// `docs/tables.md`: every table and column (name, type, nullable,
+    /// unit, meaning), from the schemas.
+    pub fn reference_markdown() -> String {
+        use std::fmt::Write;
+        let mut s = String::from(
+            "# Table reference\n\n\
+             Generated from `Table::schema` (`teebatch::demo::export`): do not edit; \
+             `TEEBATCH_BLESS=1 cargo test --test tests tables_reference` rewrites it. \
+             Units are also in each Arrow field's metadata (`unit`) of the record batches \
+             the library and the Python package hand out; the Parquet files are written \
+             without the Arrow schema (so that every reader sees plain strings) and do not \
+             carry them.\n\n\
+             Text columns marked `dictionary` are `Dictionary(Int32, Utf8)`: plain strings \
+             to every reader of the CSV, JSON lines and Parquet files.\n\n\
+             Nullable `int32` columns load as `float64` in pandas (NaN for null) unless the \
+             reader is told otherwise: `pd.read_parquet(path, dtype_backend=\"pyarrow\")`, or \
+             `pyarrow.parquet.read_table(path).to_pandas(types_mapper=pd.ArrowDtype)`.\n",
+        );
+        for t in Table::ALL {
+            let _ = write!(
+                s,
+                "\n## `{}`\n\n| column | type | nullable | unit | meaning |\n|---|---|---|---|---|\n",
+                t.name()
+            );
+            for f in t.schema().fields() {
+                let ty = match f.data_type() {
+                    DataType::Int32 => "int32",
+                    DataType::Float64 => "float64",
+                    DataType::Boolean => "bool",
+                    DataType::Utf8 => "string",
+                    DataType::Dictionary(..) => "string (dictionary)",
+                    _ => "other",
+                };
+                let unit = f.metadata().get("unit").map_or("", String::as_str);
+                let _ = writeln!(
+                    s,
+                    "| `{}` | {ty} | {} | {unit} | {} |",
+                    f.name(),
+                    if f.is_nullable() { "yes" } else { "no" },
+                    t.meaning(f.name())
+                );
+            }
+        }
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_sets_parse() {
+        assert_eq!(TableSet::parse("all").unwrap().len(), Table::ALL.len());
+        let s = TableSet::parse("chat,positions").unwrap();
+        let v: Vec<Table> = s.iter().collect();
+        assert_eq!(v, [Table::Positions, Table::Chat]);
+        assert_eq!(s.position(Table::Chat), Some(1));
+        assert!(TableSet::parse("chat,chat").is_err());
+        assert!(TableSet::parse("chat,nope")
+            .unwrap_err()
+            .contains("positions"));
+        assert!(TableSet::parse("").is_err());
+        for t in Table::ALL {
+            assert_eq!(Table::from_name(t.name()), Some(t));
+            assert_eq!(TableSet::one(t).iter().collect::<Vec<_>>(), [t]);
+        }
+        assert!(!TableSet::parse("positions,players")
+            .unwrap()
+            .splittable(V06));
+        assert!(TableSet::parse("positions,lasers").unwrap().splittable(V06));
+        assert!(!TableSet::parse("positions,lasers").unwrap().splittable(V07));
+        assert!(TableSet::parse("lasers,demos").unwrap().splittable(V07));
+        assert!(!TableSet::one(Table::Demos).splittable(V06));
+    }
 
     #[test]
     fn schemas_are_well_formed() {
         for t in Table::ALL {
             let s = t.schema();
             let mut names: Vec<_> = s.fields().iter().map(|c| c.name().as_str()).collect();
-            assert_eq!(names[..4], LEADING_COLUMNS);
-            assert_eq!(s.field(3).data_type(), &DataType::Float64);
+            assert_eq!(names[..LEADING_COLUMNS.len()], LEADING_COLUMNS);
+            assert_eq!(
+                s.field_with_name("time_s").unwrap().data_type(),
+                &DataType::Float64
+            );
             names.sort_unstable();
             let n = names.len();
             names.dedup();
@@ -626,17 +1058,28 @@ mod tests {
             }
         }
         let p = Table::Positions;
-        let after_client = p.column_index("client_id").unwrap() + 1;
-        assert_eq!(p.column_index("session"), Some(after_client));
+        let first = p.column_index("core_tick").unwrap();
+        assert_eq!(p.column_index("client_id"), Some(LEADING_COLUMNS.len()));
+        // The character fields, each code with its name beside it, then
+        // the player's name.
+        let names = CODE_NAMES
+            .iter()
+            .filter(|c| POSITION_FIELDS.contains(&c.1))
+            .count();
+        assert_eq!(names, 2);
         assert_eq!(
             p.column_index("name"),
-            Some(after_client + 1 + POSITION_FIELDS.len())
+            Some(first + POSITION_FIELDS.len() + names)
         );
         assert_eq!(
-            p.column_index("team"),
-            Some(after_client + 2 + POSITION_FIELDS.len())
+            p.column_index("weapon_name"),
+            p.column_index("weapon").map(|c| c + 1)
         );
-        assert_eq!(p.schema().fields().len(), 6 + 23 + 2 + 11 + 1);
+        assert_eq!(p.column_index("demo_sha256"), Some(1));
+        assert_eq!(
+            p.column_index("session"),
+            p.column_index("client_id").map(|c| c + 1)
+        );
         // `filled` is in every item table and `positions`, whatever the
         // options (the schema does not depend on `--every-tick`), and only
         // there.

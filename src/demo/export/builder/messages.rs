@@ -2,6 +2,7 @@
 //! (`chat`, `kills`, `broadcasts`, `finishes`, `records`).
 
 use super::{chat_mode, time_of, PlayerState, Table, TableBuilder};
+use crate::demo::export::tables::{team_name, weapon_name};
 use crate::demo::finishes::finishes_of;
 use crate::demo::message::{self, Body};
 use crate::warn::Discard;
@@ -41,6 +42,7 @@ impl TableBuilder {
                 .i32(s.country)
                 .str(s.skin.as_deref())
                 .i32(s.team)
+                .str(s.team.and_then(team_name))
                 .i32(s.score)
                 .bool(Some(s.local))
                 .end();
@@ -113,7 +115,8 @@ impl TableBuilder {
                 .str(s.clan.as_deref())
                 .i32(s.country)
                 .str(s.skin.as_deref())
-                .i32(s.teams.last().copied());
+                .i32(s.teams.last().copied())
+                .str(s.teams.last().copied().and_then(team_name));
             joined.clear();
             let teams: Vec<String> = s.teams.iter().map(i32::to_string).collect();
             join_into(&mut joined, teams.iter().map(String::as_str));
@@ -199,6 +202,7 @@ impl TableBuilder {
                     .i32(victim_session)
                     .str(victim.as_deref())
                     .i32(Some(k.weapon))
+                    .str(weapon_name(k.weapon))
                     .i32(Some(k.mode_special))
                     .i32(None)
                     .i32(None)
@@ -219,6 +223,7 @@ impl TableBuilder {
                     .i32(None)
                     .str(None)
                     .i32(None)
+                    .str(None)
                     .i32(None)
                     .i32(Some(*team))
                     .i32(Some(*first))

@@ -260,10 +260,11 @@ pub struct TableBuilder {
     names: Vec<Option<(String, i32, u64)>>,
     /// `positions`: each row's name key, team and session (reused).
     name_team: Vec<(Option<i32>, Option<i32>, Option<i32>)>,
-    /// `positions`: the columns of `client_id`, `session`, `name`, `team`.
-    position_cols: PositionCols,
     /// Batches taken so far (the name keys' batch number).
     batch_no: u64,
+    cols: Cols,
+    /// The name columns of block codes.
+    code_names: Vec<CodeName>,
     columns: Columns,
     /// Rows made so far.
     pub rows_made: u64,
@@ -285,6 +286,13 @@ pub fn time_of(tick: i32, first_tick: i32) -> (i32, f64) {
     )
 }
 
+/// The SHA-256 of `bytes` in lowercase hex: the `demo_sha256` column (and
+/// the `sha256` of `demos index`).
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(bytes))
+}
+
 /// The tick `demo_tick` and `time_s` count from in `demo`: that of its
 /// first tick marker ([`crate::demo::Demo::first_tick`], read from the
 /// chunk framing, so every segment of a split demo finds the same), or
@@ -293,32 +301,55 @@ pub fn first_tick(demo: &crate::demo::Demo<'_>) -> i32 {
     demo.first_tick().unwrap_or(-1)
 }
 
-/// The columns after the leading ones ([`super::tables::LEADING_COLUMNS`]):
-/// the item tables' `kind` and `id`.
-const KIND_COL: usize = 4;
-const ID_COL: usize = 5;
-
-/// The columns of `positions` the builder fills itself, found by name.
-#[derive(Clone, Copy, Debug)]
-struct PositionCols {
-    client: usize,
-    session: usize,
-    name: usize,
-    team: usize,
-    /// The first character field (`core_tick`).
-    first_field: usize,
+/// A column of names of the codes of a column of the item block
+/// (`weapon_name` of `weapon`, see [`super::tables::CODE_NAMES`]).
+#[derive(Clone, Copy)]
+struct CodeName {
+    /// The name column.
+    col: usize,
+    /// The code's position in the block.
+    block: usize,
+    names: fn(i32) -> Option<&'static str>,
 }
 
-impl PositionCols {
-    fn new() -> PositionCols {
-        let t = Table::Positions;
-        let col = |n: &str| t.column_index(n).expect("positions column");
-        PositionCols {
-            client: col("client_id"),
-            session: col("session"),
-            name: col("name"),
-            team: col("team"),
-            first_field: col(super::tables::POSITION_FIELDS[0]),
+/// The positions of the columns the builder fills by position, found by
+/// name in the table's schema (other columns may come between them).
+#[derive(Clone, Copy, Debug)]
+struct Cols {
+    demo_sha256: usize,
+    tick: usize,
+    demo_tick: usize,
+    time_s: usize,
+    /// `positions`' `client_id`, the item tables' `id`.
+    id: usize,
+    /// The item tables' `kind`.
+    kind: usize,
+    /// `positions`' `session`.
+    session: usize,
+    /// `positions`' `name`, `team` and `team_name`.
+    name: usize,
+    team: usize,
+    team_name: usize,
+}
+
+impl Cols {
+    fn of(table: Table) -> Cols {
+        let at = |name: &str| table.column_index(name).unwrap_or(usize::MAX);
+        Cols {
+            demo_sha256: at("demo_sha256"),
+            tick: at("tick"),
+            demo_tick: at("demo_tick"),
+            time_s: at("time_s"),
+            id: if table == Table::Positions {
+                at("client_id")
+            } else {
+                at("id")
+            },
+            kind: at("kind"),
+            session: at("session"),
+            name: at("name"),
+            team: at("team"),
+            team_name: at("team_name"),
         }
     }
 }
@@ -326,7 +357,9 @@ impl PositionCols {
 impl TableBuilder {
     /// A builder of `table`'s rows of a demo of `protocol` whose path (the
     /// `demo` column) is `demo` and whose first tick is `first_tick` (see
-    /// [`first_tick`]); ticks `from..=to` (absolute) give rows.
+    /// [`first_tick`]); ticks `from..=to` (absolute) give rows. Its
+    /// `demo_sha256` is empty until [`TableBuilder::set_demo_sha256`]
+    /// ([`TableBuilder::for_demo`] sets it).
     pub fn new(
         table: Table,
         protocol: Protocol,
@@ -337,18 +370,21 @@ impl TableBuilder {
     ) -> TableBuilder {
         let schema = table.schema();
         let filled_col = table.column_index("filled");
-        let position_cols = PositionCols::new();
-        let pc = position_cols;
-        // The block: the item columns, in table order.
-        let block_cols: Vec<usize> = match table {
-            Table::Positions => (pc.first_field..schema.fields().len())
-                .filter(|&c| c != pc.name && c != pc.team && Some(c) != filled_col)
-                .collect(),
-            t if !t.layouts().is_empty() => (ID_COL + 1..schema.fields().len())
-                .filter(|&c| Some(c) != filled_col)
-                .collect(),
-            _ => Vec::new(),
+        let cols = Cols::of(table);
+        // The block: the item columns (those the layouts fill), in table
+        // order.
+        let item_field = |name: &str| {
+            let mut layouts = table.layouts().iter();
+            layouts.any(|l| l.fields.contains(&name))
+                || (table == Table::Positions && DDNET_CHARACTER_LAYOUT.fields.contains(&name))
         };
+        let block_cols: Vec<usize> = schema
+            .fields()
+            .iter()
+            .enumerate()
+            .filter(|(c, f)| *c != cols.id && item_field(f.name()))
+            .map(|(c, _)| c)
+            .collect();
         let resolve = |l: &ItemLayout, kinds: &mut Vec<&'static str>| {
             let kind = match kinds.iter().position(|&k| k == l.kind) {
                 Some(k) => k,
@@ -392,6 +428,18 @@ impl TableBuilder {
         }
         let ddnet_character =
             (table == Table::Positions).then(|| resolve(&DDNET_CHARACTER_LAYOUT, &mut Vec::new()));
+        let code_names: Vec<CodeName> = block_cols
+            .iter()
+            .enumerate()
+            .filter_map(|(k, &c)| {
+                let (name, names) = table.code_name_of(schema.field(c).name())?;
+                Some(CodeName {
+                    col: table.column_index(name)?,
+                    block: k,
+                    names,
+                })
+            })
+            .collect();
         let width = block_cols.len();
         assert!(width <= MAX_BLOCK, "{}: {width} item columns", table.name());
         let mut b = TableBuilder {
@@ -428,18 +476,29 @@ impl TableBuilder {
             player_changes: PlayerChanges::new(),
             names: Vec::new(),
             name_team: Vec::new(),
-            position_cols,
             batch_no: 0,
+            cols,
+            code_names,
             columns: Columns::new(schema, 0, demo),
             rows_made: 0,
             items_seen: 0,
         };
         b.slab.width = width;
+        b.columns.set_const(cols.demo_sha256, "");
         b.seed_kinds();
         b
     }
 
-    /// [`TableBuilder::new`] for `demo`: its protocol and first tick.
+    /// Sets the `demo_sha256` column: the SHA-256 of the demo file, in
+    /// lowercase hex ([`sha256_hex`]).
+    pub fn set_demo_sha256(&mut self, hex: &str) {
+        self.columns.set_const(self.cols.demo_sha256, hex);
+    }
+
+    /// [`TableBuilder::new`] for `demo`: its protocol, first tick and
+    /// SHA-256 (of all of `demo`'s bytes, hashed here: a caller that makes
+    /// several builders of one demo hashes it once and uses
+    /// [`TableBuilder::for_demo_keyed`]).
     pub fn for_demo(
         table: Table,
         demo: &crate::demo::Demo<'_>,
@@ -447,14 +506,29 @@ impl TableBuilder {
         from: i32,
         to: i32,
     ) -> TableBuilder {
-        TableBuilder::new(
+        let sha = sha256_hex(demo.bytes());
+        TableBuilder::for_demo_keyed(table, demo, path, &sha, from, to)
+    }
+
+    /// [`TableBuilder::for_demo`] with the demo's SHA-256 (hex) given.
+    pub fn for_demo_keyed(
+        table: Table,
+        demo: &crate::demo::Demo<'_>,
+        path: &str,
+        sha256_hex: &str,
+        from: i32,
+        to: i32,
+    ) -> TableBuilder {
+        let mut b = TableBuilder::new(
             table,
             demo.decode_protocol(),
             path,
             first_tick(demo),
             from,
             to,
-        )
+        );
+        b.set_demo_sha256(sha256_hex);
+        b
     }
 
     /// With `true`, the item tables and `positions` also give rows at the
@@ -500,7 +574,7 @@ impl TableBuilder {
         if self.table == Table::Positions || self.layouts.is_empty() {
             return;
         }
-        let dict = self.columns.dict(KIND_COL);
+        let dict = self.columns.dict(self.cols.kind);
         for (i, k) in self.kinds.iter().enumerate() {
             let key = dict.key(k);
             debug_assert_eq!(key as usize, i);
@@ -513,6 +587,11 @@ impl TableBuilder {
     pub fn chat_lines_held(&self) -> usize {
         let kept = self.tracker.as_ref().map_or(0, |t| t.chat().len());
         kept + self.chat.capacity()
+    }
+
+    /// The table this builder makes.
+    pub fn table(&self) -> Table {
+        self.table
     }
 
     /// The number of rows made since the last [`TableBuilder::take_batch`].
@@ -787,16 +866,17 @@ impl TableBuilder {
         }
         let order = &self.order;
         let (demo_tick, time_s) = time_of(tick, self.first_tick);
+        let c = self.cols;
         self.columns
-            .i32(1)
+            .i32(c.tick)
             .values
             .extend(std::iter::repeat_n(tick, n));
         self.columns
-            .i32(2)
+            .i32(c.demo_tick)
             .values
             .extend(std::iter::repeat_n(demo_tick, n));
         self.columns
-            .f64(3)
+            .f64(c.time_s)
             .values
             .extend(std::iter::repeat_n(time_s, n));
         self.columns
@@ -829,6 +909,18 @@ impl TableBuilder {
                     .extend(order.iter().map(|&(s, _, _)| valid[s as usize] & bit != 0));
             }
         }
+        for cn in &self.code_names {
+            let names = self.columns.dict(cn.col);
+            let bit = 1u64 << cn.block;
+            for &(s, _, _) in order {
+                let set = valid[s as usize] & bit != 0;
+                names.push(if set {
+                    (cn.names)(ints[s as usize * w + cn.block])
+                } else {
+                    None
+                });
+            }
+        }
         self.rows_made += n as u64;
         self.columns.add_rows(n);
     }
@@ -845,31 +937,34 @@ impl TableBuilder {
             let session = self.tracker.as_ref().and_then(|t| t.session_of(id));
             name_team.push((name, team, session));
         }
-        let pc = self.position_cols;
-        let names = self.columns.dict(pc.name);
+        let names = self.columns.dict(self.cols.name);
         for &(name, _, _) in &name_team {
             names.push_key(name);
         }
-        let teams = self.columns.i32(pc.team);
+        let teams = self.columns.i32(self.cols.team);
         for &(_, team, _) in &name_team {
             teams.push(team);
         }
-        let sessions = self.columns.i32(pc.session);
+        let team_names = self.columns.dict(self.cols.team_name);
+        for &(_, team, _) in &name_team {
+            team_names.push(team.and_then(super::tables::team_name));
+        }
+        let sessions = self.columns.i32(self.cols.session);
         for &(_, _, session) in &name_team {
             sessions.push(session);
         }
         self.name_team = name_team;
-        self.emit_rows(tick, pc.client, filled);
+        self.emit_rows(tick, self.cols.id, filled);
     }
 
     /// One row per item of the table, repeated from the cache.
     fn emit_items(&mut self, tick: i32, filled: bool) {
         self.refresh_order();
-        let kinds = self.columns.dict(KIND_COL);
+        let kinds = self.columns.dict(self.cols.kind);
         for &(_, _, kind) in &self.order {
             kinds.push_key(Some(kind));
         }
-        self.emit_rows(tick, ID_COL, filled);
+        self.emit_rows(tick, self.cols.id, filled);
     }
 
     /// The key of the current name of client `id` in this batch's `name`
@@ -895,7 +990,7 @@ impl TableBuilder {
         let key = match cached {
             Some((n, key, batch)) if *batch == self.batch_no && n == name => *key,
             _ => {
-                let key = self.columns.dict(self.position_cols.name).key(name);
+                let key = self.columns.dict(self.cols.name).key(name);
                 *cached = Some((name.clone(), key, self.batch_no));
                 key
             }

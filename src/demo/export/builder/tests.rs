@@ -33,8 +33,12 @@ fn lasers_and_flags_from_a_snapshot() {
     let got: Vec<(String, i32, Value, Value)> = rows
         .iter()
         .map(|r| {
-            let Value::Str(k) = &r[4] else { panic!() };
-            let Value::I32(id) = r[5] else { panic!() };
+            let Value::Str(k) = &r[col("kind")] else {
+                panic!()
+            };
+            let Value::I32(id) = r[col("id")] else {
+                panic!()
+            };
             (
                 k.to_string(),
                 id,
@@ -60,6 +64,7 @@ fn lasers_and_flags_from_a_snapshot() {
         rows[0][..],
         [
             Value::Str("d".into()),
+            Value::Str("".into()),
             Value::I32(9),
             Value::I32(5),
             Value::F64(0.1),
@@ -68,6 +73,7 @@ fn lasers_and_flags_from_a_snapshot() {
             Value::I32(100),
             Value::I32(200),
             Value::I32(1),
+            Value::Str("blue".into()),
             // `filled`: the row's snapshot arrived at this tick.
             Value::Bool(false)
         ]
@@ -91,7 +97,7 @@ fn message_rows() {
     }
     assert_eq!(all[0].len(), 1);
     assert_eq!(
-        all[0][0][1..],
+        all[0][0][2..],
         [
             Value::I32(10),
             Value::I32(5),
@@ -101,7 +107,7 @@ fn message_rows() {
     );
     assert_eq!(all[1].len(), 1);
     assert_eq!(
-        all[1][0][1..],
+        all[1][0][2..],
         [
             Value::I32(10),
             Value::I32(5),
@@ -115,6 +121,7 @@ fn message_rows() {
             Value::Null,
             Value::Null,
             Value::I32(3),
+            Value::Str("grenade".into()),
             Value::I32(0),
             Value::Null,
             Value::Null,
@@ -139,13 +146,13 @@ fn positions_rows_from_a_snapshot() {
     assert_eq!(rows.len(), 2);
     let col = |n| Table::Positions.column_index(n).unwrap();
     let r = &rows[1];
-    assert_eq!(r[4], Value::I32(4));
+    assert_eq!(r[col("client_id")], Value::I32(4));
     assert_eq!(r[col("x")], Value::I32(10));
     assert_eq!(r[col("attack_tick")], Value::I32(210));
     assert_eq!(r[col("triggered_events")], Value::Null);
     // A short item: the ints it has, null for the rest.
     let r = &rows[0];
-    assert_eq!(r[4], Value::I32(2));
+    assert_eq!(r[col("client_id")], Value::I32(2));
     assert_eq!(r[col("y")], Value::I32(20));
     assert_eq!(r[col("vel_x")], Value::Null);
     let schema = Table::Positions.schema();
@@ -160,7 +167,8 @@ fn positions_rows_from_a_snapshot() {
     for tick in [1, 2] {
         b.snapshot(tick, &s);
         let rows = take(&mut b);
-        assert_eq!(rows[0][4], Value::Str("projectile".into()));
+        let kind = Table::Projectiles.column_index("kind").unwrap();
+        assert_eq!(rows[0][kind], Value::Str("projectile".into()));
     }
 }
 
@@ -183,14 +191,16 @@ fn time_columns_count_from_the_first_tick() {
         }
         let rows = take(&mut b);
         assert_eq!(rows.len(), 4, "{}", table.name());
+        let c = |name: &str| table.column_index(name).unwrap();
+        let (tc, dt, ts) = (c("tick"), c("demo_tick"), c("time_s"));
         for (r, t) in rows.iter().zip(ticks) {
-            assert_eq!(r[1], Value::I32(t));
-            assert_eq!(r[2], Value::I32(t - first));
-            assert_eq!(r[3], Value::F64(f64::from(t - first) / 50.0));
+            assert_eq!(r[tc], Value::I32(t));
+            assert_eq!(r[dt], Value::I32(t - first));
+            assert_eq!(r[ts], Value::F64(f64::from(t - first) / 50.0));
         }
-        assert_eq!(rows[0][3], Value::F64(0.0));
-        assert_eq!(rows[2][3], Value::F64(1.5));
-        assert_eq!(rows[3][3], Value::F64(-0.02));
+        assert_eq!(rows[0][ts], Value::F64(0.0));
+        assert_eq!(rows[2][ts], Value::F64(1.5));
+        assert_eq!(rows[3][ts], Value::F64(-0.02));
     }
     // Far apart ticks: the difference wraps as i32 arithmetic would never
     // need for ticks a stream accepts, and never panics.
