@@ -832,6 +832,7 @@ impl Table {
             (_, "tick" | "first_tick" | "last_tick") => TICK,
             (_, "demo_tick" | "ticks") => "ticks",
             (_, "time_s" | "duration_s" | "length_s") => "seconds",
+            (_, "finish_time_s" | "diff_s" | "server_best_s" | "player_best_s") => "seconds",
             (Table::Demos, "map_size") => "bytes",
             (Table::Positions, "vel_x" | "vel_y") => "1/256 world unit per tick",
             (Table::Projectiles, "vel_x" | "vel_y") => {
@@ -953,8 +954,25 @@ impl Table {
             (_, "map_size") => "size of the map the header states",
             (_, "map_crc") => "CRC-32 of the map the header states, hex",
             (_, "map_sha256") => "SHA-256 of the embedded map (else the header's), hex: the `sha256` of `maps index`",
+            (Table::Players, "tick") => "the session's start (its first snapshot tick)",
+            (Table::Players, "first_tick") => "first snapshot tick with the session's player",
+            (Table::Players, "last_tick") => "last snapshot tick with the session's player",
             (_, "first_tick") => "tick of the first tick marker",
             (_, "last_tick") => "tick of the last tick marker",
+            (_, "session") => "the player's session in this demo (1, 2, ... by start): a client id's connection, kept through renames (`players` has one row per session)",
+            (_, "killer_session") => "the killer's session (as `players`)",
+            (_, "victim_session") => "the victim's session (as `players`)",
+            (_, "names") => "every name of the session in order, joined by ` / `",
+            (_, "teams") => "every team code of the session in order, joined by ` / `",
+            (_, "team_changes") => "team changes in the session",
+            (_, "finish_time_s") => "race time, exact as the source writes it (chat M:SS.hh, `Sv_DDRaceTime` hundredths, `Sv_RaceFinish` ms)",
+            (Table::Finishes, "source") => "`chat`, `message:Sv_DDRaceTime`, `message:Sv_DDRaceTimeLegacy` or `message:Sv_RaceFinish`",
+            (Table::Records, "source") => "`message:Sv_Record` or `message:Sv_RecordLegacy`",
+            (Table::Finishes, "kind") => "`player`, `team_member`, `own_team` or `practice`",
+            (_, "diff_s") => "time minus the previous personal best (messages only; negative: better)",
+            (_, "server_best_s") => "the server's best time (0: none known)",
+            (_, "player_best_s") => "the player's best time (0: none known)",
+            (_, "filled") => "`false`: the row's snapshot arrived at this tick; `true`: carried from the last snapshot before (`--every-tick` only)",
             (_, "ticks") => "tick markers",
             (_, "duration_s") => "`(last_tick - first_tick) / 50`",
             _ => "an int of the item (see the protocol's `datasrc/network.py`)",
@@ -1031,8 +1049,10 @@ mod tests {
         assert!(!TableSet::parse("positions,players")
             .unwrap()
             .splittable(V06));
-        assert!(TableSet::parse("positions,lasers").unwrap().splittable(V06));
+        // `positions` is never split (its sessions count from the start).
+        assert!(!TableSet::parse("positions,lasers").unwrap().splittable(V06));
         assert!(!TableSet::parse("positions,lasers").unwrap().splittable(V07));
+        assert!(TableSet::parse("game,lasers").unwrap().splittable(V06));
         assert!(TableSet::parse("lasers,demos").unwrap().splittable(V07));
         assert!(!TableSet::one(Table::Demos).splittable(V06));
     }
