@@ -142,6 +142,48 @@ fn heatmap_players_by_name_and_id() {
         let (d, _, _) = heat(dir.path(), demo, &["--players", players]);
         assert_eq!(n(&d["positions"]), want, "--players {players}");
     }
+    // `session:N`: client 3's two sessions (fakaskin, then FuckingFuck)
+    // one by one, and together, against the export's session column.
+    let out = teebatch(&["demos", "export", "-q", "--table", "positions", demo]);
+    let mut rd = csv::Reader::from_reader(out.stdout.as_slice());
+    let head = rd.headers().unwrap().clone();
+    let col = |n: &str| head.iter().position(|h| h == n).unwrap();
+    let (ci, si, ni, xi) = (col("client_id"), col("session"), col("name"), col("x"));
+    let mut by_session: std::collections::BTreeMap<i32, (u64, String)> = Default::default();
+    for r in rd.records() {
+        let r = r.unwrap();
+        if r[ci] != *"3" || r[xi].is_empty() {
+            continue;
+        }
+        let e = by_session.entry(r[si].parse().unwrap()).or_default();
+        e.0 += 1;
+        e.1 = r[ni].to_string();
+    }
+    let sessions: Vec<(i32, (u64, String))> = by_session.into_iter().collect();
+    assert_eq!(sessions.len(), 2, "{sessions:?}");
+    assert_eq!(sessions[0].1 .1, "fakaskin");
+    assert_eq!(sessions[1].1 .1, "FuckingFuck");
+    assert_eq!(sessions[0].1 .0 + sessions[1].1 .0, id3);
+    for (s, (want, _)) in &sessions {
+        let arg = format!("session:{s}");
+        let (d, _, _) = heat(dir.path(), demo, &["--players", &arg]);
+        assert_eq!(n(&d["positions"]), *want, "--players {arg}");
+    }
+    let both = format!("session:{},session:{}", sessions[0].0, sessions[1].0);
+    let (d, _, _) = heat(dir.path(), demo, &["--players", &both]);
+    assert_eq!(n(&d["positions"]), id3);
+    let bad = teebatch(&[
+        "demos",
+        "heatmap",
+        "-q",
+        demo,
+        "--players",
+        "session:x",
+        "-o",
+        "/dev/null",
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--players session:x"));
 }
 
 /// `--exclude-idle`: a position equal to its client's previous one is not

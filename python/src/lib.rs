@@ -577,13 +577,23 @@ fn demos_export_tables(
             let _ = tx.send(writers);
         })
         .map_err(|e| PyRuntimeError::new_err(e.to_string()))?;
+    // Behind a lock: waiting without the GIL needs a receiver that can be
+    // shared with the detached closure.
+    let rx = Mutex::new(rx);
+    let recv = |timeout: Option<Duration>| {
+        let rx = rx.lock().unwrap_or_else(|e| e.into_inner());
+        match timeout {
+            Some(t) => rx.recv_timeout(t),
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+        }
+    };
     let writers = loop {
-        match py.detach(|| rx.recv_timeout(POLL)) {
+        match py.detach(|| recv(Some(POLL))) {
             Ok(w) => break w,
             Err(RecvTimeoutError::Timeout) => {
                 if let Err(e) = py.check_signals() {
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);
-                    let _ = py.detach(|| rx.recv());
+                    let _ = py.detach(|| recv(None));
                     return Err(e);
                 }
             }

@@ -33,6 +33,9 @@ pub struct RunOptions {
     /// Only the positions whose client has one of these names at that
     /// tick (the `name` of the `positions` row), besides `players`.
     pub player_names: Vec<String>,
+    /// Only the positions of these player sessions (the `session` of the
+    /// `positions` row: numbered per demo), besides `players`.
+    pub player_sessions: Vec<i32>,
     /// A position per tick marker, carried from the snapshot in effect
     /// where none arrived, as `demos export --every-tick`
     /// ([`crate::demo::export::TableBuilder::set_every_tick`]): the counts
@@ -328,7 +331,8 @@ fn heat_demo(
     let trails = opts.trails;
     let players = &opts.players;
     let names_wanted = &opts.player_names;
-    let any_player = players.is_empty() && names_wanted.is_empty();
+    let sessions_wanted = &opts.player_sessions;
+    let any_player = players.is_empty() && names_wanted.is_empty() && sessions_wanted.is_empty();
     // Each client id's previous position (`exclude_idle`).
     let mut last: std::collections::HashMap<i32, (i32, i32)> = Default::default();
     let mut sink = |batch: RecordBatch| {
@@ -352,7 +356,9 @@ fn heat_demo(
                         .iter()
                         .any(|n| n == name_values.value(names.keys().value(r) as usize))
             };
-            if !any_player && !players.contains(&c) && !named() {
+            let in_session =
+                || sessions.is_valid(r) && sessions_wanted.contains(&sessions.value(r));
+            if !any_player && !players.contains(&c) && !named() && !in_session() {
                 continue;
             }
             positions += 1;

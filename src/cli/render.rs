@@ -104,8 +104,9 @@ pub struct HeatmapArgs {
     /// Only these players (comma-separated): an entry of digits only is a
     /// client id, any other a name (as the `name` column of `demos export
     /// --table positions` has it at that tick, exact and case-sensitive);
-    /// `name:2221` is the name `2221`.
-    #[arg(long, value_delimiter = ',', value_name = "ID|NAME,...")]
+    /// `name:2221` is the name `2221`; `session:N` is the player session N
+    /// of each demo (the `session` column of `demos export`).
+    #[arg(long, value_delimiter = ',', value_name = "ID|NAME|session:N,...")]
     pub players: Vec<String>,
     /// Count a position per tick marker, carried from the last snapshot
     /// where none arrived (as `demos export --every-tick`): the density is
@@ -158,11 +159,21 @@ fn parse_percentile(s: &str) -> Result<f64, String> {
 
 /// `--players`: the entries of digits only as client ids, the others as
 /// names (`name:` taken off).
-pub fn split_players(entries: &[String]) -> (Vec<i32>, Vec<String>) {
-    let (mut ids, mut names) = (Vec::new(), Vec::new());
+pub fn split_players(entries: &[String]) -> io::Result<(Vec<i32>, Vec<String>, Vec<i32>)> {
+    let (mut ids, mut names, mut sessions) = (Vec::new(), Vec::new(), Vec::new());
     for e in entries {
         if let Some(name) = e.strip_prefix("name:") {
             names.push(name.to_owned());
+            continue;
+        }
+        if let Some(n) = e.strip_prefix("session:") {
+            let s = n.parse::<i32>().ok().filter(|&s| s >= 1).ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    format!("--players {e}: a session is a number from 1 (the `session` column)"),
+                )
+            })?;
+            sessions.push(s);
             continue;
         }
         match e.parse::<i32>() {
@@ -170,7 +181,7 @@ pub fn split_players(entries: &[String]) -> (Vec<i32>, Vec<String>) {
             _ => names.push(e.clone()),
         }
     }
-    (ids, names)
+    Ok((ids, names, sessions))
 }
 
 /// The usage error (exit 2) of a `--from` after `--to` of the same kind:
@@ -248,6 +259,7 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
     check_range(args.from, args.to)?;
+    let players = split_players(&args.players)?;
     // The records go to stdout; the picture is the output to check.
     let sel = args.batch.select_checked(
         &args.paths,
@@ -265,8 +277,9 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
             (None, Some(p)) => Pictures::File(p.clone()),
             (None, None) => unreachable!("clap requires -o or --out"),
         },
-        players: split_players(&args.players).0,
-        player_names: split_players(&args.players).1,
+        players: players.0,
+        player_names: players.1,
+        player_sessions: players.2,
         every_tick: args.every_tick,
         exclude_idle: args.exclude_idle,
         clip: args.clip,
