@@ -9,7 +9,7 @@ use crate::common::{datasets, files_with_ext};
 use std::collections::BTreeMap;
 use teebatch::backend::Backend;
 use teebatch::demo::analysis::{Analysis, AnalysisVisitor};
-use teebatch::demo::export::{export_demo, readback, Table, TableBuilder, Value};
+use teebatch::demo::export::{Table, Value};
 use teebatch::demo::finishes::Finish;
 use teebatch::demo::stream::Decoder;
 use teebatch::demo::Demo;
@@ -17,19 +17,7 @@ use teebatch::synth::demo::{self as synth, SynthEvent, SynthParams, RACE_FORMS};
 
 /// The rows of `table` of one demo, through the library.
 fn rows(bytes: &[u8], table: Table) -> Vec<Vec<Value>> {
-    let demo = Demo::parse(bytes).unwrap();
-    let mut dec = Decoder::new(Backend::Simd);
-    let mut b = TableBuilder::for_demo(table, &demo, "d", i32::MIN, i32::MAX);
-    let mut out = Vec::new();
-    let mut sink = |batch: arrow_array::RecordBatch| {
-        assert_eq!(batch.schema(), table.schema());
-        out.extend(readback::rows(&batch));
-        true
-    };
-    let r = export_demo(&demo, &mut dec, &mut b, i32::MAX, 7, &mut sink);
-    assert!(r.error.is_none(), "{:?}", r.error);
-    assert_eq!(r.rows as usize, out.len());
-    out
+    crate::common::table_rows(bytes, table, 7)
 }
 
 fn analyse(bytes: &[u8]) -> Analysis {

@@ -7,28 +7,14 @@
 
 use crate::common::{datasets, run_records};
 use std::collections::BTreeMap;
-use teebatch::backend::Backend;
 use teebatch::codec::snapshot::Protocol;
-use teebatch::demo::export::{export_demo, readback, Table, TableBuilder, Value};
-use teebatch::demo::stream::Decoder;
+use teebatch::demo::export::{Table, Value};
 use teebatch::demo::Demo;
 use teebatch::synth::demo::{generate_with, PlayerChange, SynthEvent, SynthParams};
 
 /// The rows of `table` of a demo held in memory, through the library.
 fn rows(bytes: &[u8], table: Table) -> Vec<Vec<Value>> {
-    let demo = Demo::parse(bytes).unwrap();
-    let mut dec = Decoder::new(Backend::Simd);
-    let mut b = TableBuilder::for_demo(table, &demo, "d", i32::MIN, i32::MAX);
-    let mut out = Vec::new();
-    let mut sink = |batch: arrow_array::RecordBatch| {
-        assert_eq!(batch.schema(), table.schema());
-        out.extend(readback::rows(&batch));
-        true
-    };
-    let r = export_demo(&demo, &mut dec, &mut b, i32::MAX, 1000, &mut sink);
-    assert!(r.error.is_none(), "{:?}", r.error);
-    assert_eq!(r.rows as usize, out.len());
-    out
+    crate::common::table_rows(bytes, table, 1000)
 }
 
 fn i(v: &Value) -> i32 {

@@ -517,16 +517,13 @@ pub fn run(
 /// the limits (errors and warnings past them).
 pub fn counting_options(opts: &RunOptions) -> super::summary::CountingOptions {
     let l = &opts.index.limits;
-    [
+    super::summary::counting_options([
         ("max_ticks", l.max_ticks.to_string()),
         ("max_file_bytes", l.max_demo_file_bytes.to_string()),
         ("max_warnings", l.max_warnings.to_string()),
         ("max_archive_ratio", l.max_archive_ratio.to_string()),
         ("max_archive_bytes", l.max_archive_total_bytes.to_string()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v))
-    .collect()
+    ])
 }
 
 #[cfg(test)]

@@ -486,7 +486,7 @@ pub fn run(
 /// (their warnings), and the limits (errors and warnings past them).
 pub fn counting_options(opts: &RunOptions) -> super::summary::CountingOptions {
     let l = &opts.index.limits;
-    [
+    super::summary::counting_options([
         ("verify", opts.index.verify.name().to_owned()),
         ("thumbnails", opts.thumbnails.is_some().to_string()),
         (
@@ -497,10 +497,7 @@ pub fn counting_options(opts: &RunOptions) -> super::summary::CountingOptions {
         ("max_warnings", l.max_warnings.to_string()),
         ("max_archive_ratio", l.max_archive_ratio.to_string()),
         ("max_archive_bytes", l.max_archive_total_bytes.to_string()),
-    ]
-    .into_iter()
-    .map(|(k, v)| (k.to_owned(), v))
-    .collect()
+    ])
 }
 
 #[cfg(test)]

@@ -193,3 +193,27 @@ pub fn hand_made_v3() -> Vec<u8> {
     v[12..16].copy_from_slice(&swaplen.to_le_bytes());
     v
 }
+
+/// The rows of `table` of one demo held in memory, through the library
+/// (`TableBuilder` and `export_demo`, batches of `batch_rows`), checked
+/// against the table's schema and the builder's row count.
+pub fn table_rows(
+    bytes: &[u8],
+    table: teebatch::demo::export::Table,
+    batch_rows: usize,
+) -> Vec<Vec<teebatch::demo::export::Value>> {
+    use teebatch::demo::export::{export_demo, readback, TableBuilder};
+    let demo = teebatch::demo::Demo::parse(bytes).unwrap();
+    let mut dec = teebatch::demo::stream::Decoder::new(teebatch::backend::Backend::Simd);
+    let mut b = TableBuilder::for_demo(table, &demo, "d", i32::MIN, i32::MAX);
+    let mut out = Vec::new();
+    let mut sink = |batch: arrow_array::RecordBatch| {
+        assert_eq!(batch.schema(), table.schema());
+        out.extend(readback::rows(&batch));
+        true
+    };
+    let r = export_demo(&demo, &mut dec, &mut b, i32::MAX, batch_rows, &mut sink);
+    assert!(r.error.is_none(), "{:?}", r.error);
+    assert_eq!(r.rows as usize, out.len());
+    out
+}

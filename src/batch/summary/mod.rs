@@ -640,6 +640,11 @@ impl<A: Aggregate> Summary<A> {
 /// (`verify`, `thumbnails`, `max_warnings`, ...), as text.
 pub type CountingOptions = BTreeMap<String, String>;
 
+/// [`CountingOptions`] of `(name, value)` pairs.
+pub fn counting_options<'a>(pairs: impl IntoIterator<Item = (&'a str, String)>) -> CountingOptions {
+    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+}
+
 /// Refuses to merge summaries whose runs counted differently: the first
 /// option that differs, with both values.
 pub fn same_options(a: &CountingOptions, b: &CountingOptions) -> Result<(), String> {
