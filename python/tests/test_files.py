@@ -76,7 +76,8 @@ def test_a_bad_map_raises_format_error(maps_dir):
 
 def test_tables_are_the_clis():
     assert teebatch.demos.TABLES[0] == "positions"
-    assert len(teebatch.demos.TABLES) == 12
+    assert len(teebatch.demos.TABLES) == 15
+    assert teebatch.demos.TABLES[-3:] == ("finishes", "records", "demos")
     assert isinstance(teebatch.Demo.__dict__["chat"], property)
     assert pa is not None
 
