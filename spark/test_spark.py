@@ -49,7 +49,7 @@ def check_tables(teebatch, demos):
             types = {f.name: f.type for f in table.schema}
             for name, ty in types.items():
                 if ty not in (pa.int32(), pa.bool_(), pa.string()) and \
-                        not (name in ("time_s", "duration_s") and ty == pa.float64()):
+                        not (name.endswith("_s") and ty == pa.float64()):
                     problems.append(f"{t}.{name}: {ty}")
             for name in ("demo", "demo_sha256", "name", "kind", "change", "mode", "killer_name",
                          "weapon_name", "team_name", "emote_name", "map_name"):
