@@ -25,9 +25,10 @@
 //! linear in the demo's size, and shrinks its buffer after a demo's last
 //! segment.
 
+use super::output::{self, Commit};
 use super::range::{resolve_range, TickBound};
 use super::record::{BatchStats, ErrorRecord, Stage};
-use super::tables::{BatchEncoder, TableWriter};
+use super::tables::{BatchEncoder, Format, TableWriter};
 use super::{load, Input, Loaded, MmapMode};
 use crate::backend::Backend;
 use crate::demo::export::{
@@ -38,6 +39,7 @@ use crate::demo::Demo;
 use crate::limits::Limits;
 use arrow_array::RecordBatch;
 use std::io;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Condvar, Mutex};
@@ -189,6 +191,75 @@ pub struct ExportTotals {
     pub jobs: usize,
     /// Units of work: demos, or segments of split demos.
     pub units: usize,
+}
+
+impl ExportTotals {
+    /// The second line of the stderr summary: rows (per table when there
+    /// are several), rows/s, MB of chunk data and MB/s over `elapsed_s`.
+    pub fn rows_line(&self, tables: TableSet, elapsed_s: f64) -> String {
+        let of = if tables.len() == 1 {
+            tables.iter().map(Table::name).collect::<String>()
+        } else {
+            let per: Vec<String> = tables
+                .iter()
+                .zip(&self.table_rows)
+                .map(|(t, n)| format!("{} {n}", t.name()))
+                .collect();
+            format!("{} tables ({})", tables.len(), per.join(", "))
+        };
+        format!(
+            "  {} rows of {of}: {:.0} rows/s, {:.1} MB of chunk data at {:.1} MB/s",
+            self.rows,
+            super::run::per_s(self.rows as f64, elapsed_s),
+            self.chunk_bytes as f64 / 1e6,
+            super::run::mb_per_s(self.chunk_bytes, elapsed_s)
+        )
+    }
+}
+
+/// Where each table of `tables` goes: `DIR/<table>.<ext>` in `out_dir`
+/// (`--tables ... --out DIR`), else the one `output` (`-o`; `None`:
+/// stdout). In [`TableSet::iter`] order.
+pub fn table_files(
+    tables: TableSet,
+    format: Format,
+    out_dir: Option<&Path>,
+    output: Option<&Path>,
+) -> Vec<Option<PathBuf>> {
+    match out_dir {
+        Some(dir) => tables
+            .iter()
+            .map(|t| Some(dir.join(format!("{}.{}", t.name(), format.extension()))))
+            .collect(),
+        None => vec![output.map(Path::to_path_buf)],
+    }
+}
+
+/// One table's writer and what makes its file visible.
+pub type TableOutput = (Box<dyn TableWriter>, Commit);
+
+/// A writer of `format` for each table of `tables`, to its file of
+/// `files` ([`table_files`]; `None`: stdout), each written whole when its
+/// [`Commit`] is committed. Parquet refuses a terminal.
+pub fn open_table_writers(
+    tables: TableSet,
+    format: Format,
+    files: &[Option<PathBuf>],
+) -> io::Result<Vec<TableOutput>> {
+    tables
+        .iter()
+        .zip(files)
+        .map(|(t, file)| {
+            let (out, commit) = match format {
+                Format::Parquet => output::open_binary(file.as_deref(), "--format parquet")?,
+                _ => output::open(file.as_deref())?,
+            };
+            Ok((
+                super::tables::writer(format, &t.schema(), Box::new(out))?,
+                commit,
+            ))
+        })
+        .collect()
 }
 
 /// A unit of work: a whole demo, or one segment of a split one.

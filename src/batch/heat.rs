@@ -24,18 +24,56 @@ pub enum Pictures {
     PerMap(PathBuf),
 }
 
+/// The players of `--players`: a position counts when its row matches
+/// any entry (no entry: every position counts).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Players {
+    /// Client ids.
+    pub ids: Vec<i32>,
+    /// Names, as the `name` of the `positions` row has them at that tick
+    /// (exact).
+    pub names: Vec<String>,
+    /// Player sessions (the `session` of the `positions` row, numbered per
+    /// demo).
+    pub sessions: Vec<i32>,
+}
+
+impl Players {
+    /// The entries of `--players`: digits only is a client id,
+    /// `session:N` a session, `name:X` the name X, anything else a name.
+    pub fn parse(entries: &[String]) -> Result<Players, String> {
+        let mut p = Players::default();
+        for e in entries {
+            if let Some(name) = e.strip_prefix("name:") {
+                p.names.push(name.to_owned());
+            } else if let Some(n) = e.strip_prefix("session:") {
+                let s = n.parse::<i32>().ok().filter(|&s| s >= 1).ok_or_else(|| {
+                    format!("--players {e}: a session is a number from 1 (the `session` column)")
+                })?;
+                p.sessions.push(s);
+            } else {
+                match e.parse::<i32>() {
+                    Ok(id) if !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()) => {
+                        p.ids.push(id)
+                    }
+                    _ => p.names.push(e.clone()),
+                }
+            }
+        }
+        Ok(p)
+    }
+
+    /// Whether no entry was given (every position counts).
+    pub fn all(&self) -> bool {
+        self.ids.is_empty() && self.names.is_empty() && self.sessions.is_empty()
+    }
+}
+
 /// Options of a `demos heatmap` run.
 pub struct RunOptions {
     pub pictures: Pictures,
-    /// Only these client ids, and the clients named as in `player_names`
-    /// (both empty: all).
-    pub players: Vec<i32>,
-    /// Only the positions whose client has one of these names at that
-    /// tick (the `name` of the `positions` row), besides `players`.
-    pub player_names: Vec<String>,
-    /// Only the positions of these player sessions (the `session` of the
-    /// `positions` row: numbered per demo), besides `players`.
-    pub player_sessions: Vec<i32>,
+    /// Whose positions count (`--players`; empty: everyone's).
+    pub players: Players,
     /// A position per tick marker, carried from the snapshot in effect
     /// where none arrived, as `demos export --every-tick`
     /// ([`crate::demo::export::TableBuilder::set_every_tick`]): the counts
@@ -329,10 +367,8 @@ fn heat_demo(
     builder.set_every_tick(opts.every_tick);
     let mut positions = 0u64;
     let trails = opts.trails;
-    let players = &opts.players;
-    let names_wanted = &opts.player_names;
-    let sessions_wanted = &opts.player_sessions;
-    let any_player = players.is_empty() && names_wanted.is_empty() && sessions_wanted.is_empty();
+    let wanted = &opts.players;
+    let any_player = wanted.all();
     // Each client id's previous position (`exclude_idle`).
     let mut last: std::collections::HashMap<i32, (i32, i32)> = Default::default();
     let mut sink = |batch: RecordBatch| {
@@ -342,6 +378,15 @@ fn heat_demo(
         let names = batch.column(ni).as_dictionary::<Int32Type>();
         let sessions = batch.column(si).as_primitive::<Int32Type>();
         let name_values = names.values().as_string::<i32>();
+        // Which of the batch's names are wanted, once per dictionary entry
+        // (not per row).
+        let named_key: Vec<bool> = if wanted.names.is_empty() {
+            Vec::new()
+        } else {
+            (0..name_values.len())
+                .map(|k| wanted.names.iter().any(|n| n == name_values.value(k)))
+                .collect()
+        };
         for r in 0..batch.num_rows() {
             if xs.is_null(r) || ys.is_null(r) {
                 continue;
@@ -352,13 +397,14 @@ fn heat_demo(
             }
             let named = || {
                 names.is_valid(r)
-                    && names_wanted
-                        .iter()
-                        .any(|n| n == name_values.value(names.keys().value(r) as usize))
+                    && named_key
+                        .get(names.keys().value(r) as usize)
+                        .copied()
+                        .unwrap_or(false)
             };
             let in_session =
-                || sessions.is_valid(r) && sessions_wanted.contains(&sessions.value(r));
-            if !any_player && !players.contains(&c) && !named() && !in_session() {
+                || sessions.is_valid(r) && wanted.sessions.contains(&sessions.value(r));
+            if !any_player && !wanted.ids.contains(&c) && !named() && !in_session() {
                 continue;
             }
             positions += 1;

@@ -192,14 +192,9 @@ pub fn merge(args: MergeArgs) -> io::Result<ExitCode> {
     }
     match summary::merge::merge_files(&args.summaries) {
         Ok(m) => {
-            for (inputs, missing) in &m.missing_shards {
-                let list: Vec<String> = missing.iter().map(ToString::to_string).collect();
-                eprintln!(
-                    "teebatch merge: {}: shard{} {} of {inputs} missing: the merged summary covers part of those inputs",
-                    if args.strict { "error" } else { "warning" },
-                    if missing.len() == 1 { "" } else { "s" },
-                    list.join(", "),
-                );
+            let level = if args.strict { "error" } else { "warning" };
+            for missing in &m.missing_shards {
+                eprintln!("teebatch merge: {level}: {missing}");
             }
             if args.strict && !m.missing_shards.is_empty() {
                 return Ok(ExitCode::from(1));

@@ -244,7 +244,7 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 }
 
 fn export(args: ExportArgs) -> io::Result<ExitCode> {
-    use crate::batch::export::ExportOptions;
+    use crate::batch::export::{self, ExportOptions};
     use crate::batch::range::TickBound;
     use crate::batch::tables;
     use crate::demo::export::TableSet;
@@ -259,42 +259,25 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     };
     // `--tables`: one file per table in `--out DIR`; `--table`: `-o` or
     // stdout.
-    let files: Vec<Option<PathBuf>> = match &args.out {
-        Some(dir) => set
-            .iter()
-            .map(|t| Some(dir.join(format!("{}.{}", t.name(), args.format.extension()))))
-            .collect(),
-        None => vec![args.output.clone()],
-    };
-    let flags: Vec<(&str, Option<&std::path::Path>)> = match &args.out {
-        Some(_) => files.iter().map(|f| ("--out", f.as_deref())).collect(),
-        None => vec![("-o", args.output.as_deref())],
-    };
+    let files = export::table_files(
+        set,
+        args.format,
+        args.out.as_deref(),
+        args.output.as_deref(),
+    );
+    let flag = if args.out.is_some() { "--out" } else { "-o" };
+    let flags: Vec<(&str, Option<&std::path::Path>)> =
+        files.iter().map(|f| (flag, f.as_deref())).collect();
     if let Some(dir) = &args.out {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| io::Error::new(e.kind(), format!("--out {}: {e}", dir.display())))?;
+        crate::batch::output::create_dir(dir)?;
     }
     let sel = args
         .batch
         .select_checked(&args.paths, "demo", embedded::demo_inputs, &flags)?;
-    let mut writers = Vec::with_capacity(files.len());
-    let mut commits = Vec::with_capacity(files.len());
-    for (t, file) in set.iter().zip(&files) {
-        let schema = t.schema();
-        let (writer, commit): (Box<dyn tables::TableWriter>, _) = match args.format {
-            tables::Format::Parquet => {
-                let (out, commit) =
-                    crate::batch::output::open_binary(file.as_deref(), "--format parquet")?;
-                (tables::writer(args.format, &schema, Box::new(out))?, commit)
-            }
-            format => {
-                let (out, commit) = open_output(file.as_deref())?;
-                (tables::writer(format, &schema, Box::new(out))?, commit)
-            }
-        };
-        writers.push(writer);
-        commits.push(commit);
-    }
+    let (mut writers, commits): (Vec<_>, Vec<_>) =
+        export::open_table_writers(set, args.format, &files)?
+            .into_iter()
+            .unzip();
     let mut opts = ExportOptions::for_tables(set);
     opts.from = args.from.unwrap_or(TickBound::START);
     opts.to = args.to.unwrap_or(TickBound::END);
@@ -310,7 +293,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     let (outcome, totals) = {
         let mut refs: Vec<&mut dyn tables::TableWriter> =
             writers.iter_mut().map(|w| &mut **w as _).collect();
-        crate::batch::export::run_tables(&sel, jobs, &opts, &mut refs, &mut Errors(&mut bar))?
+        export::run_tables(&sel, jobs, &opts, &mut refs, &mut Errors(&mut bar))?
     };
     drop(writers);
     for c in commits {
@@ -319,23 +302,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     bar.finish();
     if !args.batch.quiet {
         super::note!("{}", outcome.line());
-        let of = if set.len() == 1 {
-            set.iter().map(|t| t.name().to_owned()).collect::<String>()
-        } else {
-            let per: Vec<String> = set
-                .iter()
-                .zip(&totals.table_rows)
-                .map(|(t, n)| format!("{} {n}", t.name()))
-                .collect();
-            format!("{} tables ({})", set.len(), per.join(", "))
-        };
-        super::note!(
-            "  {} rows of {of}: {:.0} rows/s, {:.1} MB of chunk data at {:.1} MB/s",
-            totals.rows,
-            crate::batch::run::per_s(totals.rows as f64, outcome.elapsed_s),
-            totals.chunk_bytes as f64 / 1e6,
-            super::mb_per_s(totals.chunk_bytes, outcome.elapsed_s)
-        );
+        super::note!("{}", totals.rows_line(set, outcome.elapsed_s));
     }
     Ok(super::exit_code(outcome.is_failure()))
 }

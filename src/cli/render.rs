@@ -157,33 +157,6 @@ fn parse_percentile(s: &str) -> Result<f64, String> {
     }
 }
 
-/// `--players`: the entries of digits only as client ids, the others as
-/// names (`name:` taken off).
-pub fn split_players(entries: &[String]) -> io::Result<(Vec<i32>, Vec<String>, Vec<i32>)> {
-    let (mut ids, mut names, mut sessions) = (Vec::new(), Vec::new(), Vec::new());
-    for e in entries {
-        if let Some(name) = e.strip_prefix("name:") {
-            names.push(name.to_owned());
-            continue;
-        }
-        if let Some(n) = e.strip_prefix("session:") {
-            let s = n.parse::<i32>().ok().filter(|&s| s >= 1).ok_or_else(|| {
-                io::Error::new(
-                    io::ErrorKind::InvalidInput,
-                    format!("--players {e}: a session is a number from 1 (the `session` column)"),
-                )
-            })?;
-            sessions.push(s);
-            continue;
-        }
-        match e.parse::<i32>() {
-            Ok(id) if !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit()) => ids.push(id),
-            _ => names.push(e.clone()),
-        }
-    }
-    Ok((ids, names, sessions))
-}
-
 /// The usage error (exit 2) of a `--from` after `--to` of the same kind:
 /// the range holds no tick of any demo
 /// ([`crate::batch::range::check_order`]).
@@ -259,7 +232,8 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
     check_range(args.from, args.to)?;
-    let players = split_players(&args.players)?;
+    let players = heat::Players::parse(&args.players)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     // The records go to stdout; the picture is the output to check.
     let sel = args.batch.select_checked(
         &args.paths,
@@ -277,9 +251,7 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
             (None, Some(p)) => Pictures::File(p.clone()),
             (None, None) => unreachable!("clap requires -o or --out"),
         },
-        players: players.0,
-        player_names: players.1,
-        player_sessions: players.2,
+        players,
         every_tick: args.every_tick,
         exclude_idle: args.exclude_idle,
         clip: args.clip,

@@ -19,7 +19,7 @@ pub struct Merged {
     pub digest: Vec<String>,
     /// What the merged summary lacks: each set of inputs of which some
     /// shards were merged but not all, with the missing ones.
-    pub missing_shards: Vec<(String, Vec<super::Shard>)>,
+    pub missing_shards: Vec<super::MissingShards>,
 }
 
 /// Why summaries could not be merged.

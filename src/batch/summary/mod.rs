@@ -668,10 +668,31 @@ pub fn same_options(a: &CountingOptions, b: &CountingOptions) -> Result<(), Stri
     ))
 }
 
+/// Shards missing from a set of inputs a summary has some shards of.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingShards {
+    /// The inputs, as a part shows them (`maps --glob *.map`).
+    pub inputs: String,
+    pub shards: Vec<Shard>,
+}
+
+impl fmt::Display for MissingShards {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list: Vec<String> = self.shards.iter().map(ToString::to_string).collect();
+        write!(
+            f,
+            "shard{} {} of {} missing: the merged summary covers part of those inputs",
+            if self.shards.len() == 1 { "" } else { "s" },
+            list.join(", "),
+            self.inputs
+        )
+    }
+}
+
 impl Inputs {
     /// The shards missing from each set of inputs this summary has some
-    /// but not all shards of: `(inputs, missing K/N)`, sorted.
-    pub fn missing_shards(&self) -> Vec<(String, Vec<Shard>)> {
+    /// but not all shards of, sorted.
+    pub fn missing_shards(&self) -> Vec<MissingShards> {
         let mut groups: BTreeMap<(Source, u32), BTreeSet<u32>> = BTreeMap::new();
         for p in &self.parts {
             if let Some(s) = p.shard {
@@ -694,11 +715,14 @@ impl Inputs {
                 };
                 let shown = part.to_string();
                 let shown = shown.trim_end_matches(" (all files)").to_owned();
-                let missing = (1..=n)
+                let shards = (1..=n)
                     .filter(|k| !have.contains(k))
                     .map(|k| Shard { k, n })
                     .collect();
-                (shown, missing)
+                MissingShards {
+                    inputs: shown,
+                    shards,
+                }
             })
             .collect()
     }
