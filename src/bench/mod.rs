@@ -97,24 +97,27 @@ pub struct Measured {
 }
 
 impl Measured {
-    fn sorted(&self) -> Vec<f64> {
+    /// The seconds per iteration of the fastest, the median and the
+    /// slowest run (one sort).
+    fn spread(&self) -> (f64, f64, f64) {
         let mut v = self.samples.clone();
         v.sort_by(f64::total_cmp);
-        v
+        let (lo, hi) = (v.first().copied(), v.last().copied());
+        (lo.unwrap_or(0.0), median_of(&v), hi.unwrap_or(0.0))
     }
 
     /// The median seconds per iteration (the mean of the two middle ones
     /// for an even count).
     pub fn median(&self) -> f64 {
-        median_of(&self.sorted())
+        self.spread().1
     }
 
     pub fn min(&self) -> f64 {
-        self.sorted().first().copied().unwrap_or(0.0)
+        self.spread().0
     }
 
     pub fn max(&self) -> f64 {
-        self.sorted().last().copied().unwrap_or(0.0)
+        self.spread().2
     }
 
     /// Timed runs.
@@ -125,10 +128,11 @@ impl Measured {
     /// The median, minimum and maximum rates of `bytes` per iteration, in
     /// MB/s (the fastest sample gives the maximum).
     pub fn rates(&self, bytes: u64) -> (f64, f64, f64) {
+        let (fastest, median, slowest) = self.spread();
         (
-            mb_per_s(bytes, self.median()),
-            mb_per_s(bytes, self.max()),
-            mb_per_s(bytes, self.min()),
+            mb_per_s(bytes, median),
+            mb_per_s(bytes, slowest),
+            mb_per_s(bytes, fastest),
         )
     }
 }
@@ -623,12 +627,19 @@ pub fn compare(saved: &serde_json::Value, figures: &[Figure]) -> Vec<Comparison>
             v["tier"].as_str().map(str::to_string),
         )
     };
+    // The saved figures by (measurement, tier): one lookup per figure.
+    let by_key: std::collections::HashMap<(String, Option<String>), usize> = old
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, v)| (key(v), i))
+        .collect();
     let mut out = Vec::new();
     let mut matched = vec![false; old.len()];
     for f in figures {
-        let at = old
-            .iter()
-            .position(|v| key(v) == (f.measurement.clone(), f.tier.clone()));
+        let at = by_key
+            .get(&(f.measurement.clone(), f.tier.clone()))
+            .copied();
         let Some(at) = at else {
             out.push(Comparison {
                 measurement: f.measurement.clone(),
