@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 TABLES = tuple(_native.tables())
 
 
+def _check_table(table: str) -> None:
+    if table not in TABLES:
+        raise ValueError(f"no table {table!r}; the tables are {', '.join(TABLES)}")
+
+
 def export_batches(
     paths: Paths = None,
     table: str = "positions",
@@ -53,8 +58,7 @@ def export_batches(
     interface); a demo that fails keeps the rows decoded before its fault
     and is listed in ``.errors``.
     """
-    if table not in TABLES:
-        raise ValueError(f"no table {table!r}; the tables are {', '.join(TABLES)}")
+    _check_table(table)
     sel = selection(paths, **select)
     run = _native.demos_export(
         sel,
@@ -123,8 +127,7 @@ def export_tables(
     else:
         names = list(tables)
     for t in names:
-        if t not in TABLES:
-            raise ValueError(f"no table {t!r}; the tables are {', '.join(TABLES)}")
+        _check_table(t)
     if not names:
         raise ValueError("no table asked")
     sel = selection(paths, **select)
