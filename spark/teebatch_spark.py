@@ -3,7 +3,7 @@
 Usage (what `spark/run` calls; also a `spark-submit` application):
 
     teebatch_spark.py maps|demos INPUT... --out DIR [--master URL]
-        [--partitions N] --teebatch PATH [--verify]
+        [--partitions N] --teebatch PATH [--check-local] [-- INDEX-OPTION...]
 
 INPUTs that are plain paths are read by the executors themselves (paths
 mode): the driver lists the files with `teebatch KIND index --list` (the
@@ -52,12 +52,13 @@ def is_uri(s):
     return bool(URI.match(s))
 
 
-def list_paths(teebatch, kind, inputs):
-    """The units of work of INPUT paths as teebatch selects them, sorted:
-    files, and whole archives (teebatch lists their members; an archive
-    is not split over partitions)."""
+def list_paths(teebatch, kind, inputs, index_args=()):
+    """The units of work of INPUT paths as teebatch selects them (with the
+    pass-through index options: globs, depth), sorted: files, and whole
+    archives (teebatch lists their members; an archive is not split over
+    partitions)."""
     out = subprocess.run(
-        [teebatch, kind, "index", "--list", "-0", "--", *inputs],
+        [teebatch, kind, "index", *index_args, "--list", "-0", "--", *inputs],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         check=False,
@@ -142,7 +143,7 @@ def executable(name):
     return path
 
 
-def task_result(index, n_files, res):
+def task_result(index, n_files, res, n_bytes):
     from pyspark import TaskContext
 
     rec, summ, code, stderr = res
@@ -150,6 +151,7 @@ def task_result(index, n_files, res):
     return {
         "partition": index,
         "files": n_files,
+        "bytes": n_bytes,
         "records": rec,
         "summary": summ,
         "exit_code": code,
@@ -159,7 +161,7 @@ def task_result(index, n_files, res):
     }
 
 
-def paths_partition(kind, binary_name, kill_once):
+def paths_partition(kind, binary_name, kill_once, index_args=()):
     def run(index, it):
         paths = [p for chunk in it for p in chunk]
         if not paths:
@@ -168,14 +170,14 @@ def paths_partition(kind, binary_name, kill_once):
         with tempfile.TemporaryDirectory(prefix="teebatch-spark-") as work:
             def feed(pipe):
                 pipe.write(b"\0".join(paths))
-            res = run_teebatch(teebatch, [kind, "index", "--files-from", "-", "-0"], feed, work,
+            res = run_teebatch(teebatch, [kind, "index", *index_args, "--files-from", "-", "-0"], feed, work,
                                kill_once)
-        yield task_result(index, len(paths), res)
+        yield task_result(index, len(paths), res, sum(unit_size(p) for p in paths))
 
     return run
 
 
-def storage_partition(kind, binary_name, kill_once):
+def storage_partition(kind, binary_name, kill_once, index_args=()):
     ext = "." + EXT[kind]
 
     def wanted(uri):
@@ -187,13 +189,14 @@ def storage_partition(kind, binary_name, kill_once):
         if first is None:
             return
         teebatch = executable(binary_name)
-        count = [0]
+        count = [0, 0]
         with tempfile.TemporaryDirectory(prefix="teebatch-spark-") as work:
             def feed(pipe):
                 # One member per file, named by its URI, streamed as Spark
                 # hands the files over.
                 with tarfile.open(fileobj=pipe, mode="w|", format=tarfile.PAX_FORMAT) as tar:
-                    for uri, data in _chain(first, it):
+                    for row in _chain(first, it):
+                        uri, data = row.path, row.content
                         if not wanted(uri):
                             continue
                         info = tarfile.TarInfo(uri)
@@ -201,9 +204,10 @@ def storage_partition(kind, binary_name, kill_once):
                         info.mode = 0o644
                         tar.addfile(info, _BytesReader(data))
                         count[0] += 1
-            res = run_teebatch(teebatch, [kind, "index", "-"], feed, work, kill_once)
+                        count[1] += len(data)
+            res = run_teebatch(teebatch, [kind, "index", *index_args, "-"], feed, work, kill_once)
         if count[0]:
-            yield task_result(index, count[0], res)
+            yield task_result(index, count[0], res, count[1])
 
     return run
 
@@ -227,11 +231,62 @@ class _BytesReader:
         return b
 
 
+def cut_by_bytes(units, sizes, n):
+    """Cuts the sorted `units` into at most `n` contiguous, non-empty slices
+    of about equal bytes: a slice ends where the running total of `sizes`
+    passes the next multiple of total/n (a unit larger than that is a slice
+    of its own). Every unit counts at least one byte plus a small opening
+    cost, so that a collection of empty files is still cut by count."""
+    cost = [s + 4096 for s in sizes]
+    total = sum(cost)
+    chunks, current, acc, k = [], [], 0, 1
+    for u, c in zip(units, cost):
+        current.append(u)
+        acc += c
+        if acc * n >= k * total and len(chunks) < n - 1:
+            chunks.append(current)
+            current = []
+            while k * total <= acc * n:
+                k += 1
+    if current:
+        chunks.append(current)
+    return chunks
+
+
+def unit_size(path):
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        # teebatch reports the file's error; it weighs as an empty file.
+        return 0
+
+
 def default_partitions(sc, n_files):
     """Four tasks per core, at least one file and at most 5,000 files per
     partition."""
     n = max(4 * sc.defaultParallelism, -(-n_files // 5000))
     return max(1, min(n, n_files))
+
+
+def storage_frame(spark, inputs, n):
+    """The files under the URIs as a DataFrame of (path, length, content),
+    read by Spark's `binaryFile` source, in about `n` partitions of about
+    equal bytes: Spark packs the files, largest first, into partitions of at
+    most total/n bytes (plus an opening cost of 64 KiB per file)."""
+    total = 0
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    jvm = spark.sparkContext._jvm
+    for i in inputs:
+        path = jvm.org.apache.hadoop.fs.Path(i)
+        fs = path.getFileSystem(conf)
+        total += fs.getContentSummary(path).getLength()
+    open_cost = 64 << 10
+    spark.conf.set("spark.sql.files.openCostInBytes", str(open_cost))
+    spark.conf.set("spark.sql.files.minPartitionNum", str(max(1, n)))
+    # Large enough that total/n (not this cap) decides the split size.
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(128 << 20, total)))
+    return (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
+            .load(inputs).select("path", "content"))
 
 
 def write_atomic(path, data):
@@ -253,11 +308,44 @@ def executors(sc):
         return None
 
 
-def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None):
+# Options of `teebatch KIND index` that spark/run sets itself.
+RESERVED = ("--format", "-o", "--output", "--summary", "--jobs", "-j", "--files-from", "-0",
+            "--null", "--list", "--shard", "--progress", "-q", "--quiet")
+# Options that select files in a directory walk: paths mode only (in storage
+# mode Spark lists the files, and teebatch ignores them for a tar stream).
+WALK = ("--glob", "-g", "--exclude", "--max-depth", "--no-follow", "--hidden")
+
+
+def check_index_args(index_args, storage):
+    """An error message for pass-through options spark/run cannot take, or
+    None."""
+    for a in index_args:
+        if not a.startswith("-"):
+            continue  # an option's value
+        name = a.split("=", 1)[0]
+        if name in RESERVED or (name.startswith("-j") and not name.startswith("--")):
+            return f"{name} is set by spark/run (not an option to pass after --)"
+        if storage and (name in WALK or name.startswith("-g")):
+            return (f"{name} selects files in a directory walk: paths mode only (in storage "
+                    "mode Spark lists every file under the URIs)")
+    return None
+
+
+def absolute_inputs(inputs):
+    """INPUT paths made absolute (tasks run in other directories); URIs
+    unchanged."""
+    return [i if is_uri(i) else os.path.abspath(i) for i in inputs]
+
+
+def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None,
+            index_args=()):
     """Runs the job; returns the summary document written to
     OUT/summary.json. `kill_once`: a marker file path; the first task of
-    partition 0 that creates it kills its teebatch (the fault test)."""
+    partition 0 that creates it kills its teebatch (the fault test).
+    `index_args`: options passed to every `teebatch KIND index`."""
     sc = spark.sparkContext
+    inputs = absolute_inputs(inputs)
+    index_args = list(index_args)
     started = time.time()
     binary_name = os.path.basename(teebatch)
     sc.addFile(teebatch)
@@ -269,24 +357,28 @@ def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None)
     if any(storage) and not all(storage):
         raise SystemExit("INPUTs are either all paths or all URIs (storage mode)")
     storage = all(storage)
+    problem = check_index_args(index_args, storage)
+    if problem:
+        raise SystemExit(problem)
     if storage:
-        conf = sc._jsc.hadoopConfiguration()
-        conf.set("mapreduce.input.fileinputformat.input.dir.recursive", "true")
-        rdd = sc.binaryFiles(",".join(inputs), minPartitions=partitions or 4 * sc.defaultParallelism)
+        df = storage_frame(spark, inputs, partitions or 4 * sc.defaultParallelism)
         listed = None
-        results = rdd.mapPartitionsWithIndex(storage_partition(kind, binary_name, kill_once)).collect()
+        results = df.rdd.mapPartitionsWithIndex(
+            storage_partition(kind, binary_name, kill_once, index_args)).collect()
     else:
-        units = list_paths(teebatch, kind, inputs)
+        units = list_paths(teebatch, kind, inputs, index_args)
         if not units:
             raise SystemExit(f"no *.{EXT[kind]} files found in {' '.join(inputs)}")
         n = partitions or default_partitions(sc, len(units))
         n = max(1, min(n, len(units)))
         listed = len(units)
-        # One element per partition: contiguous slices of the sorted list
-        # (parallelize alone would cut it in batches of 1,024 paths).
-        chunks = [units[i * len(units) // n:(i + 1) * len(units) // n] for i in range(n)]
-        rdd = sc.parallelize(chunks, n)
-        results = rdd.mapPartitionsWithIndex(paths_partition(kind, binary_name, kill_once)).collect()
+        # One element per partition: contiguous slices of the sorted list,
+        # of about equal bytes (parallelize alone would cut it in batches
+        # of 1,024 paths).
+        chunks = cut_by_bytes(units, [unit_size(u) for u in units], n)
+        rdd = sc.parallelize(chunks, len(chunks))
+        results = rdd.mapPartitionsWithIndex(
+            paths_partition(kind, binary_name, kill_once, index_args)).collect()
     results.sort(key=lambda r: r["partition"])
     if not results:
         raise SystemExit(f"no *.{EXT[kind]} files found in {' '.join(inputs)}")
@@ -306,7 +398,10 @@ def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None)
         write_atomic(os.path.join(records_dir, f"part-{r['partition']:05d}.parquet"), r["records"])
         doc = json.loads(r["summary"])
         shard = f"{k}/{len(results)}" if len(results) > 1 else None
-        doc["inputs"] = {"parts": [{"paths": job_paths, "files_from": [], "shard": shard}]}
+        # The task's own part keeps what the options record (e.g. `walk`).
+        part = dict((doc.get("inputs") or {}).get("parts", [{}])[0])
+        part.update({"paths": job_paths, "files_from": [], "shard": shard})
+        doc["inputs"] = {"parts": [part]}
         p = os.path.join(parts_dir, f"part-{r['partition']:05d}.json")
         with open(p, "w") as f:
             json.dump(doc, f)
@@ -332,6 +427,7 @@ def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None)
         "files": files,
         "files_listed_by_driver": listed,
         "files_per_partition": [r["files"] for r in results],
+        "bytes_per_partition": [r["bytes"] for r in results],
         "task_attempts": [r["attempt"] + 1 for r in results],
         "hosts": sorted({r["host"] for r in results}),
         "wall_s": round(wall, 3),
@@ -347,7 +443,7 @@ def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None)
     return doc
 
 
-# -- verification (--verify and spark/test) ---------------------------------
+# -- comparison with one machine (--check-local and spark/test) ---------------------------------
 
 def local_path(s):
     """A `file:` URI as the local path it names; other strings unchanged."""
@@ -405,7 +501,7 @@ def parquet_records(records_dir):
     return rows, schemas
 
 
-def verify(kind, inputs, out, teebatch):
+def verify(kind, inputs, out, teebatch, index_args=()):
     """Compares OUT with one teebatch run on this machine over the same
     inputs (`file:` URIs read as local paths): summary.json minus `run`,
     and the Parquet records with the JSONL records (by path). Returns a
@@ -416,13 +512,13 @@ def verify(kind, inputs, out, teebatch):
         jsonl = os.path.join(d, "records.jsonl")
         summary = os.path.join(d, "summary.json")
         pq_one = os.path.join(d, "one.parquet")
-        r = subprocess.run([teebatch, kind, "index", "--format", "json", "-o", jsonl,
-                            "--summary", summary, "-q", "--", *local],
+        r = subprocess.run([teebatch, kind, "index", *index_args, "--format", "json", "-o",
+                            jsonl, "--summary", summary, "-q", "--", *local],
                            stderr=subprocess.PIPE, check=False)
         if r.returncode not in (0, 1):
             return [f"one-machine run failed: {r.stderr.decode(errors='replace')}"]
-        subprocess.run([teebatch, kind, "index", "--format", "parquet", "-o", pq_one,
-                        "-q", "--", *local], stderr=subprocess.DEVNULL, check=False)
+        subprocess.run([teebatch, kind, "index", *index_args, "--format", "parquet", "-o",
+                        pq_one, "-q", "--", *local], stderr=subprocess.DEVNULL, check=False)
         with open(summary) as f:
             one = json.load(f)
         with open(os.path.join(out, "summary.json")) as f:
@@ -495,10 +591,22 @@ def main(argv=None):
                     help="partitions (default: 4 per core, at most 5,000 files each)")
     ap.add_argument("--teebatch", required=True, metavar="PATH",
                     help="the teebatch binary shipped to the executors")
-    ap.add_argument("--verify", action="store_true",
+    ap.add_argument("--check-local", action="store_true",
                     help="compare the output with one teebatch run on the driver's machine "
                     "(inputs it can read); exit 1 on a difference")
+    ap.epilog = ("Options after `--` go to every `teebatch KIND index` (e.g. -- --verify=crc "
+                 "--glob 'novice/**' --max-file-bytes 64M); spark/run sets --format, -o, "
+                 "--summary, --jobs and --files-from itself.")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    index_args = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, index_args = argv[:cut], argv[cut + 1:]
     a = ap.parse_args(argv)
+    inputs = absolute_inputs(a.inputs)
+    problem = check_index_args(index_args, all(is_uri(i) for i in inputs))
+    if problem:
+        ap.error(problem)
     if a.partitions is not None and a.partitions < 1:
         ap.error("--partitions must be at least 1")
     teebatch = os.path.abspath(a.teebatch)
@@ -507,8 +615,8 @@ def main(argv=None):
     spark = session(a.master)
     startup = time.time() - t0
     try:
-        doc = run_job(spark, a.kind, a.inputs, a.out, teebatch, a.partitions,
-                      os.environ.get(FAULT_ENV))
+        doc = run_job(spark, a.kind, inputs, a.out, teebatch, a.partitions,
+                      os.environ.get(FAULT_ENV), index_args)
     finally:
         spark.stop()
     run = doc["run"]
@@ -522,13 +630,13 @@ def main(argv=None):
         print(f"spark: {doc['failed']} of {doc['files']} files failed (see their records)",
               file=sys.stderr)
         code = 1
-    if a.verify:
-        problems = verify(a.kind, a.inputs, a.out, teebatch)
+    if a.check_local:
+        problems = verify(a.kind, inputs, a.out, teebatch, index_args)
         for p in problems:
-            print(f"verify: {p}", file=sys.stderr)
+            print(f"check-local: {p}", file=sys.stderr)
         if problems:
             return 1
-        print("verify: summary.json and records equal one teebatch run on this machine",
+        print("check-local: summary.json and records equal one teebatch run on this machine",
               file=sys.stderr)
     return code
 

@@ -64,22 +64,53 @@ def check_tables(teebatch, demos):
     return problems
 
 
+def largest(out, inputs):
+    sizes = [os.path.getsize(os.path.join(r, f)) for i in inputs for r, _, fs in
+             os.walk(job.local_path(os.path.abspath(i) if not job.is_uri(i) else i))
+             for f in fs]
+    return max(sizes) + 4096
+
+
+def check_arguments():
+    """spark/run's pass-through options: refused where spark/run sets them
+    or where they cannot apply."""
+    problems = []
+    for args, storage, want in [
+        (["--verify=crc", "--glob", "a/**", "--max-file-bytes", "64M"], False, None),
+        (["--glob", "a/**"], True, "paths mode only"),
+        (["--format", "json"], False, "set by spark/run"),
+        (["-j4"], False, "set by spark/run"),
+    ]:
+        got = job.check_index_args(args, storage)
+        if (got is None) != (want is None) or (want and want not in got):
+            problems.append(f"check_index_args({args}, storage={storage}): {got!r}")
+    if job.absolute_inputs(["a/b", "hdfs://nn/x"]) != [os.path.abspath("a/b"), "hdfs://nn/x"]:
+        problems.append("relative INPUTs are not made absolute")
+    if job.cut_by_bytes(list("abcdef"), [100, 0, 0, 0, 0, 100], 2) != [list("abc"), list("def")]:
+        problems.append(f"cut_by_bytes: {job.cut_by_bytes(list('abcdef'), [100, 0, 0, 0, 0, 100], 2)}")
+    return problems
+
+
 def main():
     teebatch = os.path.abspath(sys.argv[1])
     datasets = os.path.abspath(sys.argv[2])
     table_problems = check_tables(teebatch, os.path.join(datasets, "demos"))
+    table_problems += check_arguments()
     t0 = time.time()
     spark = job.session("local[2,4]", "teebatch-spark-test")
     startup = time.time() - t0
     print(f"spark/test: Spark {spark.version} started in {startup:.1f} s", flush=True)
     failures = []
     maps, demos = os.path.join(datasets, "maps"), os.path.join(datasets, "demos")
+    # A relative INPUT (tasks run elsewhere: made absolute) and index
+    # options passed through (`spark/run ... -- --verify=crc`).
+    os.chdir(os.path.dirname(maps))
     cases = [
-        ("maps", [maps], 5, None),
-        ("maps", ["file://" + maps], 5, None),
-        ("demos", [demos], 3, None),
-        ("demos", ["file://" + demos], 3, None),
-        ("demos", [demos], 3, "kill"),
+        ("maps", [os.path.basename(maps)], 5, None, ["--verify=crc"]),
+        ("maps", ["file://" + maps], 5, None, []),
+        ("demos", [demos], 3, None, []),
+        ("demos", ["file://" + demos], 3, None, []),
+        ("demos", [demos], 3, "kill", []),
     ]
     try:
         with tempfile.TemporaryDirectory(prefix="teebatch-spark-test-") as tmp:
@@ -98,17 +129,27 @@ def main():
             with open(os.path.join(bad, "junk.map"), "wb") as f:
                 f.write(b"not a map\n")
             cases += [
-                ("maps", [bad], 2, None),
-                ("maps", ["file://" + bad], 2, None),
+                ("maps", [bad], 2, None, []),
+                ("maps", ["file://" + bad], 2, None, []),
             ]
-            for i, (kind, inputs, parts, fault) in enumerate(cases):
+            for i, (kind, inputs, parts, fault, index_args) in enumerate(cases):
                 out = os.path.join(tmp, f"out{i}")
                 marker = os.path.join(tmp, f"killed{i}") if fault else None
                 t = time.time()
-                doc = job.run_job(spark, kind, inputs, out, teebatch, parts, marker)
+                doc = job.run_job(spark, kind, inputs, out, teebatch, parts, marker, index_args)
                 run = doc["run"]
                 name = f"{kind} {run['mode']} mode{' (teebatch killed once)' if fault else ''}"
-                problems = job.verify(kind, inputs, out, teebatch)
+                problems = job.verify(kind, job.absolute_inputs(inputs), out, teebatch, index_args)
+                if index_args == ["--verify=crc"]:
+                    crcs = [r.get("data_crc32") for r in
+                            job.parquet_records(os.path.join(out, "records"))[0]]
+                    if not all(crcs):
+                        problems.append("--verify=crc did not reach the tasks (no data_crc32)")
+                # Balanced by bytes: no partition more than total/N plus its
+                # largest file (paths mode: the driver's cut).
+                by = run["bytes_per_partition"]
+                if run["mode"] == "paths" and max(by) > sum(by) / parts + largest(out, inputs):
+                    problems.append(f"partitions not balanced by bytes: {by}")
                 if inputs[0].endswith("/bad") and doc["failed"] != 2:
                     problems.append(f"{doc['failed']} files failed, not 2")
                 if doc["files"] != sum(run["files_per_partition"]):
