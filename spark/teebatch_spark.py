@@ -26,6 +26,7 @@ than 0 and 1) fails the task, and Spark runs it again.
 """
 
 import argparse
+import decimal
 import json
 import os
 import re
@@ -36,6 +37,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import zlib
 
 # A URI scheme (`file:`, `hdfs:`, `s3a:`); one letter is a Windows drive.
 URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
@@ -84,19 +86,19 @@ def list_paths(teebatch, kind, inputs, index_args=()):
     return units
 
 
-def run_teebatch(teebatch, args, stdin_writer, work, kill_once=None):
+def run_teebatch(teebatch, args, stdin_writer, work, kill_once=None, summary=True):
     """Runs teebatch with `args` in `work`, feeding stdin from
-    `stdin_writer(pipe)`. Returns (records Parquet bytes, summary bytes,
-    exit code, stderr). Raises (failing the task) when teebatch did not
-    finish with exit code 0 or 1."""
+    `stdin_writer(pipe)`. Returns (path of the records' Parquet file,
+    summary bytes or None, exit code, stderr). Raises (failing the task)
+    when teebatch did not finish with exit code 0 or 1."""
     from pyspark import TaskContext
 
     ctx = TaskContext.get()
     fault = kill_once
     records = os.path.join(work, "records.parquet")
     summary = os.path.join(work, "summary.json")
-    cmd = [teebatch, *args, "--format", "parquet", "-o", records, "--summary", summary,
-           "--quiet", "--jobs", "1"]
+    cmd = [teebatch, *args, "--format", "parquet", "-o", records,
+           *(["--summary", summary] if summary else []), "--quiet", "--jobs", "1"]
     with open(os.path.join(work, "stderr"), "wb") as err:
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                 stderr=err, cwd=work)
@@ -126,11 +128,11 @@ def run_teebatch(teebatch, args, stdin_writer, work, kill_once=None):
     if code not in (0, 1):
         how = f"signal {-code}" if code < 0 else f"exit code {code}"
         raise RuntimeError(f"teebatch {' '.join(args)} ended with {how}:\n{stderr[-4000:]}")
-    with open(records, "rb") as f:
-        rec = f.read()
-    with open(summary, "rb") as f:
-        summ = f.read()
-    return rec, summ, code, stderr
+    summ = None
+    if summary:
+        with open(summary, "rb") as f:
+            summ = f.read()
+    return records, summ, code, stderr
 
 
 def executable(name):
@@ -143,85 +145,11 @@ def executable(name):
     return path
 
 
-def task_result(index, n_files, res, n_bytes):
-    from pyspark import TaskContext
-
-    rec, summ, code, stderr = res
-    ctx = TaskContext.get()
-    return {
-        "partition": index,
-        "files": n_files,
-        "bytes": n_bytes,
-        "records": rec,
-        "summary": summ,
-        "exit_code": code,
-        "stderr": stderr[-2000:],
-        "attempt": ctx.attemptNumber() if ctx else 0,
-        "host": socket.gethostname(),
-    }
-
-
-def paths_partition(kind, binary_name, kill_once, index_args=()):
-    def run(index, it):
-        paths = [p for chunk in it for p in chunk]
-        if not paths:
-            return
-        teebatch = executable(binary_name)
-        with tempfile.TemporaryDirectory(prefix="teebatch-spark-") as work:
-            def feed(pipe):
-                pipe.write(b"\0".join(paths))
-            res = run_teebatch(teebatch, [kind, "index", *index_args, "--files-from", "-", "-0"], feed, work,
-                               kill_once)
-        yield task_result(index, len(paths), res, sum(unit_size(p) for p in paths))
-
-    return run
-
-
-def storage_partition(kind, binary_name, kill_once, index_args=()):
-    ext = "." + EXT[kind]
-
-    def wanted(uri):
-        u = uri.lower()
-        return u.endswith(ext) or u.endswith(ARCHIVE_SUFFIXES)
-
-    def run(index, it):
-        first = next(it, None)
-        if first is None:
-            return
-        teebatch = executable(binary_name)
-        count = [0, 0]
-        with tempfile.TemporaryDirectory(prefix="teebatch-spark-") as work:
-            def feed(pipe):
-                # One member per file, named by its URI, streamed as Spark
-                # hands the files over.
-                with tarfile.open(fileobj=pipe, mode="w|", format=tarfile.PAX_FORMAT) as tar:
-                    for row in _chain(first, it):
-                        uri, data = row.path, row.content
-                        if not wanted(uri):
-                            continue
-                        info = tarfile.TarInfo(uri)
-                        info.size = len(data)
-                        info.mode = 0o644
-                        tar.addfile(info, _BytesReader(data))
-                        count[0] += 1
-                        count[1] += len(data)
-            res = run_teebatch(teebatch, [kind, "index", *index_args, "-"], feed, work, kill_once)
-        if count[0]:
-            yield task_result(index, count[0], res, count[1])
-
-    return run
-
-
-def _chain(first, it):
-    yield first
-    yield from it
-
-
 class _BytesReader:
     """A file object over bytes without a copy (tarfile reads it)."""
 
     def __init__(self, data):
-        self.view = memoryview(data)
+        self.view = memoryview(data).cast("B")
         self.pos = 0
 
     def read(self, n=-1):
@@ -229,6 +157,158 @@ class _BytesReader:
         b = self.view[self.pos : end].tobytes()
         self.pos = end
         return b
+
+
+class ListParam:
+    """An accumulator of lists (Spark merges the updates of each
+    successful task once: a failed or superseded attempt adds nothing)."""
+
+    def zero(self, value):
+        return []
+
+    def addInPlace(self, a, b):
+        a.extend(b)
+        return a
+
+
+def spark_arrow_type(t):
+    """The Arrow type Spark takes for `t`: unsigned integers widened as
+    Spark's own Parquet reader does (uint64 to decimal(20,0)), dictionaries
+    and large types as their plain forms, nested types converted inside."""
+    import pyarrow as pa
+
+    widen = {pa.uint8(): pa.int16(), pa.uint16(): pa.int32(), pa.uint32(): pa.int64(),
+             pa.uint64(): pa.decimal128(20, 0)}
+    if t in widen:
+        return widen[t]
+    if pa.types.is_dictionary(t):
+        return spark_arrow_type(t.value_type)
+    if pa.types.is_large_string(t):
+        return pa.string()
+    if pa.types.is_large_binary(t):
+        return pa.binary()
+    if pa.types.is_struct(t):
+        return pa.struct([f.with_type(spark_arrow_type(f.type)) for f in t])
+    if pa.types.is_list(t) or pa.types.is_large_list(t):
+        return pa.list_(t.value_field.with_type(spark_arrow_type(t.value_type)))
+    if pa.types.is_map(t):
+        return pa.map_(spark_arrow_type(t.key_type),
+                       t.item_field.with_type(spark_arrow_type(t.item_type)))
+    return t
+
+
+def spark_arrow_schema(schema):
+    import pyarrow as pa
+
+    return pa.schema([f.with_type(spark_arrow_type(f.type)) for f in schema])
+
+
+def spark_type_string(schema):
+    """Column names and Spark types of an Arrow schema (nullability and
+    the names of list items aside): what two Parquet writers agree on."""
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    return from_arrow_schema(spark_arrow_schema(schema)).simpleString()
+
+
+def output_schema(teebatch, args):
+    """The Arrow schema of the Parquet file `teebatch ARGS --format parquet`
+    writes (it writes the schema for no input at all)."""
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory(prefix="teebatch-schema-") as d:
+        f = os.path.join(d, "empty.parquet")
+        r = subprocess.run([teebatch, *args, "--files-from", "-", "--format", "parquet", "-o", f,
+                            "-q"], input=b"", stderr=subprocess.PIPE, check=False)
+        if not os.path.exists(f):
+            raise SystemExit(f"teebatch {' '.join(args)} wrote no schema: "
+                             f"{r.stderr.decode(errors='replace')}")
+        return pq.read_schema(f).remove_metadata()
+
+
+def bucket_of(demo, buckets):
+    """The output bucket of a demo path: CRC-32 of its UTF-8 bytes modulo
+    the bucket count (Spark SQL: `pmod(crc32(demo), B)`)."""
+    return zlib.crc32(demo.encode("utf-8", "surrogateescape")) % buckets
+
+
+def arrow_task(spec, acc):
+    """The function `mapInArrow` runs per partition: one teebatch process
+    over the partition's files, its Parquet output read back in batches and
+    yielded to Spark (cast to the types Spark takes; with `buckets`, the
+    column `demo_bucket` added), and one report into the accumulator `acc`:
+    the partition, its files, bytes, rows, exit code, stderr and (index)
+    the summary."""
+
+    def run(batches):
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+        from pyspark import TaskContext
+
+        ctx = TaskContext.get()
+        teebatch = executable(spec["binary"])
+        ext = "." + EXT[spec["kind"]]
+        count = [0, 0]
+        with tempfile.TemporaryDirectory(prefix="teebatch-spark-") as work:
+            if spec["storage"]:
+                def feed(pipe):
+                    # One member per file, named by its URI, streamed as
+                    # Spark hands the files over.
+                    with tarfile.open(fileobj=pipe, mode="w|", format=tarfile.PAX_FORMAT) as tar:
+                        for b in batches:
+                            paths, contents = b.column("path"), b.column("content")
+                            for i in range(b.num_rows):
+                                uri = paths[i].as_py()
+                                u = uri.lower()
+                                if not (u.endswith(ext) or u.endswith(ARCHIVE_SUFFIXES)):
+                                    continue
+                                data = contents[i].as_buffer()
+                                info = tarfile.TarInfo(uri)
+                                info.size = data.size
+                                info.mode = 0o644
+                                tar.addfile(info, _BytesReader(data))
+                                count[0] += 1
+                                count[1] += data.size
+                args = [*spec["args"], "-"]
+            else:
+                paths = [p for b in batches for chunk in b.column("paths").to_pylist()
+                         for p in chunk]
+                count[0] = len(paths)
+                count[1] = sum(unit_size(os.fsdecode(p)) for p in paths)
+
+                def feed(pipe):
+                    pipe.write(b"\0".join(paths))
+                args = [*spec["args"], "--files-from", "-", "-0"]
+            records, summ, code, stderr = run_teebatch(
+                teebatch, args, feed, work, spec["kill_once"], summary=spec["summary"])
+            if count[0] == 0:
+                return
+            target = spec["schema"]
+            buckets = spec.get("buckets")
+            rows = 0
+            for rb in pq.ParquetFile(records).iter_batches(batch_size=16384):
+                t = pa.Table.from_batches([rb]).cast(target)
+                if buckets:
+                    demo = t.column("demo").combine_chunks().dictionary_encode()
+                    keys = pa.array([bucket_of(d, buckets) for d in demo.dictionary.to_pylist()],
+                                    pa.int32())
+                    t = t.append_column("demo_bucket", keys.take(demo.indices))
+                rows += t.num_rows
+                yield from t.to_batches()
+        acc.add([{
+            "partition": ctx.partitionId() if ctx else 0,
+            "attempt": ctx.attemptNumber() if ctx else 0,
+            "files": count[0],
+            "bytes": count[1],
+            "rows": rows,
+            "summary": summ.decode() if summ else None,
+            "exit_code": code,
+            "stderr": stderr[-4000:],
+            "host": socket.gethostname(),
+            "teebatch": teebatch,
+        }])
+
+    return run
 
 
 def cut_by_bytes(units, sizes, n):
@@ -285,6 +365,8 @@ def storage_frame(spark, inputs, n):
     spark.conf.set("spark.sql.files.minPartitionNum", str(max(1, n)))
     # Large enough that total/n (not this cap) decides the split size.
     spark.conf.set("spark.sql.files.maxPartitionBytes", str(max(128 << 20, total)))
+    # A few files per Arrow batch (their bytes are the batch).
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "16")
     return (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
             .load(inputs).select("path", "content"))
 
@@ -337,65 +419,126 @@ def absolute_inputs(inputs):
     return [i if is_uri(i) else os.path.abspath(i) for i in inputs]
 
 
-def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None,
-            index_args=()):
-    """Runs the job; returns the summary document written to
-    OUT/summary.json. `kill_once`: a marker file path; the first task of
-    partition 0 that creates it kills its teebatch (the fault test).
-    `index_args`: options passed to every `teebatch KIND index`."""
+def records_uri(out, name):
+    """Where Spark writes DIR/NAME: a URI as given, a path on the driver's
+    file system as a `file:` URI (so not on Hadoop's default file system)."""
+    if is_uri(out):
+        return out.rstrip("/") + "/" + name
+    return "file://" + os.path.join(os.path.abspath(out), name)
+
+
+def write_out_file(spark, out, name, data):
+    """Writes DIR/NAME (bytes): a plain file for a local DIR, else through
+    Hadoop's FileSystem API (temporary name, then rename)."""
+    if not is_uri(out):
+        os.makedirs(out, exist_ok=True)
+        write_atomic(os.path.join(out, name), data)
+        return
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    path = jvm.org.apache.hadoop.fs.Path(out.rstrip("/") + "/" + name)
+    tmp = jvm.org.apache.hadoop.fs.Path(out.rstrip("/") + "/." + name + ".tmp")
+    fs = path.getFileSystem(conf)
+    stream = fs.create(tmp, True)
+    stream.write(bytearray(data))
+    stream.close()
+    fs.delete(path, False)
+    if not fs.rename(tmp, path):
+        raise SystemExit(f"cannot rename {tmp} to {path}")
+
+
+def input_frame(spark, teebatch, kind, inputs, partitions, list_args, units_by=None):
+    """The job's input as a DataFrame and how it was cut: storage mode (all
+    INPUTs URIs) the files Spark lists, in partitions of about equal bytes;
+    paths mode one row per partition holding its slice of the sorted file
+    list (`units_by(units)` may group the units first: a list of lists,
+    each cut on its own). Returns (frame, storage, files listed)."""
     sc = spark.sparkContext
-    inputs = absolute_inputs(inputs)
-    index_args = list(index_args)
-    started = time.time()
-    binary_name = os.path.basename(teebatch)
-    sc.addFile(teebatch)
-    if __name__ != "__main__":
-        # Imported (spark/test): the executors' Python needs this module for
-        # the partition functions.
-        sc.addPyFile(os.path.abspath(__file__))
     storage = [is_uri(i) for i in inputs]
     if any(storage) and not all(storage):
         raise SystemExit("INPUTs are either all paths or all URIs (storage mode)")
     storage = all(storage)
-    problem = check_index_args(index_args, storage)
+    if storage:
+        return storage_frame(spark, inputs, partitions or 4 * sc.defaultParallelism), True, None
+    units = list_paths(teebatch, kind, inputs, list_args)
+    if not units:
+        raise SystemExit(f"no *.{EXT[kind]} files found in {' '.join(inputs)}")
+    n = partitions or default_partitions(sc, len(units))
+    n = max(1, min(n, len(units)))
+    sizes = {u: unit_size(os.fsdecode(u)) for u in units}
+    groups = units_by(units) if units_by else [units]
+    total = sum(sizes.values()) + 4096 * len(units)
+    chunks = []
+    for g in groups:
+        g_bytes = sum(sizes[u] for u in g) + 4096 * len(g)
+        k = max(1, min(len(g), round(n * g_bytes / total)))
+        chunks += cut_by_bytes(g, [sizes[u] for u in g], k)
+    # One row per partition: contiguous slices of the sorted list, of
+    # about equal bytes (parallelize alone would cut it in batches of
+    # 1,024 paths).
+    rdd = sc.parallelize([(k, c) for k, c in enumerate(chunks)], len(chunks))
+    frame = spark.createDataFrame(rdd, "part int, paths array<binary>")
+    return frame, False, len(units)
+
+
+def add_module(sc):
+    if __name__ != "__main__":
+        # Imported (spark/test): the executors' Python needs this module for
+        # the task functions.
+        sc.addPyFile(os.path.abspath(__file__))
+
+
+def reports_of(acc):
+    """The accumulated task reports, one per partition (Spark adds the
+    updates of each partition's one successful attempt), by partition."""
+    by = {}
+    for r in acc.value:
+        if r["partition"] in by:
+            raise SystemExit(f"partition {r['partition']} reported twice (attempts "
+                             f"{by[r['partition']]['attempt']} and {r['attempt']})")
+        by[r["partition"]] = r
+    return [by[k] for k in sorted(by)]
+
+
+def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None,
+            index_args=()):
+    """Runs the job; returns the summary document written to
+    OUT/summary.json. Spark writes OUT/records/ (Parquet, its commit
+    protocol: a failed or speculative task attempt leaves no rows); the
+    driver gets one small report per partition. `kill_once`: a marker file
+    path; the first task of partition 0 that creates it kills its teebatch
+    (the fault test). `index_args`: options passed to every `teebatch KIND
+    index`."""
+    sc = spark.sparkContext
+    started = time.time()
+    inputs = absolute_inputs(inputs)
+    index_args = list(index_args)
+    problem = check_index_args(index_args, all(is_uri(i) for i in inputs))
     if problem:
         raise SystemExit(problem)
-    if storage:
-        df = storage_frame(spark, inputs, partitions or 4 * sc.defaultParallelism)
-        listed = None
-        results = df.rdd.mapPartitionsWithIndex(
-            storage_partition(kind, binary_name, kill_once, index_args)).collect()
-    else:
-        units = list_paths(teebatch, kind, inputs, index_args)
-        if not units:
-            raise SystemExit(f"no *.{EXT[kind]} files found in {' '.join(inputs)}")
-        n = partitions or default_partitions(sc, len(units))
-        n = max(1, min(n, len(units)))
-        listed = len(units)
-        # One element per partition: contiguous slices of the sorted list,
-        # of about equal bytes (parallelize alone would cut it in batches
-        # of 1,024 paths).
-        chunks = cut_by_bytes(units, [unit_size(u) for u in units], n)
-        rdd = sc.parallelize(chunks, len(chunks))
-        results = rdd.mapPartitionsWithIndex(
-            paths_partition(kind, binary_name, kill_once, index_args)).collect()
-    results.sort(key=lambda r: r["partition"])
+    binary_name = os.path.basename(teebatch)
+    sc.addFile(teebatch)
+    add_module(sc)
+    frame, storage, listed = input_frame(spark, teebatch, kind, inputs, partitions, index_args)
+    schema = spark_arrow_schema(output_schema(teebatch, [kind, "index", *index_args]))
+    from pyspark.sql.pandas.types import from_arrow_schema
+
+    acc = sc.accumulator([], ListParam())
+    spec = {"kind": kind, "binary": binary_name, "kill_once": kill_once, "storage": storage,
+            "args": [kind, "index", *index_args], "summary": True, "schema": schema}
+    frame.mapInArrow(arrow_task(spec, acc), from_arrow_schema(schema)) \
+        .write.mode("overwrite").parquet(records_uri(out, "records"))
+    results = reports_of(acc)
     if not results:
         raise SystemExit(f"no *.{EXT[kind]} files found in {' '.join(inputs)}")
 
-    records_dir = os.path.join(out, "records")
-    os.makedirs(records_dir, exist_ok=True)
-    for name in os.listdir(records_dir):
-        if name.startswith("part-"):
-            os.remove(os.path.join(records_dir, name))
-    parts_dir = tempfile.mkdtemp(prefix="summaries-", dir=out)
+    parts_dir = tempfile.mkdtemp(prefix="teebatch-summaries-")
     # Each non-empty partition's summary is recorded as shard k of N of the
     # job's INPUTs, so that `teebatch merge` refuses any partition twice and
     # the N shards collapse into the one-machine inputs.
     job_paths = sorted(set(inputs))
     summaries = []
     for k, r in enumerate(results, start=1):
-        write_atomic(os.path.join(records_dir, f"part-{r['partition']:05d}.parquet"), r["records"])
         doc = json.loads(r["summary"])
         shard = f"{k}/{len(results)}" if len(results) > 1 else None
         # The task's own part keeps what the options record (e.g. `walk`).
@@ -413,9 +556,26 @@ def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None,
         raise SystemExit(f"teebatch merge failed: {m.stderr.decode(errors='replace')}")
     with open(merged) as f:
         doc = json.load(f)
+    for p in os.listdir(parts_dir):
+        os.remove(os.path.join(parts_dir, p))
+    os.rmdir(parts_dir)
     wall = time.time() - started
     files = sum(r["files"] for r in results)
-    doc["run"] = {
+    doc["run"] = run_doc(spark, results, storage, listed, wall)
+    doc["run"].update({
+        "files": files,
+        "files_per_s": round(files / wall, 1) if wall > 0 else None,
+        "teebatch_version": doc.get("run", {}).get("teebatch_version"),
+        "partition_runs": [json.loads(r["summary"]).get("run") for r in results],
+    })
+    write_out_file(spark, out, "summary.json",
+                   (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
+    return doc
+
+
+def run_doc(spark, results, storage, listed, wall):
+    sc = spark.sparkContext
+    return {
         "engine": "spark",
         "spark_version": spark.version,
         "master": sc.master,
@@ -424,23 +584,14 @@ def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None,
         "executors": executors(sc),
         "default_parallelism": sc.defaultParallelism,
         "partitions": len(results),
-        "files": files,
         "files_listed_by_driver": listed,
         "files_per_partition": [r["files"] for r in results],
         "bytes_per_partition": [r["bytes"] for r in results],
         "task_attempts": [r["attempt"] + 1 for r in results],
         "hosts": sorted({r["host"] for r in results}),
+        "executables": sorted({r["teebatch"] for r in results}),
         "wall_s": round(wall, 3),
-        "files_per_s": round(files / wall, 1) if wall > 0 else None,
-        "teebatch_version": doc.get("run", {}).get("teebatch_version"),
-        "partition_runs": [json.loads(r["summary"]).get("run") for r in results],
     }
-    write_atomic(os.path.join(out, "summary.json"),
-                 (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
-    for p in os.listdir(parts_dir):
-        os.remove(os.path.join(parts_dir, p))
-    os.rmdir(parts_dir)
-    return doc
 
 
 # -- comparison with one machine (--check-local and spark/test) ---------------------------------
@@ -471,6 +622,8 @@ def normalize_record(v):
     float spellings, maps (pyarrow gives key/value pairs)."""
     if v is None:
         return None
+    if isinstance(v, decimal.Decimal):
+        return float(v)
     if isinstance(v, bool):
         return v
     if isinstance(v, (int, float)):
@@ -493,11 +646,13 @@ def parquet_records(records_dir):
 
     rows = []
     schemas = set()
-    for name in sorted(os.listdir(records_dir)):
-        if name.endswith(".parquet"):
-            t = pq.read_table(os.path.join(records_dir, name))
-            schemas.add(t.schema.to_string(show_schema_metadata=False))
-            rows.extend(t.to_pylist())
+    for root, dirs, names in os.walk(records_dir):
+        dirs.sort()
+        for name in sorted(names):
+            if name.endswith(".parquet") and not name.startswith((".", "_")):
+                t = pq.read_table(os.path.join(root, name), partitioning=None)
+                schemas.add(spark_type_string(t.schema))
+                rows.extend(t.to_pylist())
     return rows, schemas
 
 
@@ -540,9 +695,10 @@ def verify(kind, inputs, out, teebatch, index_args=()):
         rows, schemas = parquet_records(os.path.join(out, "records"))
         import pyarrow.parquet as pq
 
-        one_schema = pq.read_table(pq_one).schema.to_string(show_schema_metadata=False)
+        one_schema = spark_type_string(pq.read_table(pq_one).schema)
         if schemas != {one_schema}:
-            problems.append("the partitions' Parquet schema is not that of --format parquet")
+            problems.append("the Parquet schema (as Spark types) is not that of --format parquet: "
+                            f"{sorted(schemas)} vs {one_schema}"[:2000])
         got = {}
         for row in rows:
             row["path"] = local_path(row["path"])
@@ -564,6 +720,9 @@ def verify(kind, inputs, out, teebatch, index_args=()):
 def session(master, app_name="teebatch"):
     from pyspark.sql import SparkSession
 
+    # The executors' Python needs pyarrow (the tasks read teebatch's
+    # Parquet): this one (spark/.venv) unless PYSPARK_PYTHON names another.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     b = SparkSession.builder.appName(app_name)
     if master:
         b = b.master(master)
@@ -610,7 +769,8 @@ def main(argv=None):
     if a.partitions is not None and a.partitions < 1:
         ap.error("--partitions must be at least 1")
     teebatch = os.path.abspath(a.teebatch)
-    os.makedirs(a.out, exist_ok=True)
+    if not is_uri(a.out):
+        os.makedirs(a.out, exist_ok=True)
     t0 = time.time()
     spark = session(a.master)
     startup = time.time() - t0
