@@ -86,7 +86,7 @@ def list_paths(teebatch, kind, inputs, index_args=()):
     return units
 
 
-def run_teebatch(teebatch, args, stdin_writer, work, kill_once=None, summary=True):
+def run_teebatch(teebatch, args, stdin_writer, work, kill_once=None, want_summary=True):
     """Runs teebatch with `args` in `work`, feeding stdin from
     `stdin_writer(pipe)`. Returns (path of the records' Parquet file,
     summary bytes or None, exit code, stderr). Raises (failing the task)
@@ -98,7 +98,7 @@ def run_teebatch(teebatch, args, stdin_writer, work, kill_once=None, summary=Tru
     records = os.path.join(work, "records.parquet")
     summary = os.path.join(work, "summary.json")
     cmd = [teebatch, *args, "--format", "parquet", "-o", records,
-           *(["--summary", summary] if summary else []), "--quiet", "--jobs", "1"]
+           *(["--summary", summary] if want_summary else []), "--quiet", "--jobs", "1"]
     with open(os.path.join(work, "stderr"), "wb") as err:
         proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
                                 stderr=err, cwd=work)
@@ -129,7 +129,7 @@ def run_teebatch(teebatch, args, stdin_writer, work, kill_once=None, summary=Tru
         how = f"signal {-code}" if code < 0 else f"exit code {code}"
         raise RuntimeError(f"teebatch {' '.join(args)} ended with {how}:\n{stderr[-4000:]}")
     summ = None
-    if summary:
+    if want_summary:
         with open(summary, "rb") as f:
             summ = f.read()
     return records, summ, code, stderr
@@ -280,7 +280,7 @@ def arrow_task(spec, acc):
                     pipe.write(b"\0".join(paths))
                 args = [*spec["args"], "--files-from", "-", "-0"]
             records, summ, code, stderr = run_teebatch(
-                teebatch, args, feed, work, spec["kill_once"], summary=spec["summary"])
+                teebatch, args, feed, work, spec["kill_once"], want_summary=spec["summary"])
             if count[0] == 0:
                 return
             target = spec["schema"]
@@ -573,6 +573,88 @@ def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None,
     return doc
 
 
+BUCKET_COLUMN = "demo_bucket"
+DEFAULT_BUCKETS = 16
+
+
+def export_args(table, from_tick=None, to_tick=None):
+    return ["demos", "export", "--table", table,
+            *(["--from", from_tick] if from_tick is not None else []),
+            *(["--to", to_tick] if to_tick is not None else [])]
+
+
+def run_export(spark, inputs, out, teebatch, table, partitions=None, kill_once=None,
+               from_tick=None, to_tick=None, buckets=DEFAULT_BUCKETS):
+    """`teebatch demos export --table TABLE` on Spark: Spark writes the rows
+    to OUT/TABLE/demo_bucket=K/part-*.parquet (its commit protocol), K =
+    pmod(crc32(demo), buckets) of the row's demo path, so a reader looking
+    for some demos reads only their buckets. In paths mode the driver groups
+    the files by bucket before cutting them into partitions, so a task
+    writes one file (an archive's members may spread over buckets). Returns
+    the document written to OUT/TABLE.json: rows, files, buckets and the
+    errors of demos that failed (teebatch's stderr)."""
+    sc = spark.sparkContext
+    started = time.time()
+    inputs = absolute_inputs(inputs)
+    binary_name = os.path.basename(teebatch)
+    sc.addFile(teebatch)
+    add_module(sc)
+    args = export_args(table, from_tick, to_tick)
+
+    def by_bucket(units):
+        groups = {}
+        for u in units:
+            groups.setdefault(bucket_of(os.fsdecode(u), buckets), []).append(u)
+        return [groups[k] for k in sorted(groups)]
+
+    frame, storage, listed = input_frame(spark, teebatch, "demos", inputs, partitions, [],
+                                         by_bucket)
+    schema = spark_arrow_schema(output_schema(teebatch, args))
+    from pyspark.sql.pandas.types import from_arrow_schema
+    from pyspark.sql.types import IntegerType, StructField
+
+    spark_schema = from_arrow_schema(schema).add(StructField(BUCKET_COLUMN, IntegerType(), False))
+    acc = sc.accumulator([], ListParam())
+    spec = {"kind": "demos", "binary": binary_name, "kill_once": kill_once, "storage": storage,
+            "args": args, "summary": False, "schema": schema, "buckets": buckets}
+    # No sort before the write: a task keeps one open file per bucket it
+    # meets (in paths mode one) instead of sorting its rows by bucket.
+    spark.conf.set("spark.sql.optimizer.plannedWrite.enabled", "false")
+    spark.conf.set("spark.sql.maxConcurrentOutputFileWriters", str(buckets + 1))
+    frame.mapInArrow(arrow_task(spec, acc), spark_schema) \
+        .write.mode("overwrite").partitionBy(BUCKET_COLUMN).parquet(records_uri(out, table))
+    results = reports_of(acc)
+    if not results:
+        raise SystemExit(f"no *.demo files found in {' '.join(inputs)}")
+    wall = time.time() - started
+    rows = sum(r["rows"] for r in results)
+    files = sum(r["files"] for r in results)
+    errors = [line for r in results if r["exit_code"] != 0
+              for line in r["stderr"].splitlines() if line.strip()]
+    doc = {
+        "table": table,
+        "inputs": inputs,
+        "from": from_tick,
+        "to": to_tick,
+        "files": files,
+        "rows": rows,
+        "failed_partitions": sum(1 for r in results if r["exit_code"] != 0),
+        "errors": errors,
+        "buckets": buckets,
+        "bucket_column": BUCKET_COLUMN,
+        "bucket_of": f"pmod(crc32(demo), {buckets}): CRC-32 of the demo path's UTF-8 bytes",
+        "dataset": records_uri(out, table),
+        "run": run_doc(spark, results, storage, listed, wall),
+    }
+    doc["run"].update({
+        "rows_per_partition": [r["rows"] for r in results],
+        "rows_per_s": round(rows / wall, 1) if wall > 0 else None,
+    })
+    write_out_file(spark, out, f"{table}.json",
+                   (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
+    return doc
+
+
 def run_doc(spark, results, storage, listed, wall):
     sc = spark.sparkContext
     return {
@@ -717,7 +799,58 @@ def verify(kind, inputs, out, teebatch, index_args=()):
     return problems
 
 
-def session(master, app_name="teebatch"):
+def verify_export(inputs, out, teebatch, table, from_tick=None, to_tick=None):
+    """Compares OUT/TABLE/ with one `teebatch demos export --format parquet`
+    on this machine over the same inputs: the rows as a multiset (`file:`
+    URIs read as local paths), the columns' Spark types, and each file's
+    bucket directory against its rows' demo paths. Returns a list of
+    differences (empty: equal)."""
+    import collections
+    import pyarrow.parquet as pq
+
+    local = [local_path(i) for i in inputs]
+    problems = []
+    with open(os.path.join(out, f"{table}.json")) as f:
+        buckets = json.load(f)["buckets"]
+    with tempfile.TemporaryDirectory(prefix="teebatch-verify-") as d:
+        one = os.path.join(d, "one.parquet")
+        r = subprocess.run([teebatch, *export_args(table, from_tick, to_tick), "--format",
+                            "parquet", "-o", one, "-q", "--", *local],
+                           stderr=subprocess.PIPE, check=False)
+        if r.returncode not in (0, 1):
+            return [f"one-machine run failed: {r.stderr.decode(errors='replace')}"]
+        t = pq.read_table(one)
+        want_schema = spark_type_string(t.schema)
+        want = collections.Counter(json.dumps(row, sort_keys=True) for row in t.to_pylist())
+    got = collections.Counter()
+    root = os.path.join(out, table)
+    n_files = 0
+    for dirpath, dirs, names in os.walk(root):
+        dirs.sort()
+        for name in sorted(names):
+            if not name.endswith(".parquet") or name.startswith((".", "_")):
+                continue
+            n_files += 1
+            t = pq.read_table(os.path.join(dirpath, name), partitioning=None)
+            if spark_type_string(t.schema) != want_schema:
+                problems.append(f"{name}: columns {spark_type_string(t.schema)[:300]} are not "
+                                f"those of --format parquet {want_schema[:300]}")
+            k = os.path.basename(dirpath)
+            for row in t.to_pylist():
+                if k != f"{BUCKET_COLUMN}={bucket_of(row['demo'], buckets)}":
+                    problems.append(f"a row of {row['demo']} in {k}")
+                    break
+                row["demo"] = local_path(row["demo"])
+                got[json.dumps(row, sort_keys=True)] += 1
+    if got != want:
+        missing = sum((want - got).values())
+        extra = sum((got - want).values())
+        problems.append(f"rows differ: {sum(want.values())} one machine, {sum(got.values())} "
+                        f"Spark ({missing} missing, {extra} extra)")
+    return problems
+
+
+def session(master, app_name="teebatch", java_options=None):
     from pyspark.sql import SparkSession
 
     # The executors' Python needs pyarrow (the tasks read teebatch's
@@ -727,6 +860,14 @@ def session(master, app_name="teebatch"):
     if master:
         b = b.master(master)
     b = b.config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+    if java_options:
+        b = b.config("spark.driver.extraJavaOptions", java_options) \
+            .config("spark.executor.extraJavaOptions", java_options)
+    if master and re.match(r"^spark://(127\.0\.0\.1|localhost)[:/]", master):
+        # A cluster on this machine (spark/cluster): the driver listens on
+        # the loopback address only, as the master and workers do.
+        b = b.config("spark.driver.host", "127.0.0.1") \
+            .config("spark.driver.bindAddress", "127.0.0.1")
     # binaryFiles packs files into splits of at least this many bytes: small
     # enough that --partitions splits a collection of small files.
     b = b.config("spark.files.openCostInBytes", str(64 << 10))
@@ -735,7 +876,77 @@ def session(master, app_name="teebatch"):
     return spark
 
 
+def export_main(argv):
+    ap = argparse.ArgumentParser(
+        prog="spark/run demos export",
+        description="teebatch demos export --table NAME on Apache Spark: DIR/NAME/ (a Parquet "
+        "dataset written by Spark, partitioned by demo_bucket = pmod(crc32(demo), B)) and "
+        "DIR/NAME.json (rows, files, errors, run).")
+    ap.add_argument("inputs", nargs="+", metavar="INPUT",
+                    help="paths every executor can read (paths mode) or URIs Spark reads "
+                    "(storage mode)")
+    ap.add_argument("--table", required=True, metavar="NAME", choices=TABLES,
+                    help="the table (as teebatch demos export --table)")
+    ap.add_argument("--out", required=True, metavar="DIR",
+                    help="output directory or URI (e.g. hdfs://nn/out)")
+    ap.add_argument("--from", dest="from_tick", metavar="TICK",
+                    help="as teebatch demos export --from")
+    ap.add_argument("--to", dest="to_tick", metavar="TICK", help="as teebatch demos export --to")
+    ap.add_argument("--partitions", type=int, metavar="N",
+                    help="partitions (default: 4 per core, at most 5,000 files each)")
+    ap.add_argument("--buckets", type=int, default=DEFAULT_BUCKETS, metavar="B",
+                    help=f"output buckets (directories demo_bucket=0..B-1; default "
+                    f"{DEFAULT_BUCKETS})")
+    ap.add_argument("--master", help="Spark master URL (default: spark-submit's, else local[*])")
+    ap.add_argument("--teebatch", required=True, metavar="PATH",
+                    help="the teebatch binary shipped to the executors")
+    ap.add_argument("--check-local", action="store_true",
+                    help="compare the rows with one teebatch demos export on the driver's "
+                    "machine (as a multiset); exit 1 on a difference")
+    a = ap.parse_args(argv)
+    if a.partitions is not None and a.partitions < 1:
+        ap.error("--partitions must be at least 1")
+    if a.buckets < 1:
+        ap.error("--buckets must be at least 1")
+    inputs = absolute_inputs(a.inputs)
+    teebatch = os.path.abspath(a.teebatch)
+    t0 = time.time()
+    spark = session(a.master)
+    startup = time.time() - t0
+    try:
+        doc = run_export(spark, inputs, a.out, teebatch, a.table, a.partitions,
+                         os.environ.get(FAULT_ENV), a.from_tick, a.to_tick, a.buckets)
+    finally:
+        spark.stop()
+    run = doc["run"]
+    print(f"spark: {doc['rows']} {a.table} rows of {doc['files']} demos in {run['partitions']} "
+          f"partitions on {run['master']}: {run['wall_s']:.1f} s (+ {startup:.1f} s Spark "
+          f"start-up), {run['rows_per_s']} rows/s -> {doc['dataset']}", file=sys.stderr)
+    code = 0
+    if doc["errors"]:
+        for e in doc["errors"]:
+            print(e, file=sys.stderr)
+        code = 1
+    if a.check_local:
+        problems = verify_export(inputs, a.out, teebatch, a.table, a.from_tick, a.to_tick)
+        for p in problems:
+            print(f"check-local: {p}", file=sys.stderr)
+        if problems:
+            return 1
+        print("check-local: the rows equal one teebatch demos export on this machine",
+              file=sys.stderr)
+    return code
+
+
+TABLES = ["positions", "players", "player_changes", "projectiles", "lasers", "pickups",
+          "flags", "game", "events", "chat", "kills", "broadcasts", "finishes", "records",
+          "demos"]
+
+
 def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:2] == ["demos", "export"]:
+        return export_main(argv[2:])
     ap = argparse.ArgumentParser(
         prog="spark/run",
         description="teebatch maps|demos index on Apache Spark: DIR/records/ (Parquet, "
@@ -756,7 +967,6 @@ def main(argv=None):
     ap.epilog = ("Options after `--` go to every `teebatch KIND index` (e.g. -- --verify=crc "
                  "--glob 'novice/**' --max-file-bytes 64M); spark/run sets --format, -o, "
                  "--summary, --jobs and --files-from itself.")
-    argv = list(sys.argv[1:] if argv is None else argv)
     index_args = []
     if "--" in argv:
         cut = argv.index("--")
