@@ -19,8 +19,11 @@ table's JSON lines.
 import json
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -64,7 +67,7 @@ def check_tables(teebatch, demos):
     return problems
 
 
-def largest(out, inputs):
+def largest(inputs):
     sizes = [os.path.getsize(os.path.join(r, f)) for i in inputs for r, _, fs in
              os.walk(job.local_path(os.path.abspath(i) if not job.is_uri(i) else i))
              for f in fs]
@@ -91,94 +94,229 @@ def check_arguments():
     return problems
 
 
+def run_case(spark, case, tmp, teebatch, i):
+    """Runs one case; returns (line, problems)."""
+    kind, inputs, parts = case["kind"], case["inputs"], case["parts"]
+    fault = case.get("fault")
+    index_args = case.get("index_args", [])
+    out = os.path.join(tmp, f"out{i}")
+    marker = os.path.join(tmp, f"killed{i}") if fault == "kill" else None
+    t = time.time()
+    killer = None
+    if fault == "worker":
+        killer = WorkerKiller(case["cluster"])
+        killer.start()
+    if kind == "export":
+        doc = job.run_export(spark, inputs, out, teebatch, case["table"], parts, marker)
+        run = doc["run"]
+        problems = job.verify_export(job.absolute_inputs(inputs), out, teebatch, case["table"])
+        if doc["errors"]:
+            problems.append(f"errors: {doc['errors'][:3]}")
+        what = f"{doc['rows']} {case['table']} rows of {doc['files']} demos"
+        records = os.path.join(out, case["table"])
+        name = f"export {case['table']} {run['mode']} mode"
+    else:
+        doc = job.run_job(spark, kind, inputs, out, teebatch, parts, marker, index_args)
+        run = doc["run"]
+        problems = job.verify(kind, job.absolute_inputs(inputs), out, teebatch, index_args)
+        what = f"{doc['files']} files ({doc['failed']} failed)"
+        records = os.path.join(out, "records")
+        name = f"{kind} {run['mode']} mode"
+        if case.get("files") is not None and doc["files"] != case["files"]:
+            problems.append(f"{doc['files']} files, not {case['files']} (the glob)")
+        if "--verify=crc" in index_args:
+            crcs = [r.get("data_crc32") for r in job.parquet_records(records)[0]]
+            if not all(crcs):
+                problems.append("--verify=crc did not reach the tasks (no data_crc32)")
+        if case.get("failed") is not None and doc["failed"] != case["failed"]:
+            problems.append(f"{doc['failed']} files failed, not {case['failed']}")
+    if killer:
+        killer.join()
+    name += {"kill": " (teebatch killed once)", "worker": " (a worker JVM killed)"}.get(fault, "")
+    if case.get("cluster"):
+        name += " on the cluster"
+    # Balanced by bytes: no partition more than total/N plus its largest
+    # file (paths mode: the driver's cut; export: per bucket, so N + B).
+    by = run["bytes_per_partition"]
+    if run["mode"] == "paths" and kind != "export" and \
+            max(by) > sum(by) / parts + largest(inputs):
+        problems.append(f"partitions not balanced by bytes: {by}")
+    # Spark wrote the records (its commit protocol's marker).
+    if not os.path.exists(os.path.join(records, "_SUCCESS")):
+        problems.append(f"no {records}/_SUCCESS: the rows were not written by Spark")
+    if doc["files"] != sum(run["files_per_partition"]):
+        problems.append("files per partition do not add up to the files")
+    if case.get("cluster"):
+        # Executors ran the shipped copy (in their work directories), not
+        # the binary the driver was given.
+        exe = run["executables"]
+        if not exe or any(e == teebatch or not e.startswith(os.path.join(STATE, "work", ""))
+                          for e in exe):
+            problems.append(f"executors did not run the shipped binary: {exe}")
+    if fault == "kill":
+        if not os.path.exists(marker):
+            problems.append("the fault hook did not run")
+        if run["task_attempts"][0] != 2:
+            problems.append(f"partition 0 ran {run['task_attempts'][0]} times, not 2")
+        if any(a != 1 for a in run["task_attempts"][1:]):
+            problems.append(f"other partitions retried: {run['task_attempts']}")
+    elif fault == "worker":
+        if not killer.killed:
+            problems.append(f"no worker was killed: {killer.note}")
+        elif len(run["hosts"]) < 1:
+            problems.append("no hosts")
+    elif any(a != 1 for a in run["task_attempts"]):
+        problems.append(f"tasks retried without a fault: {run['task_attempts']}")
+    line = (f"spark/test: {name}: {what} in {run['partitions']} partitions "
+            f"{run['files_per_partition']}, attempts {run['task_attempts']}, "
+            f"{time.time() - t:.1f} s: {'ok' if not problems else 'FAILED'}")
+    return name, line, problems
+
+
+def run_cases(spark, cases, tmp, teebatch, failures, first=0):
+    for i, case in enumerate(cases, start=first):
+        name, line, problems = run_case(spark, case, tmp, teebatch, i)
+        print(line, flush=True)
+        for p in problems:
+            print(f"  {p}", flush=True)
+            failures.append(f"{name}: {p}")
+
+
 def main():
     teebatch = os.path.abspath(sys.argv[1])
     datasets = os.path.abspath(sys.argv[2])
     table_problems = check_tables(teebatch, os.path.join(datasets, "demos"))
     table_problems += check_arguments()
     t0 = time.time()
-    spark = job.session("local[2,4]", "teebatch-spark-test")
-    startup = time.time() - t0
-    print(f"spark/test: Spark {spark.version} started in {startup:.1f} s", flush=True)
     failures = []
     maps, demos = os.path.join(datasets, "maps"), os.path.join(datasets, "demos")
-    # A relative INPUT (tasks run elsewhere: made absolute) and index
-    # options passed through (`spark/run ... -- --verify=crc`).
-    os.chdir(os.path.dirname(maps))
-    cases = [
-        ("maps", [os.path.basename(maps)], 5, None, ["--verify=crc"]),
-        ("maps", ["file://" + maps], 5, None, []),
-        ("demos", [demos], 3, None, []),
-        ("demos", ["file://" + demos], 3, None, []),
-        ("demos", [demos], 3, "kill", []),
-    ]
-    try:
-        with tempfile.TemporaryDirectory(prefix="teebatch-spark-test-") as tmp:
-            # Files teebatch cannot read are records with their errors, not
-            # failed tasks: two good maps, a truncated one, one that is no map.
-            bad = os.path.join(tmp, "bad")
-            os.makedirs(bad)
-            good = sorted(os.path.join(r, f) for r, _, fs in os.walk(maps)
-                          for f in fs if f.endswith(".map"))[:2]
-            for i, g in enumerate(good):
-                shutil.copyfile(g, os.path.join(bad, f"good{i}.map"))
-            with open(good[0], "rb") as f:
-                head = f.read(1000)
-            with open(os.path.join(bad, "truncated.map"), "wb") as f:
-                f.write(head)
-            with open(os.path.join(bad, "junk.map"), "wb") as f:
-                f.write(b"not a map\n")
-            cases += [
-                ("maps", [bad], 2, None, []),
-                ("maps", ["file://" + bad], 2, None, []),
-            ]
-            for i, (kind, inputs, parts, fault, index_args) in enumerate(cases):
-                out = os.path.join(tmp, f"out{i}")
-                marker = os.path.join(tmp, f"killed{i}") if fault else None
-                t = time.time()
-                doc = job.run_job(spark, kind, inputs, out, teebatch, parts, marker, index_args)
-                run = doc["run"]
-                name = f"{kind} {run['mode']} mode{' (teebatch killed once)' if fault else ''}"
-                problems = job.verify(kind, job.absolute_inputs(inputs), out, teebatch, index_args)
-                if index_args == ["--verify=crc"]:
-                    crcs = [r.get("data_crc32") for r in
-                            job.parquet_records(os.path.join(out, "records"))[0]]
-                    if not all(crcs):
-                        problems.append("--verify=crc did not reach the tasks (no data_crc32)")
-                # Balanced by bytes: no partition more than total/N plus its
-                # largest file (paths mode: the driver's cut).
-                by = run["bytes_per_partition"]
-                if run["mode"] == "paths" and max(by) > sum(by) / parts + largest(out, inputs):
-                    problems.append(f"partitions not balanced by bytes: {by}")
-                if inputs[0].endswith("/bad") and doc["failed"] != 2:
-                    problems.append(f"{doc['failed']} files failed, not 2")
-                if doc["files"] != sum(run["files_per_partition"]):
-                    problems.append("files per partition do not add up to the files")
-                if fault:
-                    if not os.path.exists(marker):
-                        problems.append("the fault hook did not run")
-                    if run["task_attempts"][0] != 2:
-                        problems.append(f"partition 0 ran {run['task_attempts'][0]} times, not 2")
-                    if any(a != 1 for a in run["task_attempts"][1:]):
-                        problems.append(f"other partitions retried: {run['task_attempts']}")
-                elif any(a != 1 for a in run["task_attempts"]):
-                    problems.append(f"tasks retried without a fault: {run['task_attempts']}")
-                status = "ok" if not problems else "FAILED"
-                print(f"spark/test: {name}: {doc['files']} files ({doc['failed']} failed) in "
-                      f"{run['partitions']} partitions {run['files_per_partition']}, "
-                      f"attempts {run['task_attempts']}, {time.time() - t:.1f} s: {status}",
-                      flush=True)
-                for p in problems:
-                    print(f"  {p}", flush=True)
-                    failures.append(f"{name}: {p}")
-    finally:
-        spark.stop()
+    ncases = 0
+    with tempfile.TemporaryDirectory(prefix="teebatch-spark-test-") as tmp:
+        # Files teebatch cannot read are records with their errors, not
+        # failed tasks: two good maps, a truncated one, one that is no map.
+        bad = os.path.join(tmp, "bad")
+        os.makedirs(bad)
+        good = sorted(os.path.join(r, f) for r, _, fs in os.walk(maps)
+                      for f in fs if f.endswith(".map"))[:2]
+        for i, g in enumerate(good):
+            shutil.copyfile(g, os.path.join(bad, f"good{i}.map"))
+        with open(good[0], "rb") as f:
+            head = f.read(1000)
+        with open(os.path.join(bad, "truncated.map"), "wb") as f:
+            f.write(head)
+        with open(os.path.join(bad, "junk.map"), "wb") as f:
+            f.write(b"not a map\n")
+        # A relative INPUT (tasks run elsewhere: made absolute) and index
+        # options passed through (`spark/run ... -- --verify=crc`).
+        os.chdir(os.path.dirname(maps))
+        local_cases = [
+            {"kind": "maps", "inputs": [os.path.basename(maps)], "parts": 5,
+             "index_args": ["--verify=crc", "--glob", "ddnet*/**"], "files": 48},
+            {"kind": "maps", "inputs": ["file://" + os.path.join(maps, "ddnet")], "parts": 3},
+            {"kind": "demos", "inputs": ["file://" + demos], "parts": 3},
+            {"kind": "demos", "inputs": [demos], "parts": 3, "fault": "kill"},
+            {"kind": "maps", "inputs": [bad], "parts": 2, "failed": 2},
+            {"kind": "maps", "inputs": ["file://" + bad], "parts": 2, "failed": 2},
+            {"kind": "export", "table": "positions", "inputs": [demos], "parts": 3},
+        ]
+        t = time.time()
+        spark = job.session("local[2,4]", "teebatch-spark-test", QUICK_JVM)
+        print(f"spark/test: Spark {spark.version} started in {time.time() - t:.1f} s (local[2,4])",
+              flush=True)
+        try:
+            run_cases(spark, local_cases, tmp, teebatch, failures)
+        finally:
+            spark.stop()
+        ncases += len(local_cases)
+        ncases += cluster_cases(tmp, teebatch, demos, failures, len(local_cases))
     failures += table_problems
     for p in table_problems:
         print(f"  table: {p}", flush=True)
-    print(f"spark/test: {len(cases)} cases, {len(failures)} failures, "
+    print(f"spark/test: {ncases} cases, {len(failures)} failures, "
           f"{time.time() - t0:.1f} s in all", flush=True)
     return 1 if failures else 0
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+# Short jobs: the JIT's first tier only and the serial collector start the
+# JVMs about a third faster here (2 shared cores); spark/cluster's daemons
+# take the same through SPARK_DAEMON_JAVA_OPTS.
+QUICK_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+STATE = os.path.join(HERE, ".cluster")
+WORKER = "org.apache.spark.deploy.worker.Worker"
+
+
+class WorkerKiller(threading.Thread):
+    """Kills worker 2's JVM (SIGKILL) as soon as a teebatch runs in its
+    directory (an executor of that worker runs a task); the executors it
+    started end with it, and Spark runs their tasks again on worker 1."""
+
+    def __init__(self, state):
+        super().__init__(daemon=True)
+        self.state = state
+        self.killed = False
+        self.note = ""
+
+    def run(self):
+        pidfile = os.path.join(self.state, "pids", f"spark-teebatch-{WORKER}-2.pid")
+        try:
+            with open(pidfile) as f:
+                pid = int(f.read().strip())
+        except (OSError, ValueError) as e:
+            self.note = f"no pid of worker 2: {e}"
+            return
+        work = os.path.join(self.state, "work", "2").encode() + b"/"
+        deadline = time.time() + 120
+        while time.time() < deadline:
+            for d in os.listdir("/proc"):
+                if not d.isdigit():
+                    continue
+                try:
+                    with open(f"/proc/{d}/cmdline", "rb") as f:
+                        exe = f.read().split(b"\0")[0]
+                except OSError:
+                    continue
+                if exe.startswith(work) and exe.endswith(b"/teebatch"):
+                    os.kill(pid, signal.SIGKILL)
+                    self.killed = True
+                    self.note = f"killed worker 2 (pid {pid}) while {exe.decode()} ran"
+                    return
+            time.sleep(0.02)
+        self.note = "no teebatch ran on worker 2 within 2 minutes"
+
+
+def cluster_cases(tmp, teebatch, demos, failures, first):
+    """The same job on a standalone cluster of two workers (spark/cluster):
+    both input modes and the export, the binary shipped to the executors,
+    a teebatch killed, and a whole worker JVM killed during a job."""
+    cluster = os.path.join(HERE, "cluster")
+    t = time.time()
+    env = dict(os.environ, SPARK_DAEMON_JAVA_OPTS=QUICK_JVM)
+    r = subprocess.run([cluster, "start", "--workers", "2"], env=env, check=False)
+    if r.returncode != 0:
+        failures.append("spark/cluster start failed")
+        subprocess.run([cluster, "stop"], check=False)
+        return 0
+    print(f"spark/test: spark/cluster start --workers 2: {time.time() - t:.1f} s", flush=True)
+    cases = [
+        {"kind": "export", "table": "chat", "inputs": ["file://" + demos], "parts": 3,
+         "cluster": STATE},
+        {"kind": "demos", "inputs": [demos], "parts": 3, "fault": "kill", "cluster": STATE},
+        {"kind": "export", "table": "chat", "inputs": [demos], "parts": 4, "fault": "worker",
+         "cluster": STATE},
+    ]
+    try:
+        t = time.time()
+        spark = job.session("spark://127.0.0.1:7077", "teebatch-spark-cluster-test", QUICK_JVM)
+        print(f"spark/test: Spark started in {time.time() - t:.1f} s (spark://127.0.0.1:7077)",
+              flush=True)
+        try:
+            run_cases(spark, cases, tmp, teebatch, failures, first)
+        finally:
+            spark.stop()
+    finally:
+        subprocess.run([cluster, "stop"], check=False)
+    return len(cases)
 
 
 if __name__ == "__main__":
