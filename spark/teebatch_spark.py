@@ -1,24 +1,30 @@
-"""teebatch on Apache Spark: `maps index` / `demos index` over a cluster.
+"""teebatch on Apache Spark: `maps index`, `demos index` and `demos export`
+over a cluster.
 
 Usage (what `spark/run` calls; also a `spark-submit` application):
 
     teebatch_spark.py maps|demos INPUT... --out DIR [--master URL]
         [--partitions N] --teebatch PATH [--check-local] [-- INDEX-OPTION...]
+    teebatch_spark.py demos export INPUT... --table NAME --out DIR
+        [--from TICK] [--to TICK] [--partitions N] [--buckets B]
+        [--master URL] --teebatch PATH [--check-local]
 
 INPUTs that are plain paths are read by the executors themselves (paths
 mode): the driver lists the files with `teebatch KIND index --list` (the
 same walk, extension and archive rules as one machine), sorts them and cuts
-the list into N contiguous partitions; each partition pipes its paths into
-`teebatch KIND index --files-from - -0` in a subprocess. INPUTs that are URIs
-(`file:///...`, `hdfs://...`, `s3a://...`) are read by Spark (storage mode):
-`binaryFiles` hands each partition its (URI, bytes) pairs, which are written
-as a tar stream to `teebatch KIND index -` (records are named by the URI).
+the list into N contiguous partitions of about equal bytes; each partition
+pipes its paths into `teebatch ... --files-from - -0` in a subprocess.
+INPUTs that are URIs (`file:///...`, `hdfs://...`, `s3a://...`) are read by
+Spark (storage mode): the `binaryFile` source hands each partition its
+(URI, bytes) rows, which are written as a tar stream to `teebatch ... -`
+(records are named by the URI).
 
-Each partition's teebatch writes its records as Parquet and its summary as
-JSON into a task-local temporary directory; the task returns both files'
-bytes to the driver. The driver writes DIR/records/part-NNNNN.parquet (temp
-name, then rename) for each partition once, whatever task attempts ran, and
-merges the partition summaries with `teebatch merge` into DIR/summary.json.
+Each task (`mapInArrow`) reads its teebatch's Parquet output back with
+pyarrow and yields the rows to Spark, which writes DIR/records/ (index) or
+DIR/NAME/demo_bucket=K/ (export) with its own Parquet writer and output
+committer. The driver receives one small report per partition through an
+accumulator and merges the index summaries with `teebatch merge` into
+DIR/summary.json.
 
 A file teebatch cannot read is a record with its error (teebatch exits 1,
 the task succeeds). A teebatch process that dies (a signal, exit code other
