@@ -28,7 +28,7 @@ use teebatch::datafile::{Datafile, Inflater, Version};
 
 #[path = "race.rs"]
 mod race;
-use race::{arg, mb, num, print_machine, race, timing, TempDir};
+use race::{arg, mb, num, print_machine, race, teebatch_exe, timing, TempDir};
 
 /// Bytes hashed per piece by the fused variant: the CRC-32 and the SHA-256
 /// of a piece are taken while it is still in L1/L2 after the first of them.
@@ -84,7 +84,7 @@ mod tw {
     }
 }
 
-fn main() {
+pub fn main() {
     let (min, rounds) = timing();
     print_machine(min, rounds);
     let tmp = TempDir::new("maps-peers");
@@ -330,7 +330,8 @@ fn main() {
         return;
     }
     // Whole processes over every file of the inputs.
-    let exe = env!("CARGO_BIN_EXE_teebatch");
+    let exe = teebatch_exe();
+    let exe = exe.as_path();
     let run = |cmd: &mut Command| {
         let status = cmd.stdout(Stdio::null()).status().unwrap();
         // maps index exits 1 where some map has an error; it still ran.

@@ -22,7 +22,7 @@ use std::process::{Command, Stdio};
 
 #[path = "race.rs"]
 mod race;
-use race::{flag, mb, num, print_machine, race, timing, TempDir};
+use race::{flag, mb, num, print_machine, race, teebatch_exe, timing, TempDir};
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = walkdir::WalkDir::new(dir)
@@ -132,7 +132,8 @@ fn main() {
             vec![large.display().to_string()],
         ),
     ];
-    let exe = env!("CARGO_BIN_EXE_teebatch");
+    let exe = teebatch_exe();
+    let exe = exe.as_path();
     println!(
         "\n| class | files | MB | sizes | `--mmap never` s | `--mmap always` s | always / never |\n|---|---:|---:|---|---:|---:|---:|"
     );

@@ -47,7 +47,7 @@ mod peer;
 #[path = "race.rs"]
 mod race;
 use peer::{inputs, inputs_in, libtw2_decode, teebatch_decode, Input, Tw};
-use race::{arg, args, mb, num, print_machine, race, timing, TempDir};
+use race::{arg, args, mb, num, print_machine, race, teebatch_exe, timing, TempDir};
 
 /// Writes demos `0..count` of the generated collection of seed 1 to `dir`,
 /// named as `teebatch synth demos --out DIR --count N` names them.
@@ -90,7 +90,7 @@ fn run_levels(levels: &str) {
     }
 }
 
-fn main() {
+pub fn main() {
     if let Some(levels) = arg("--levels") {
         run_levels(&levels);
         return;
@@ -306,7 +306,8 @@ fn generated_demos(dir: &Path, min: Duration, rounds: u32) {
         paths.iter().map(|p| std::fs::read(p).unwrap()).collect()
     };
     let mut dec2 = Decoder::new(Backend::Simd);
-    let exe = env!("CARGO_BIN_EXE_teebatch");
+    let exe = teebatch_exe();
+    let exe = exe.as_path();
     let index = || {
         let status = Command::new(exe)
             .args(["demos", "index", "--jobs", "1", "--quiet"])

@@ -62,6 +62,28 @@ pub fn race(min: Duration, rounds: u32, contenders: &mut [&mut dyn FnMut()]) -> 
     best
 }
 
+/// The `teebatch` binary the process contenders run: the one cargo built
+/// for a bench, or for the `teebatch-peers` example (which cargo gives no
+/// such path) the binary beside the example's folder
+/// (`target/release/teebatch` for `target/release/examples/`).
+pub fn teebatch_exe() -> PathBuf {
+    if let Some(exe) = option_env!("CARGO_BIN_EXE_teebatch") {
+        return PathBuf::from(exe);
+    }
+    let me = std::env::current_exe().unwrap();
+    let exe = me
+        .parent()
+        .and_then(|d| d.parent())
+        .unwrap()
+        .join("teebatch");
+    assert!(
+        exe.is_file(),
+        "{} not found: build it first with the same profile (`cargo build --release`)",
+        exe.display()
+    );
+    exe
+}
+
 pub fn args() -> Vec<String> {
     std::env::args().collect()
 }

@@ -178,3 +178,49 @@ fn readme_synopsis_matches_the_commands() {
         }
     }
 }
+
+/// Code fences of a page that do not close: a fence opened and never
+/// closed, or a closing fence with text after it (which Markdown does not
+/// take as a closing fence, so the block runs on over the prose below).
+fn fence_faults(text: &str) -> Vec<String> {
+    let mut faults = Vec::new();
+    let mut open: Option<usize> = None;
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim_start();
+        if !t.starts_with("```") {
+            continue;
+        }
+        let rest = t.trim_start_matches('`');
+        match open {
+            None => open = Some(i + 1),
+            Some(_) if rest.trim().is_empty() => open = None,
+            Some(at) => faults.push(format!(
+                "line {}: `{}` inside the block opened on line {at} (a closing fence takes no text)",
+                i + 1,
+                line.trim()
+            )),
+        }
+    }
+    if let Some(at) = open {
+        faults.push(format!("the block opened on line {at} never closes"));
+    }
+    faults
+}
+
+#[test]
+fn manual_code_blocks_close() {
+    assert_eq!(
+        fence_faults("a\n```sh\nx\n``` then prose\n"),
+        ["line 4: ```` then prose` inside the block opened on line 2 (a closing fence takes no text)", "the block opened on line 2 never closes"]
+    );
+    assert!(fence_faults("```sh runnable\nx\n```\ntext\n```text\ny\n```\n").is_empty());
+    for page in manual_pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        assert_eq!(
+            fence_faults(&text),
+            Vec::<String>::new(),
+            "{}",
+            page.display()
+        );
+    }
+}
