@@ -3,6 +3,7 @@
 
 use crate::common::{run_records, teebatch};
 use teebatch::datafile::{Datafile, DatafileWriter, Inflater};
+use teebatch::map::PhysicsKind;
 
 /// Each embedded map and its rewrite by teebatch's writer (same items and
 /// data, recompressed): the same `data_sha256` and `data_crc32`, another
@@ -53,6 +54,7 @@ fn tile_counts_add_up() {
         0,
     );
     let mut freeze_maps = 0;
+    let mut start_maps = 0;
     for r in &recs {
         let Some(stats) = r["map"].get("stats").filter(|s| !s.is_null()) else {
             continue;
@@ -66,7 +68,19 @@ fn tile_counts_add_up() {
                 .sum();
             assert_eq!(sum, n.as_u64().unwrap_or(0), "{}: {layer}", r["path"]);
         }
-        let mut names: Vec<&str> = tiles.iter().filter_map(|t| t["name"].as_str()).collect();
+        // special_tiles: the named tiles but the common ones (air, solid,
+        // unhookable, vanilla entities), as names::is_special says.
+        let mut names: Vec<&str> = tiles
+            .iter()
+            .filter(|t| {
+                let kind = PhysicsKind::PHYSICS
+                    .into_iter()
+                    .find(|k| t["layer"] == k.name())
+                    .unwrap();
+                teebatch::map::names::is_special(kind, t["id"].as_u64().unwrap() as u8)
+            })
+            .filter_map(|t| t["name"].as_str())
+            .collect();
         names.sort();
         names.dedup();
         assert_eq!(
@@ -77,6 +91,16 @@ fn tile_counts_add_up() {
         );
         assert!(tiles.iter().all(|t| t["id"] != 0 && t["count"] != 0));
         freeze_maps += usize::from(tiles.iter().any(|t| t["name"] == "FREEZE"));
+        start_maps += usize::from(tiles.iter().any(|t| t["name"] == "START"));
+        // Solid and unhookable tiles and spawns are named (not special).
+        for t in tiles {
+            let (layer, id) = (t["layer"].as_str().unwrap(), t["id"].as_u64().unwrap());
+            if (layer == "game" && [1, 3, 192].contains(&id)) || (layer == "tele" && id == 26) {
+                assert!(t["name"].is_string(), "{}: {t}", r["path"]);
+            }
+        }
     }
     assert!(freeze_maps > 0, "the real maps have freeze tiles");
+    // A query for START finds the race maps (they were `BEGIN` before).
+    assert!(start_maps > 0, "the real maps have start tiles");
 }

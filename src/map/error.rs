@@ -237,6 +237,10 @@ pub enum MapWarningKind {
     /// An item lies outside every range of the item type table: no view
     /// reads it.
     ItemNotInTypeTable,
+    /// An entity item of a Teeworlds 0.3 map that makes no tile (a gun,
+    /// sniper or hammer pickup, an unknown pickup, or outside the collision
+    /// map), as the 0.4 editor's importer dropped it.
+    LegacyEntityDropped,
     /// The map already has [`super::MAX_WARNINGS`] warnings: this one stands
     /// for the first left out; later ones are dropped.
     TooManyWarnings,
@@ -265,6 +269,7 @@ crate::kind::kind_names!(MapWarningKind {
     LegacyTileFormat => "legacy_tile_format",
     MissingName => "missing_name",
     QuadsDataSize => "quads_data_size",
+    LegacyEntityDropped => "legacy_entity_dropped",
     TooManyWarnings => "too_many_warnings",
 });
 

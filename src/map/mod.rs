@@ -42,6 +42,7 @@
 
 mod error;
 mod items;
+pub mod legacy;
 pub mod names;
 mod stats;
 pub mod strings;

@@ -1,20 +1,28 @@
-//! The tile id table: every tile id this crate names, once ([`TILES`]),
-//! with its constant, the name ddnet.org lists it by per map, and the key of
-//! its colour in the renderer's flat palette (`render::entities::LEGEND`).
-//! The constants, the name lookups and the palette's ids come from it.
+//! The tile id table: every tile id DDNet names, once ([`TILES`]), with
+//! its constant, its name and the key of its colour in the renderer's flat
+//! palette (`render::entities::LEGEND`). The constants, the name lookups,
+//! the palette's ids and the reference page `docs/tile-names.md`
+//! ([`reference_markdown`], checked by a test) come from it.
 //!
-//! Facts from DDNet's `src/game/mapitems.h` (`TILE_*` and `ENTITY_*` enums).
-//! The names are those of the enum before DDNet renamed some tiles (so
-//! `EHOOK_START`, `HIT_END`, `JETPACK_START`, `BEGIN`, `END`, `PENALTY`,
-//! `BONUS`, `CHECKPOINT_FIRST`), which is the vocabulary ddnet.org uses.
-//! Grouping: the 25 time checkpoints 35..=59 are all `CHECKPOINT_FIRST`, the
-//! eight credits tiles `CREDITS`, the six dragger entities `DRAGGER`, the
-//! switch layer's four switch tiles `SWITCH`.
+//! Facts from DDNet's `src/game/mapitems.h` (`TILE_*` and `ENTITY_*`
+//! enums) as DDNet names them today: a name is the enum constant without
+//! its `TILE_` or `ENTITY_` prefix (`START`, `FINISH`, `SOLO_ENABLE`,
+//! `ADD_TIME`, `SPAWN`, `DRAGGER_WEAK`, ...). Where DDNet names a range by
+//! its ends only, each id gets its own name: the 25 time checkpoints
+//! 35..=59 are `TIME_CHECKPOINT_0`..`TIME_CHECKPOINT_24` (the number is
+//! `id - TILE_TIME_CHECKPOINT_FIRST`, the checkpoint index the game uses),
+//! the eight credits tiles `CREDITS_1`..`CREDITS_8` as DDNet numbers them.
 //!
-//! What is *not* listed: air, hookable (`SOLID`) and unhookable (`NOHOOK`)
-//! tiles and the vanilla entities (spawns, flags, pickups, weapons), which
-//! every map has and which the statistics count separately; and ids with no
-//! meaning in their layer.
+//! The names this crate used before (DDNet's former enum: `BEGIN`, `END`,
+//! `SOLO_START`, `PENALTY`, `BONUS`, `CHECKPOINT_FIRST` for all 25 time
+//! checkpoints, `SWITCH` for the four switch tiles, ...) are [`ALIASES`]:
+//! [`current_names`] and [`lookup`] accept them, the records carry the
+//! current names only.
+//!
+//! [`is_special`] tells the DDNet special tiles (the `special_tiles` of
+//! the statistics) from the tiles every map has: air, `SOLID`, `NOHOOK`
+//! and the vanilla entities (spawns, flags, pickups, weapons; counted
+//! separately), which are named but not special.
 //!
 //! Entity tiles are `ENTITY_OFFSET + entity` with `ENTITY_OFFSET = 255 - 16 × 4
 //! = 191`, so `ENTITY_SPAWN` (1) is tile 192.
@@ -46,7 +54,7 @@ pub struct TileRow {
     pub space: TileSpace,
     pub first: u8,
     pub last: u8,
-    /// The name ddnet.org lists the tiles by.
+    /// The tile's name (DDNet's constant without its prefix).
     pub name: Option<&'static str>,
     /// The key of their colour in the renderer's flat palette.
     pub palette: Option<&'static str>,
@@ -86,10 +94,10 @@ macro_rules! tile_table {
 
 tile_table! {
     // Game and front layer tiles (`TILE_*`).
-    TILE_AIR: Game, 0, _, _;
-    TILE_SOLID: Game, 1, _, "hookable";
+    TILE_AIR: Game, 0, "AIR", _;
+    TILE_SOLID: Game, 1, "SOLID", "hookable";
     TILE_DEATH: Game, 2, "DEATH", "death";
-    TILE_NOHOOK: Game, 3, _, "unhookable";
+    TILE_NOHOOK: Game, 3, "NOHOOK", "unhookable";
     _: Game, 4, "NOLASER", _;
     _: Game, 5, "THROUGH_CUT", _;
     TILE_THROUGH: Game, 6, "THROUGH", _;
@@ -99,16 +107,40 @@ tile_table! {
     TILE_DFREEZE: Game, 12, "DFREEZE", "deep freeze";
     _: Game, 13, "DUNFREEZE", "deep unfreeze";
     _: Game, 16, "WALLJUMP", _;
-    _: Game, 17, "EHOOK_START", _;
-    _: Game, 18, "EHOOK_END", _;
-    _: Game, 19, "HIT_START", _;
-    _: Game, 20, "HIT_END", _;
-    _: Game, 21, "SOLO_START", _;
-    _: Game, 22, "SOLO_END", _;
+    _: Game, 17, "EHOOK_ENABLE", _;
+    _: Game, 18, "EHOOK_DISABLE", _;
+    _: Game, 19, "HIT_ENABLE", _;
+    _: Game, 20, "HIT_DISABLE", _;
+    _: Game, 21, "SOLO_ENABLE", _;
+    _: Game, 22, "SOLO_DISABLE", _;
     _: Game, 32, "REFILL_JUMPS", _;
-    TILE_BEGIN: Game, 33, "BEGIN", "start";
-    TILE_END: Game, 34, "END", "finish";
-    _: Game, 35..=59, "CHECKPOINT_FIRST", "time checkpoint";
+    TILE_START: Game, 33, "START", "start";
+    TILE_FINISH: Game, 34, "FINISH", "finish";
+    TILE_TIME_CHECKPOINT_FIRST: Game, 35, "TIME_CHECKPOINT_0", "time checkpoint";
+    _: Game, 36, "TIME_CHECKPOINT_1", "time checkpoint";
+    _: Game, 37, "TIME_CHECKPOINT_2", "time checkpoint";
+    _: Game, 38, "TIME_CHECKPOINT_3", "time checkpoint";
+    _: Game, 39, "TIME_CHECKPOINT_4", "time checkpoint";
+    _: Game, 40, "TIME_CHECKPOINT_5", "time checkpoint";
+    _: Game, 41, "TIME_CHECKPOINT_6", "time checkpoint";
+    _: Game, 42, "TIME_CHECKPOINT_7", "time checkpoint";
+    _: Game, 43, "TIME_CHECKPOINT_8", "time checkpoint";
+    _: Game, 44, "TIME_CHECKPOINT_9", "time checkpoint";
+    _: Game, 45, "TIME_CHECKPOINT_10", "time checkpoint";
+    _: Game, 46, "TIME_CHECKPOINT_11", "time checkpoint";
+    _: Game, 47, "TIME_CHECKPOINT_12", "time checkpoint";
+    _: Game, 48, "TIME_CHECKPOINT_13", "time checkpoint";
+    _: Game, 49, "TIME_CHECKPOINT_14", "time checkpoint";
+    _: Game, 50, "TIME_CHECKPOINT_15", "time checkpoint";
+    _: Game, 51, "TIME_CHECKPOINT_16", "time checkpoint";
+    _: Game, 52, "TIME_CHECKPOINT_17", "time checkpoint";
+    _: Game, 53, "TIME_CHECKPOINT_18", "time checkpoint";
+    _: Game, 54, "TIME_CHECKPOINT_19", "time checkpoint";
+    _: Game, 55, "TIME_CHECKPOINT_20", "time checkpoint";
+    _: Game, 56, "TIME_CHECKPOINT_21", "time checkpoint";
+    _: Game, 57, "TIME_CHECKPOINT_22", "time checkpoint";
+    _: Game, 58, "TIME_CHECKPOINT_23", "time checkpoint";
+    TILE_TIME_CHECKPOINT_LAST: Game, 59, "TIME_CHECKPOINT_24", "time checkpoint";
     TILE_STOP: Game, 60, "STOP", "stopper";
     _: Game, 61, "STOPS", "stopper";
     _: Game, 62, "STOPA", "stopper";
@@ -122,43 +154,48 @@ tile_table! {
     _: Game, 74, "NOHIT", _;
     _: Game, 75, "NPH", _;
     _: Game, 76, "UNLOCK_TEAM", _;
-    _: Game, 79, "PENALTY", _;
-    _: Game, 88, "NPC_END", _;
-    _: Game, 89, "SUPER_END", _;
-    _: Game, 90, "JETPACK_END", _;
-    _: Game, 91, "NPH_END", _;
-    _: Game, 95, "BONUS", _;
+    _: Game, 79, "ADD_TIME", _;
+    _: Game, 88, "NPC_DISABLE", _;
+    _: Game, 89, "UNLIMITED_JUMPS_DISABLE", _;
+    _: Game, 90, "JETPACK_DISABLE", _;
+    _: Game, 91, "NPH_DISABLE", _;
+    _: Game, 95, "SUBTRACT_TIME", _;
     _: Game, 96, "TELE_GUN_ENABLE", _;
     _: Game, 97, "TELE_GUN_DISABLE", _;
     _: Game, 98, "ALLOW_TELE_GUN", _;
     _: Game, 99, "ALLOW_BLUE_TELE_GUN", _;
-    _: Game, 104, "NPC_START", _;
-    _: Game, 105, "SUPER_START", _;
-    _: Game, 106, "JETPACK_START", _;
-    _: Game, 107, "NPH_START", _;
+    _: Game, 104, "NPC_ENABLE", _;
+    _: Game, 105, "UNLIMITED_JUMPS_ENABLE", _;
+    _: Game, 106, "JETPACK_ENABLE", _;
+    _: Game, 107, "NPH_ENABLE", _;
     _: Game, 112, "TELE_GRENADE_ENABLE", _;
     _: Game, 113, "TELE_GRENADE_DISABLE", _;
     _: Game, 128, "TELE_LASER_ENABLE", _;
     _: Game, 129, "TELE_LASER_DISABLE", _;
-    _: Game, 140..=143, "CREDITS", _;
+    _: Game, 140, "CREDITS_1", _;
+    _: Game, 141, "CREDITS_2", _;
+    _: Game, 142, "CREDITS_3", _;
+    _: Game, 143, "CREDITS_4", _;
     _: Game, 144, "LFREEZE", _;
     _: Game, 145, "LUNFREEZE", _;
-    _: Game, 156..=159, "CREDITS", _;
+    _: Game, 156, "CREDITS_5", _;
+    _: Game, 157, "CREDITS_6", _;
+    _: Game, 158, "CREDITS_7", _;
+    _: Game, 159, "CREDITS_8", _;
     _: Game, 190, "ENTITIES_OFF_1", _;
     _: Game, 191, "ENTITIES_OFF_2", _;
-    // Entities (`ENTITY_*`); the vanilla ones (1..=11) are counted, not
-    // named.
-    ENTITY_SPAWN: Entity, 1, _, "spawn";
-    ENTITY_SPAWN_RED: Entity, 2, _, "spawn";
-    ENTITY_SPAWN_BLUE: Entity, 3, _, "spawn";
-    ENTITY_FLAGSTAND_RED: Entity, 4, _, "red flag";
-    ENTITY_FLAGSTAND_BLUE: Entity, 5, _, "blue flag";
-    ENTITY_ARMOR_1: Entity, 6, _, "armor, health";
-    ENTITY_HEALTH_1: Entity, 7, _, "armor, health";
-    ENTITY_WEAPON_SHOTGUN: Entity, 8, _, "weapons, ninja";
-    ENTITY_WEAPON_GRENADE: Entity, 9, _, "weapons, ninja";
-    ENTITY_POWERUP_NINJA: Entity, 10, _, "weapons, ninja";
-    ENTITY_WEAPON_LASER: Entity, 11, _, "weapons, ninja";
+    // Entities (`ENTITY_*`), tile id `ENTITY_OFFSET + entity`.
+    ENTITY_SPAWN: Entity, 1, "SPAWN", "spawn";
+    ENTITY_SPAWN_RED: Entity, 2, "SPAWN_RED", "spawn";
+    ENTITY_SPAWN_BLUE: Entity, 3, "SPAWN_BLUE", "spawn";
+    ENTITY_FLAGSTAND_RED: Entity, 4, "FLAGSTAND_RED", "red flag";
+    ENTITY_FLAGSTAND_BLUE: Entity, 5, "FLAGSTAND_BLUE", "blue flag";
+    ENTITY_ARMOR_1: Entity, 6, "ARMOR_1", "armor, health";
+    ENTITY_HEALTH_1: Entity, 7, "HEALTH_1", "armor, health";
+    ENTITY_WEAPON_SHOTGUN: Entity, 8, "WEAPON_SHOTGUN", "weapons, ninja";
+    ENTITY_WEAPON_GRENADE: Entity, 9, "WEAPON_GRENADE", "weapons, ninja";
+    ENTITY_POWERUP_NINJA: Entity, 10, "POWERUP_NINJA", "weapons, ninja";
+    ENTITY_WEAPON_LASER: Entity, 11, "WEAPON_LASER", "weapons, ninja";
     _: Entity, 12, "LASER_FAST_CCW", _;
     _: Entity, 13, "LASER_NORMAL_CCW", _;
     _: Entity, 14, "LASER_SLOW_CCW", _;
@@ -185,7 +222,12 @@ tile_table! {
     _: Entity, 36, "ARMOR_GRENADE", _;
     _: Entity, 37, "ARMOR_NINJA", _;
     _: Entity, 38, "ARMOR_LASER", _;
-    _: Entity, 42..=47, "DRAGGER", _;
+    _: Entity, 42, "DRAGGER_WEAK", _;
+    _: Entity, 43, "DRAGGER_NORMAL", _;
+    _: Entity, 44, "DRAGGER_STRONG", _;
+    _: Entity, 45, "DRAGGER_WEAK_NW", _;
+    _: Entity, 46, "DRAGGER_NORMAL_NW", _;
+    _: Entity, 47, "DRAGGER_STRONG_NW", _;
     ENTITY_DOOR: Entity, 49, "DOOR", "door";
     // Tele layer types.
     _: Tele, 10, "TELEINEVIL", "teleporter in";
@@ -201,9 +243,10 @@ tile_table! {
     TILE_BOOST: Speedup, 28, "BOOST", "speedup";
     // Switch layer types: the four switch tiles; the other ids are game
     // tiles the switch layer places (doors, lasers, freeze, ...).
-    _: Switch, 22..=23, "SWITCH", "switch";
-    TILE_SWITCHOPEN: Switch, 24, "SWITCH", "switch";
-    _: Switch, 25, "SWITCH", "switch";
+    _: Switch, 22, "SWITCHTIMEDOPEN", "switch";
+    _: Switch, 23, "SWITCHTIMEDCLOSE", "switch";
+    TILE_SWITCHOPEN: Switch, 24, "SWITCHOPEN", "switch";
+    _: Switch, 25, "SWITCHCLOSE", "switch";
     // Tune layer types.
     TILE_TUNE: Tune, 68, "TUNE", "tune zone";
 }
@@ -323,9 +366,15 @@ pub fn speedup_tile_name(id: u8) -> Option<&'static str> {
 }
 
 /// Name of a switch layer tile: the switch triggers, or what the switch
-/// layer places (doors, lasers, draggers, freeze, ...) as in the game layer.
+/// layer places (doors, lasers, draggers, freeze, ...) as in the game
+/// layer; the common tiles (air, `SOLID`, `NOHOOK`, vanilla entities) are
+/// not switch tiles and have no name there.
 pub fn switch_tile_name(id: u8) -> Option<&'static str> {
-    SWITCH_NAMES[id as usize].or_else(|| game_tile_name(id))
+    SWITCH_NAMES[id as usize].or_else(|| {
+        is_special(super::PhysicsKind::Game, id)
+            .then(|| game_tile_name(id))
+            .flatten()
+    })
 }
 
 /// Name of a tune layer tile.
@@ -346,6 +395,242 @@ pub fn tile_name(kind: super::PhysicsKind, id: u8) -> Option<&'static str> {
     }
 }
 
+/// Whether tile `id` of a physics layer of `kind` is one of DDNet's special
+/// tiles: named, and not air, `SOLID`, `NOHOOK` or a vanilla entity (spawn,
+/// flag stand, armor, health, weapon, ninja), which every map has and the
+/// statistics count separately.
+pub fn is_special(kind: super::PhysicsKind, id: u8) -> bool {
+    use super::PhysicsKind as K;
+    match kind {
+        K::Tiles => false,
+        K::Game | K::Front => {
+            let common = id == TILE_AIR
+                || id == TILE_SOLID
+                || id == TILE_NOHOOK
+                || entity_of(id).is_some_and(|e| e <= ENTITY_WEAPON_LASER);
+            !common && game_tile_name(id).is_some()
+        }
+        _ => id != 0 && tile_name(kind, id).is_some(),
+    }
+}
+
+/// A former name of tiles `first..=last` of `space` (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Alias {
+    /// The former name.
+    pub name: &'static str,
+    pub space: TileSpace,
+    pub first: u8,
+    pub last: u8,
+}
+
+const fn alias(name: &'static str, space: TileSpace, first: u8, last: u8) -> Alias {
+    Alias {
+        name,
+        space,
+        first,
+        last,
+    }
+}
+
+/// The names this crate gave tiles before it used DDNet's current names
+/// (DDNet's former `mapitems.h` names, as ddnet.org listed them), with the
+/// ids they named; one name may cover several ids (and rows).
+pub const ALIASES: &[Alias] = &[
+    alias("EHOOK_START", TileSpace::Game, 17, 17),
+    alias("EHOOK_END", TileSpace::Game, 18, 18),
+    alias("HIT_START", TileSpace::Game, 19, 19),
+    alias("HIT_END", TileSpace::Game, 20, 20),
+    alias("SOLO_START", TileSpace::Game, 21, 21),
+    alias("SOLO_END", TileSpace::Game, 22, 22),
+    alias("BEGIN", TileSpace::Game, 33, 33),
+    alias("END", TileSpace::Game, 34, 34),
+    alias("CHECKPOINT_FIRST", TileSpace::Game, 35, 59),
+    alias("PENALTY", TileSpace::Game, 79, 79),
+    alias("NPC_END", TileSpace::Game, 88, 88),
+    alias("SUPER_END", TileSpace::Game, 89, 89),
+    alias("JETPACK_END", TileSpace::Game, 90, 90),
+    alias("NPH_END", TileSpace::Game, 91, 91),
+    alias("BONUS", TileSpace::Game, 95, 95),
+    alias("NPC_START", TileSpace::Game, 104, 104),
+    alias("SUPER_START", TileSpace::Game, 105, 105),
+    alias("JETPACK_START", TileSpace::Game, 106, 106),
+    alias("NPH_START", TileSpace::Game, 107, 107),
+    alias("CREDITS", TileSpace::Game, 140, 143),
+    alias("CREDITS", TileSpace::Game, 156, 159),
+    alias("DRAGGER", TileSpace::Entity, 42, 47),
+    alias("SWITCH", TileSpace::Switch, 22, 25),
+];
+
+/// The name of id `i` of a row of `space` (entities by entity number).
+fn name_in(space: TileSpace, i: u8) -> Option<&'static str> {
+    match space {
+        TileSpace::Game => game_tile_name(i),
+        TileSpace::Entity => game_tile_name(ENTITY_OFFSET.checked_add(i)?),
+        TileSpace::Tele => tele_tile_name(i),
+        TileSpace::Speedup => speedup_tile_name(i),
+        TileSpace::Switch => SWITCH_NAMES[i as usize],
+        TileSpace::Tune => tune_tile_name(i),
+    }
+}
+
+/// The current names `name` stands for, in table order: itself if it is a
+/// current name, the names of the ids of an [`ALIASES`] entry, ASCII case
+/// ignored and a `TILE_` or `ENTITY_` prefix allowed (`"begin"`,
+/// `"TILE_START"` and `"START"` all give `["START"]`; `"SWITCH"` the four
+/// switch tiles). Empty for a name nobody used.
+pub fn current_names(name: &str) -> Vec<&'static str> {
+    let upper = name.to_ascii_uppercase();
+    let bare = upper
+        .strip_prefix("TILE_")
+        .or_else(|| upper.strip_prefix("ENTITY_"))
+        .unwrap_or(&upper);
+    let mut out: Vec<&'static str> = Vec::new();
+    let mut push = |n: &'static str| {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    };
+    for row in TILES {
+        if let Some(n) = row.name.filter(|n| *n == bare || *n == upper) {
+            push(n);
+        }
+    }
+    for a in ALIASES.iter().filter(|a| a.name == bare || a.name == upper) {
+        for i in a.first..=a.last {
+            if let Some(n) = name_in(a.space, i) {
+                push(n);
+            }
+        }
+    }
+    out
+}
+
+/// The (layer, id) pairs whose tiles the records name by one of
+/// [`current_names`]`(name)`: what a query for `name` (or its former
+/// name) matches in the records' `tiles` lists. Layer by layer in
+/// [`PhysicsKind::PHYSICS`](super::PhysicsKind::PHYSICS) order, then id.
+pub fn lookup(name: &str) -> Vec<(super::PhysicsKind, u8)> {
+    let names = current_names(name);
+    let mut out = Vec::new();
+    for kind in super::PhysicsKind::PHYSICS {
+        for id in 1..=255u8 {
+            if tile_name(kind, id).is_some_and(|n| names.contains(&n)) {
+                out.push((kind, id));
+            }
+        }
+    }
+    out
+}
+
+/// `docs/tile-names.md`: the tile id table and the former names, as
+/// markdown (a test compares the file).
+pub fn reference_markdown() -> String {
+    use std::fmt::Write;
+    let space_name = |s: TileSpace| match s {
+        TileSpace::Game | TileSpace::Entity => "game, front",
+        TileSpace::Tele => "tele",
+        TileSpace::Speedup => "speedup",
+        TileSpace::Switch => "switch",
+        TileSpace::Tune => "tune",
+    };
+    let constant = |r: &TileRow, i: u8| -> String {
+        let name = name_in(r.space, i).unwrap_or("");
+        match r.space {
+            TileSpace::Entity => format!("ENTITY_{name}"),
+            _ if name.starts_with("TIME_CHECKPOINT_") => match i {
+                35 => "TILE_TIME_CHECKPOINT_FIRST".into(),
+                59 => "TILE_TIME_CHECKPOINT_LAST".into(),
+                _ => format!("TILE_TIME_CHECKPOINT_FIRST + {}", i - 35),
+            },
+            _ => format!("TILE_{name}"),
+        }
+    };
+    let mut s = String::new();
+    s.push_str(
+        "# Tile names\n\n\
+         <!-- Generated from src/map/names.rs (`tile_table!`, `ALIASES`) by \
+         `TEEBATCH_BLESS=1 cargo test --test tests tile_names_reference`; do not edit. -->\n\n\
+         The names the `maps index` records give tiles (`stats.tiles[].name`, \
+         `stats.special_tiles`): DDNet's names in `src/game/mapitems.h`, the \
+         constant without its `TILE_` or `ENTITY_` prefix. Entity tiles are \
+         `ENTITY_OFFSET + entity` = 191 + entity. The switch layer also places \
+         the special game tiles by their game id (doors, lasers, freeze, ...) \
+         and names them as the game layer does. *Special* tiles are listed in \
+         `special_tiles`; the others (air, solid, unhookable, vanilla entities) \
+         are counted in every map. The palette key is the legend row of the \
+         flat palette (`maps render`, docs/pictures.md).\n\n\
+         | layer | id | name | DDNet constant | special | palette |\n|---|---|---|---|---|---|\n",
+    );
+    for r in TILES {
+        let mut i = r.first;
+        loop {
+            let id = tile_id(r, i);
+            let kind = match r.space {
+                TileSpace::Game | TileSpace::Entity => super::PhysicsKind::Game,
+                TileSpace::Tele => super::PhysicsKind::Tele,
+                TileSpace::Speedup => super::PhysicsKind::Speedup,
+                TileSpace::Switch => super::PhysicsKind::Switch,
+                TileSpace::Tune => super::PhysicsKind::Tune,
+            };
+            let _ = writeln!(
+                s,
+                "| {} | {} | `{}` | `{}` | {} | {} |",
+                space_name(r.space),
+                id,
+                name_in(r.space, i).unwrap_or(""),
+                constant(r, i),
+                if is_special(kind, id) { "yes" } else { "" },
+                r.palette.unwrap_or(""),
+            );
+            if i == r.last {
+                break;
+            }
+            i += 1;
+        }
+    }
+    s.push_str(
+        "\n## Former names\n\n\
+         teebatch named tiles by DDNet's former constants until 2026-11; a \
+         query by a former name (`teebatch::map::names::lookup`, \
+         `current_names`) finds the tiles of its current names. In SQL over \
+         the records, use the current names of this table.\n\n\
+         | former name | layer | ids | current names |\n|---|---|---|---|\n",
+    );
+    for a in ALIASES {
+        let (first, last) = match a.space {
+            TileSpace::Entity => (ENTITY_OFFSET + a.first, ENTITY_OFFSET + a.last),
+            _ => (a.first, a.last),
+        };
+        let ids = if first == last {
+            first.to_string()
+        } else {
+            format!("{first}–{last}")
+        };
+        let names: Vec<&str> = (a.first..=a.last)
+            .filter_map(|i| name_in(a.space, i))
+            .collect();
+        let names = if names.len() > 4 {
+            format!("`{}` … `{}`", names[0], names[names.len() - 1])
+        } else {
+            names
+                .iter()
+                .map(|n| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "| `{}` | {} | {} | {} |",
+            a.name,
+            space_name(a.space),
+            ids,
+            names
+        );
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -358,17 +643,34 @@ mod tests {
         assert_eq!(entity_of(192 + 9), Some(ENTITY_POWERUP_NINJA));
         assert_eq!(game_tile_name(ENTITY_OFFSET + 15), Some("LASER_STOP"));
         assert_eq!(game_tile_name(ENTITY_OFFSET + 49), Some("DOOR"));
-        assert_eq!(game_tile_name(ENTITY_OFFSET + 1), None);
-        assert_eq!(game_tile_name(TILE_SOLID), None);
+        assert_eq!(game_tile_name(ENTITY_OFFSET + 1), Some("SPAWN"));
+        assert_eq!(game_tile_name(ENTITY_OFFSET + 42), Some("DRAGGER_WEAK"));
+        assert_eq!(game_tile_name(TILE_SOLID), Some("SOLID"));
+        assert_eq!(game_tile_name(TILE_NOHOOK), Some("NOHOOK"));
         assert_eq!(game_tile_name(TILE_DEATH), Some("DEATH"));
-        assert_eq!(game_tile_name(40), Some("CHECKPOINT_FIRST"));
+        assert_eq!(game_tile_name(TILE_START), Some("START"));
+        assert_eq!(game_tile_name(TILE_FINISH), Some("FINISH"));
+        assert_eq!(game_tile_name(21), Some("SOLO_ENABLE"));
+        assert_eq!(game_tile_name(79), Some("ADD_TIME"));
+        assert_eq!(game_tile_name(95), Some("SUBTRACT_TIME"));
+        assert_eq!(game_tile_name(35), Some("TIME_CHECKPOINT_0"));
+        assert_eq!(game_tile_name(40), Some("TIME_CHECKPOINT_5"));
+        assert_eq!(game_tile_name(59), Some("TIME_CHECKPOINT_24"));
+        assert_eq!(game_tile_name(141), Some("CREDITS_2"));
+        assert_eq!(game_tile_name(156), Some("CREDITS_5"));
+        assert_eq!(game_tile_name(8), None);
         assert_eq!(tele_tile_name(TILE_TELEIN), Some("TELEIN"));
-        assert_eq!(switch_tile_name(TILE_SWITCHOPEN), Some("SWITCH"));
+        assert_eq!(switch_tile_name(TILE_SWITCHOPEN), Some("SWITCHOPEN"));
+        assert_eq!(switch_tile_name(22), Some("SWITCHTIMEDOPEN"));
+        assert_eq!(switch_tile_name(TILE_SOLID), None);
+        assert_eq!(switch_tile_name(ENTITY_OFFSET + 1), None);
+        assert_eq!(switch_tile_name(TILE_FREEZE), Some("FREEZE"));
         assert_eq!(switch_tile_name(ENTITY_OFFSET + ENTITY_DOOR), Some("DOOR"));
     }
 
-    /// The former hand-written name functions (golden): the table gives
-    /// the same name for every id of every layer.
+    /// The former hand-written name functions (golden): every former
+    /// name resolves, through [`ALIASES`] or as a name kept, to the ids it
+    /// named.
     /// Name of a DDRace entity (`ENTITY_*` beyond the vanilla ones).
     fn old_entity_name(entity: u8) -> Option<&'static str> {
         Some(match entity {
@@ -506,21 +808,107 @@ mod tests {
     }
 
     #[test]
-    fn table_names_match_the_former_functions() {
-        for id in 0..=255u8 {
-            assert_eq!(game_tile_name(id), old_game_tile_name(id), "game {id}");
-            assert_eq!(tele_tile_name(id), old_tele_tile_name(id), "tele {id}");
-            assert_eq!(
-                speedup_tile_name(id),
-                old_speedup_tile_name(id),
-                "speedup {id}"
+    fn former_names_are_aliases_of_the_same_ids() {
+        use crate::map::PhysicsKind as K;
+        let old = |kind: K, id: u8| match kind {
+            K::Game | K::Front => old_game_tile_name(id),
+            K::Tele => old_tele_tile_name(id),
+            K::Speedup => old_speedup_tile_name(id),
+            K::Switch => old_switch_tile_name(id),
+            K::Tune => old_tune_tile_name(id),
+            K::Tiles => None,
+        };
+        for kind in K::PHYSICS {
+            for id in 0..=255u8 {
+                let Some(former) = old(kind, id) else {
+                    continue;
+                };
+                // The id keeps a name, and is special as before.
+                let now = tile_name(kind, id).unwrap_or_else(|| panic!("{kind:?} {id}"));
+                assert!(is_special(kind, id), "{kind:?} {id}");
+                // A query by the former name finds this id ...
+                assert!(
+                    lookup(former).contains(&(kind, id)),
+                    "{former} {kind:?} {id}"
+                );
+                // ... and only ids the former name named in this layer.
+                for (k, i) in lookup(former) {
+                    if k == kind {
+                        assert_eq!(old(k, i), Some(former), "{former} {k:?} {i}");
+                    }
+                }
+                assert!(current_names(former).contains(&now), "{former}");
+            }
+        }
+        // Ids that had no name then are the common ones, not special.
+        for id in [TILE_SOLID, TILE_NOHOOK, ENTITY_OFFSET + ENTITY_SPAWN] {
+            assert!(old(K::Game, id).is_none() && !is_special(K::Game, id));
+            assert!(tile_name(K::Game, id).is_some());
+        }
+    }
+
+    #[test]
+    fn lookups_by_current_former_and_constant_names() {
+        use crate::map::PhysicsKind as K;
+        assert_eq!(current_names("START"), ["START"]);
+        assert_eq!(current_names("begin"), ["START"]);
+        assert_eq!(current_names("TILE_START"), ["START"]);
+        assert_eq!(current_names("ENTITY_SPAWN"), ["SPAWN"]);
+        assert_eq!(current_names("PENALTY"), ["ADD_TIME"]);
+        assert_eq!(current_names("BONUS"), ["SUBTRACT_TIME"]);
+        assert_eq!(current_names("SOLO_START"), ["SOLO_ENABLE"]);
+        assert_eq!(
+            current_names("SWITCH"),
+            [
+                "SWITCHTIMEDOPEN",
+                "SWITCHTIMEDCLOSE",
+                "SWITCHOPEN",
+                "SWITCHCLOSE"
+            ]
+        );
+        assert_eq!(current_names("CHECKPOINT_FIRST").len(), 25);
+        assert_eq!(current_names("CREDITS").len(), 8);
+        assert_eq!(current_names("DRAGGER").len(), 6);
+        assert!(current_names("NO_SUCH_TILE").is_empty());
+        assert_eq!(
+            lookup("START"),
+            [(K::Game, 33), (K::Front, 33), (K::Switch, 33)]
+        );
+        assert_eq!(lookup("BEGIN"), lookup("START"));
+        assert_eq!(lookup("TELEIN"), [(K::Tele, 26)]);
+        assert_eq!(lookup("SOLID"), [(K::Game, 1), (K::Front, 1)]);
+        assert_eq!(
+            lookup("DOOR"),
+            [(K::Game, 240), (K::Front, 240), (K::Switch, 240)]
+        );
+    }
+
+    /// Every game layer id `mapitems.h` names (its `TILE_*` constants but
+    /// the tele, speedup, switch and tune ones, and its entities), listed
+    /// here by hand, has a name.
+    #[test]
+    fn every_valid_game_tile_has_a_name() {
+        let valid = (0u8..=7)
+            .chain([9])
+            .chain(11..=13)
+            .chain(16..=22)
+            .chain(32..=62)
+            .chain(64..=67)
+            .chain(71..=76)
+            .chain([79, 88, 89, 90, 91, 95, 96, 97, 98, 99, 104, 105, 106, 107])
+            .chain([112, 113, 128, 129])
+            .chain(140..=145)
+            .chain(156..=159)
+            .chain(190..=191)
+            .chain(
+                (1u8..=27)
+                    .chain(29..=38)
+                    .chain(42..=47)
+                    .chain([49])
+                    .map(|e| ENTITY_OFFSET + e),
             );
-            assert_eq!(
-                switch_tile_name(id),
-                old_switch_tile_name(id),
-                "switch {id}"
-            );
-            assert_eq!(tune_tile_name(id), old_tune_tile_name(id), "tune {id}");
+        for id in valid {
+            assert!(game_tile_name(id).is_some(), "{id}");
         }
     }
 

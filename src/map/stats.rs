@@ -94,8 +94,9 @@ pub struct MapStats {
     pub game_entities: EntityCounts,
     pub front_entities: EntityCounts,
     pub non_empty_tiles: LayerTileCounts,
-    /// The DDNet special tiles present (names as ddnet.org uses, see
-    /// [`super::names`]), sorted and deduplicated.
+    /// The DDNet special tiles present (every named tile but air, `SOLID`,
+    /// `NOHOOK` and the vanilla entities: [`super::names::is_special`]),
+    /// sorted and deduplicated.
     pub special_tiles: Vec<&'static str>,
     /// Tiles per physics layer and tile id (ids other than 0 that occur),
     /// by layer in [`PhysicsKind::PHYSICS`] order, then id.
@@ -140,8 +141,8 @@ impl MapStats {
         }
         for (id, &n) in h.counts.iter().enumerate() {
             if n > 0 {
-                if let Some(name) = names::tile_name(kind, id as u8) {
-                    names.insert(name);
+                if names::is_special(kind, id as u8) {
+                    names.extend(names::tile_name(kind, id as u8));
                 }
             }
         }
@@ -257,7 +258,8 @@ impl MapCounts {
 /// The index record of one map.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct MapSummary {
-    /// `ddnet06`, `teeworlds07` or `absent`.
+    /// `ddnet06`, `teeworlds07`, `teeworlds03` (the `MAPRES_*` items of
+    /// Teeworlds 0.3 and before: [`super::legacy`]) or `absent`.
     pub version_kind: &'static str,
     /// Why the map part is absent (`no_version_item`, `no_layers`).
     pub absent_reason: Option<&'static str>,
@@ -314,6 +316,9 @@ pub fn summarize_with(
         warnings: Vec::new(),
         external_images: Vec::new(),
     };
+    if let Some(game) = super::legacy::game_layer(df, inflater, scratch, warn)? {
+        return Ok(legacy_summary(df, &game));
+    }
     if let Some(reason) = absent_reason(df) {
         return Ok(absent(reason));
     }
@@ -347,4 +352,35 @@ pub fn summarize_with(
             .map(|i| i.name.clone().unwrap_or_else(|| "<missing>".to_owned()))
             .collect(),
     })
+}
+
+/// The summary of a Teeworlds 0.3 map ([`super::legacy`]) from its game
+/// layer: the statistics of that layer; counts of its images (embedded),
+/// its tilemaps (as tile layers) and the collision map (as the game layer);
+/// no info, groups, envelopes or sounds (the format has none).
+fn legacy_summary(df: &Datafile<'_>, game: &super::TileLayer) -> MapSummary {
+    let n = super::legacy::counts(df);
+    let h = super::tiles::histogram(&game.bytes, PhysicsKind::Game.format());
+    let mut stats = MapStats::default();
+    let mut names = BTreeSet::new();
+    stats.add_layer(PhysicsKind::Game, &h, &mut names);
+    stats.special_tiles = names.into_iter().collect();
+    stats.game_width = u32::try_from(game.width).ok();
+    stats.game_height = u32::try_from(game.height).ok();
+    MapSummary {
+        version_kind: super::legacy::VERSION_KIND,
+        absent_reason: None,
+        info: None,
+        counts: Some(MapCounts {
+            images_embedded: n.images,
+            layers: n.tilemaps + 1,
+            layers_tiles: n.tilemaps,
+            layers_game: 1,
+            ..MapCounts::default()
+        }),
+        uuid_types: Vec::new(),
+        stats: Some(stats),
+        warnings: Vec::new(),
+        external_images: Vec::new(),
+    }
 }

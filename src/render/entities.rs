@@ -70,6 +70,70 @@ pub const ARROW: [u8; 3] = [0, 70, 70];
 /// Any other non-empty tile without the atlas.
 pub const OTHER: [u8; 3] = [128, 128, 128];
 
+/// The flat palette as the markdown table of docs/pictures.md (a test
+/// compares the page): one row per [`LEGEND`] row with its layer, tile ids,
+/// their names ([`crate::map::names`]) and colour, then the arrow, other
+/// tiles and air.
+pub fn palette_markdown() -> String {
+    use std::fmt::Write;
+    let hex = |c: [u8; 3]| format!("`#{:02x}{:02x}{:02x}`", c[0], c[1], c[2]);
+    let mut s = String::from("| tiles | layer | ids | names | colour |\n|---|---|---|---|---|\n");
+    for (label, kind, ids, colour) in LEGEND {
+        let layer = match kind {
+            PhysicsKind::Game => "game, front, switch",
+            k => k.name(),
+        };
+        // Runs of consecutive ids as `first–last`.
+        let mut runs: Vec<(u8, u8)> = Vec::new();
+        for &i in *ids {
+            match runs.last_mut() {
+                Some((_, last)) if last.checked_add(1) == Some(i) => *last = i,
+                _ => runs.push((i, i)),
+            }
+        }
+        let ids = runs
+            .iter()
+            .map(|&(a, b)| {
+                if a == b {
+                    a.to_string()
+                } else {
+                    format!("{a}–{b}")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let names: Vec<String> = ids_names(*kind, label);
+        let names = if names.len() > 4 {
+            format!("{} … {}", names[0], names[names.len() - 1])
+        } else {
+            names.join(", ")
+        };
+        let _ = writeln!(
+            s,
+            "| {label} | {layer} | {ids} | {names} | {} |",
+            hex(*colour)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "| speedup arrow (in the speedup's direction) | speedup | | | {} |",
+        hex(ARROW)
+    );
+    let _ = writeln!(s, "| anything else | | | | {} |", hex(OTHER));
+    let _ = writeln!(s, "| air | | 0 | `AIR` | {} |", hex(BACKGROUND));
+    s
+}
+
+/// The names of the tiles of legend row `label` of layer `kind`.
+fn ids_names(kind: PhysicsKind, label: &str) -> Vec<String> {
+    let row = LEGEND.iter().find(|r| r.0 == label).expect("a legend row");
+    row.2
+        .iter()
+        .filter_map(|&i| crate::map::names::tile_name(kind, i))
+        .map(|n| format!("`{n}`"))
+        .collect()
+}
+
 /// The flat colour (straight RGBA) of every tile id of layer `kind` without
 /// the atlas. Front uses the game colours; the switch layer's non-switch
 /// tiles (doors, freeze, ...) too.

@@ -464,6 +464,21 @@ pub fn render_datafile_with(
                 warnings,
             })
         }
+        Ok(None) if crate::map::legacy::is_legacy(df) => {
+            let drawn = draw_legacy(df, opts, textures, inflater, buf, &mut map_warnings);
+            warnings.extend(map_warnings.iter().map(WarningRecord::map));
+            return match drawn {
+                Ok(d) => Ok(Picture {
+                    canvas: d.canvas,
+                    geometry: d.geometry,
+                    warnings,
+                    legend: d.legend,
+                    work: d.work,
+                    held_bytes: d.held_bytes,
+                }),
+                Err(error) => Err(RenderFailure { error, warnings }),
+            };
+        }
         Ok(None) => {
             let reason = crate::map::absent_reason(df)
                 .map_or("no map items", |r| r.name())
@@ -563,6 +578,53 @@ fn draw_map(
         legend,
         work: cost.work,
         held_bytes: cost.held_bytes,
+    })
+}
+
+/// The picture of a Teeworlds 0.3 map ([`crate::map::legacy`]): its game
+/// layer (collision and entities) in the entities style. The full style
+/// has nothing to draw it with (no groups or layers of the later format:
+/// its tilemaps and images are not read), so it is refused with a
+/// `no_map` error saying so.
+fn draw_legacy(
+    df: &Datafile<'_>,
+    opts: &RenderOptions,
+    textures: &Textures,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+    map_warnings: &mut Warnings<crate::map::MapWarning>,
+) -> Result<Drawn, ErrorRecord> {
+    if opts.style == Style::Full {
+        return Err(render_error(
+            RenderKind::NoMap,
+            "a Teeworlds 0.3 map (MAPRES items, no layers): only the entities style draws it"
+                .into(),
+        ));
+    }
+    let game = crate::map::legacy::game_layer(df, inflater, buf, map_warnings)
+        .map_err(|e| ErrorRecord::map(&e))?
+        .expect("is_legacy");
+    let geometry = Geometry::new(game.width as u32, game.height as u32, opts.size)
+        .map_err(|m| render_error(RenderKind::TooLarge, m))?;
+    let n = if geometry.shrink > 1 {
+        1
+    } else {
+        geometry.cell
+    };
+    let cells = textures.entity_cells(game.kind, n);
+    let legend = if textures.has_atlas() {
+        Vec::new()
+    } else {
+        entities::legend_entries(&[&game])
+    };
+    let canvas = entities::draw(&[(&game, &*cells)], &geometry);
+    let held_bytes = (game.bytes.capacity() + buf.capacity() + canvas.rgb.capacity()) as u64;
+    Ok(Drawn {
+        canvas,
+        geometry,
+        legend,
+        work: 0,
+        held_bytes,
     })
 }
 

@@ -427,7 +427,7 @@ pub fn build(p: &SynthParams) -> SynthMap {
             let i = sw.interior_cell(&mut rng);
             sw.set(i, &[1, DOOR, 0, 0]);
         }
-        for (id, name) in [(SWITCHOPEN, "SWITCH"), (DOOR, "DOOR")] {
+        for (id, name) in [(SWITCHOPEN, "SWITCHOPEN"), (DOOR, "DOOR")] {
             if sw.tally[id as usize] > 0 {
                 names.insert(name);
             }
