@@ -38,6 +38,7 @@ mod records;
 mod reliability_io;
 mod render;
 mod render_cost;
+mod render_fidelity;
 mod render_more;
 mod run_api;
 mod scaling;

@@ -4,30 +4,68 @@
 //! A layer or quad refers to an envelope and a time offset in
 //! milliseconds; at time 0 the envelope is read at `offset`, wrapped into
 //! `0 .. time of the last point` (rem_euclid; an envelope whose last
-//! point is at time ≤ 0 is read at 0). Between two points the value moves
-//! from the first to the second by the first point's curve: step (0: stays
-//! at the first value), linear (1), slow (2: t³), fast (3: 1 − (1 − t)³),
-//! smooth (4: 3t² − 2t³); bezier (5, Teeworlds 0.7) is read as linear.
-//! Before the first point the first value holds, after the last the last.
+//! point is at time ≤ 0 is read at 0). The segment read is the first
+//! whose points hold `a.time ≤ t < b.time` (so at a point's own time its
+//! value holds, whatever the curve before it); past the last segment the
+//! last value holds, before the first point the first value. Between two
+//! points the value moves from the first to the second by the first
+//! point's curve, with `x = (t − a.time) / (b.time − a.time)`:
+//!
+//! | curve | id | value |
+//! |---|---|---|
+//! | step | 0 | `a` |
+//! | linear | 1 | `a + (b − a)·x` |
+//! | slow | 2 | `a + (b − a)·x³` |
+//! | fast | 3 | `a + (b − a)·(1 − (1 − x)³)` |
+//! | smooth | 4 | `a + (b − a)·(3x² − 2x³)` |
+//! | bezier | 5 | per channel, the cubic Bézier curve of [`bezier`] |
+//! | other | | linear |
+//!
+//! A bezier point's tangents are 16 ints: in-tangent Δtime (ms) of the 4
+//! channels, in-tangent Δvalue (fixed point), out-tangent Δtime,
+//! out-tangent Δvalue. They come from DDNet's `envpoints-bezier` item
+//! (UUID type `mapitemtype-envpoints-bezier@ddnet.tw`, one 16-int record
+//! per point, used only when it has as many records as there are points),
+//! or, in a map with an envelope of version 3 (Teeworlds 0.7), from the
+//! 22-int points themselves (6 + 16). Without them a bezier segment is
+//! linear, as in DDNet.
 //!
 //! Values are fixed point, 1024 = 1.0: colour channels (r, g, b, a in
 //! 0..1, multiplied with the layer or quad colour), or position offset
-//! x, y in world units and rotation in degrees (quads).
+//! x, y in world units and rotation in degrees (quads). Arithmetic is in
+//! `f64` (DDNet uses `float`).
 //!
 //! An envelope without points, or whose points are outside the points
 //! item (the map parser warns `env_point_range`), has no effect.
 
+use crate::bytes::LeI32s;
 use crate::datafile::Datafile;
 use crate::map::Map;
 use crate::map::{EnvPoint, ITEM_ENVPOINTS};
 
+/// The name of DDNet's item type of bezier tangents.
+pub const BEZIER_ITEM: &str = "mapitemtype-envpoints-bezier@ddnet.tw";
+
+/// Ints of one point's bezier tangents.
+const TANGENT_INTS: usize = 16;
+
+/// Where the points' bezier tangents are: point `i`'s 16 ints start at
+/// int `i × stride + first` of `ints`.
+#[derive(Clone, Copy)]
+struct Tangents<'a> {
+    ints: LeI32s<'a>,
+    stride: usize,
+    first: usize,
+}
+
 /// The envelope points of a map, read once per map.
 pub struct Envelopes<'a> {
-    points: Option<crate::bytes::LeI32s<'a>>,
+    points: Option<LeI32s<'a>>,
     /// Byte offset of the points item's first int in the file.
     base: usize,
     ints_per_point: usize,
     count: usize,
+    tangents: Option<Tangents<'a>>,
     /// Points read so far (the drawing's work counts them).
     reads: std::cell::Cell<u64>,
 }
@@ -35,11 +73,33 @@ pub struct Envelopes<'a> {
 impl<'a> Envelopes<'a> {
     pub fn new(df: &Datafile<'a>, map: &Map) -> Envelopes<'a> {
         let item = df.items_of_type(ITEM_ENVPOINTS).next();
+        let points = item.as_ref().map(|it| it.data);
+        let ints_per_point = map.env_points.ints_per_point.max(EnvPoint::INTS);
+        let count = map.env_points.count;
+        let tangents = if ints_per_point >= EnvPoint::INTS + TANGENT_INTS {
+            points.map(|ints| Tangents {
+                ints,
+                stride: ints_per_point,
+                first: EnvPoint::INTS,
+            })
+        } else {
+            map.uuid_types
+                .iter()
+                .find(|t| t.name == Some(BEZIER_ITEM))
+                .and_then(|t| df.items_of_type(t.type_id).next())
+                .filter(|it| it.data.len() / TANGENT_INTS == count)
+                .map(|it| Tangents {
+                    ints: it.data,
+                    stride: TANGENT_INTS,
+                    first: 0,
+                })
+        };
         Envelopes {
-            points: item.as_ref().map(|it| it.data),
+            points,
             base: item.as_ref().map_or(0, |it| it.data_offset()),
-            ints_per_point: map.env_points.ints_per_point.max(EnvPoint::INTS),
-            count: map.env_points.count,
+            ints_per_point,
+            count,
+            tangents,
             reads: std::cell::Cell::new(0),
         }
     }
@@ -54,6 +114,25 @@ impl<'a> Envelopes<'a> {
         let p = EnvPoint::nth(self.points?, self.base, self.ints_per_point, i)?;
         let v = p.values().map(|x| f64::from(x) / 1024.0);
         Some((i64::from(p.time()), p.curve_type(), v))
+    }
+
+    /// Point `i`'s tangents: in Δtime, in Δvalue, out Δtime, out Δvalue
+    /// (4 channels each, values as fractions); `None` without them.
+    fn tangents(&self, i: usize) -> Option<[[f64; 4]; 4]> {
+        let t = self.tangents?;
+        self.reads.set(self.reads.get() + 1);
+        let at = i.checked_mul(t.stride)?.checked_add(t.first)?;
+        let int = |k: usize| t.ints.get(at + k).map(f64::from);
+        let mut out = [[0.0; 4]; 4];
+        for (part, row) in out.iter_mut().enumerate() {
+            for (c, v) in row.iter_mut().enumerate() {
+                *v = int(part * 4 + c)?;
+                if part % 2 == 1 {
+                    *v /= 1024.0;
+                }
+            }
+        }
+        Some(out)
     }
 
     /// The value of envelope `env` of `map` read at time `offset`
@@ -83,15 +162,15 @@ impl<'a> Envelopes<'a> {
         if t < first.0 {
             return Some(first.2);
         }
-        // The segment whose end is the first point at or after `t`, found
-        // by bisection: the cost per read is logarithmic in the points
-        // (many quads may read one long envelope). For points in time
-        // order (as editors write them) this is the first segment that
-        // holds `t`, the one DDNet's scan finds.
+        // The segment whose end is the first point after `t`, found by
+        // bisection: the cost per read is logarithmic in the points (many
+        // quads may read one long envelope). For points in time order (as
+        // editors write them) this is the first segment with
+        // `a.time ≤ t < b.time`, the one DDNet's scan finds.
         let (mut lo, mut hi) = (0, n - 1);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if self.point(start + mid + 1)?.0 < t {
+            if self.point(start + mid + 1)?.0 <= t {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -103,10 +182,57 @@ impl<'a> Envelopes<'a> {
             if t < a.0 {
                 return Some(a.2);
             }
+            if a.1 == CURVE_BEZIER {
+                if let (Some(ta), Some(tb)) =
+                    (self.tangents(start + lo), self.tangents(start + lo + 1))
+                {
+                    return Some(std::array::from_fn(|c| {
+                        bezier(
+                            (a.0 as f64, a.2[c]),
+                            (ta[2][c], ta[3][c]),
+                            (tb[0][c], tb[1][c]),
+                            (b.0 as f64, b.2[c]),
+                            t as f64,
+                        )
+                    }));
+                }
+            }
             return Some(interpolate(a, b, t));
         }
         Some(last.2)
     }
+}
+
+/// The curve id of bezier segments.
+pub const CURVE_BEZIER: i32 = 5;
+
+/// The value at time `t` of a bezier segment from point `p0` (time,
+/// value) to `p3`, with `p0`'s out-tangent `out` and `p3`'s in-tangent
+/// `inn` (Δtime, Δvalue), as DDNet evaluates it: the control points are
+/// `p1 = p0 + out` and `p2 = p3 + inn`, their times clamped into
+/// `p0.time ..= p3.time` (which makes the time of the curve monotonic);
+/// the curve's parameter `u` in `0 ..= 1` whose time is `t` is solved for
+/// (bisection to `f64` precision: the root is unique), and the value is
+/// `(1 − u)³·y0 + 3(1 − u)²u·y1 + 3(1 − u)u²·y2 + u³·y3`.
+pub fn bezier(p0: (f64, f64), out: (f64, f64), inn: (f64, f64), p3: (f64, f64), t: f64) -> f64 {
+    let x1 = (p0.0 + out.0).clamp(p0.0, p3.0);
+    let x2 = (p3.0 + inn.0).clamp(p0.0, p3.0);
+    let (y1, y2) = (p0.1 + out.1, p3.1 + inn.1);
+    let cubic = |a: f64, b: f64, c: f64, d: f64, u: f64| {
+        let v = 1.0 - u;
+        v * v * v * a + 3.0 * v * v * u * b + 3.0 * v * u * u * c + u * u * u * d
+    };
+    // x(u) is non-decreasing on 0..=1: bisect for the first u with x ≥ t.
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..64 {
+        let mid = 0.5 * (lo + hi);
+        if cubic(p0.0, x1, x2, p3.0, mid) < t {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    cubic(p0.1, y1, y2, p3.1, 0.5 * (lo + hi))
 }
 
 /// A point: time in ms, curve, four fixed-point values as fractions.
@@ -136,7 +262,8 @@ mod tests {
     use super::*;
     use crate::synth::Rng;
 
-    /// The reference: DDNet's scan for the first segment holding `t`.
+    /// The reference: DDNet's scan for the first segment with
+    /// `a.time ≤ t < b.time`.
     fn scan(env: &Envelopes<'_>, start: usize, n: usize, offset: i32) -> Option<[f64; 4]> {
         let first = env.point(start)?;
         if n == 1 {
@@ -153,7 +280,7 @@ mod tests {
         }
         for i in start..start + n - 1 {
             let (a, b) = (env.point(i)?, env.point(i + 1)?);
-            if t >= a.0 && t <= b.0 {
+            if t >= a.0 && t < b.0 {
                 return Some(interpolate(a, b, t));
             }
         }
@@ -181,6 +308,7 @@ mod tests {
                 base: 0,
                 ints_per_point: 6,
                 count: n,
+                tangents: None,
                 reads: Default::default(),
             };
             for _ in 0..40 {
@@ -209,6 +337,7 @@ mod tests {
             base: 0,
             ints_per_point: 6,
             count: 1,
+            tangents: None,
             reads: Default::default(),
         };
         assert_eq!(env.point(0), Some((100, 4, [1.0, -0.5, 0.0, 2.0])));

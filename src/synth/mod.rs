@@ -1,11 +1,13 @@
 //! Deterministic generators of maps and demos, for tests, benchmarks and
 //! `teebatch synth`.
 //!
-//! [`map`] writes maps with teebatch's own datafile writer; [`demo`]
+//! [`map`] writes maps with teebatch's own datafile writer; [`scene`]
+//! writes small hand-made maps for pixel tests of the full style; [`demo`]
 //! simulates and records games with the demo writer.
 
 pub mod demo;
 pub mod map;
 pub mod rng;
+pub mod scene;
 
 pub use rng::Rng;

@@ -1,19 +1,47 @@
 //! The `full` style: the map as the game draws it, back to front.
 //!
-//! Groups in item order, each group's layers in order. A group with
-//! parallax `(px, py)` % and offset `(ox, oy)` is seen from the centre of
-//! the game layer `C`: a point of the group at `p` is drawn at
-//! `p + C × (1 − parallax / 100) − offset` (the camera formula of the game's
-//! `MapScreenToWorld` with the camera at `C`). Tile layers are drawn from
-//! their image's 16 × 16 cells (embedded images decoded from the map,
-//! external ones from `mapres/<name>.png`), turned by the tile flags and
-//! tinted by the layer colour; a layer without an image draws its tiles in
-//! its colour, as does a layer whose external image is missing (with a
-//! warning naming the image). Quads are filled with their corner colours
-//! (interpolated) times their texture. Physics layers are not drawn.
+//! Groups in item order, each group's layers in order.
 //!
-//! Envelopes are read at time 0 ([`super::envelope`]): a tile layer's
-//! colour envelope multiplies the layer colour; a quad's colour envelope
+//! **Where a group is drawn.** In the game a group with parallax `par`
+//! (percent / 100) and offset `off` shows, around the camera at `c`, its
+//! point `off + c × par` at the screen's centre (DDNet's
+//! `MapScreenToWorld`); the screen is `S` world units wide (the game's
+//! screen at zoom 1 on a 16:9 display, [`screen`]: about 1429.8 × 804.3).
+//! A picture of the whole map (`P` world units wide, centre `C = P / 2`,
+//! the game layer's size) shows on each axis:
+//!
+//! - a group with parallax ±100 %, or any group when the map is no wider
+//!   than the screen (`P ≤ S`): as the screen shows it with the camera at
+//!   the centre of the map: the group's point `p` at map point
+//!   `p + C × (1 − par) − off`, rounded to whole pixels (the rule of the
+//!   game group, unchanged);
+//! - any other group (parallax 0 follows the camera, 50 % moves at half
+//!   its speed, 200 % at twice): everything the screen shows of it while
+//!   the camera crosses the map with the screen inside the map (camera
+//!   from `S / 2` to `P − S / 2`), stretched over the picture. That is the
+//!   group's span `off + par × S / 2 − S / 2 ..= off + par × (P − S / 2) + S / 2`,
+//!   `s = (|par| × (P − S) + S) / P` times the picture, centred where the
+//!   screen's centre is with the camera at the map's centre: the group's
+//!   point `p` at map point `C + (p − off − par × C) / s`. A parallax-0 sky
+//!   quad made to fill the screen thus fills the picture (the screen's
+//!   view of it stretched), and a background made for the whole camera
+//!   path reaches the picture's edges. Its tiles are drawn by the texel
+//!   under each pixel's centre (nearest).
+//!
+//! Tile layers are drawn from their image's 16 × 16 cells (embedded
+//! images decoded from the map, external ones from `mapres/<name>.png`),
+//! turned by the tile flags and tinted by the layer colour: each texel's
+//! colour times the layer colour's, its alpha times the colour's alpha
+//! (the premultiplied texel times the premultiplied colour), so a layer
+//! at alpha 83 shows its background through, as in the game. A layer
+//! without an image draws its tiles in its colour, as does a layer whose
+//! external image is missing (with a warning naming the image). Quads are
+//! filled with their corner colours (interpolated) times their texture,
+//! blended by the product's alpha. Physics layers are not drawn.
+//!
+//! Envelopes are read at time 0 ([`super::envelope`], every curve DDNet
+//! has, bezier included): a tile layer's colour envelope multiplies the
+//! layer colour (alpha too); a quad's colour envelope
 //! multiplies its corner colours, and its position envelope turns the
 //! corners about the quad's pivot by the rotation and then moves them by
 //! the offset (DDNet's `RenderQuads`).
@@ -26,7 +54,8 @@
 //! each picture pixel is the mean of its tiles' pixels.
 //!
 //! Cost: a tile layer reads only the tiles that meet its group's clip
-//! rectangle (the picture at most) and visits each of their pixels once; a
+//! rectangle (the picture at most) and visits each of their pixels once
+//! (a scaled group's tile the pixels whose centres it holds); a
 //! quad is clipped to the rectangle and each of its two triangles is
 //! covered row by row, each row's span of pixels found from the edges
 //! (a pixel or two of margin, each tested as before), so a quad costs its
@@ -37,7 +66,7 @@
 
 mod quads;
 use super::envelope::Envelopes;
-use super::raster::{mul255, Canvas, Cells, Rgba, Transform, MAX_TEXTURE_PIXELS};
+use super::raster::{mul255, premultiply, Canvas, Cells, Rgba, Transform, MAX_TEXTURE_PIXELS};
 use super::{Geometry, Textures};
 use crate::datafile::{Datafile, Inflater};
 use crate::kind::Stage;
@@ -177,7 +206,10 @@ fn colour(c: [i32; 4]) -> [u8; 4] {
     c.map(|v| v.clamp(0, 255) as u8)
 }
 
-/// Premultiplied `p` tinted by straight `tint`.
+/// Premultiplied `p` tinted by premultiplied `tint` (the layer colour
+/// premultiplied by its alpha, [`premultiply`]): each channel times the
+/// tint's, so the colour's alpha scales the texel's colour as well as its
+/// alpha, as the game's blending of a translucent layer does.
 #[inline]
 fn tinted(p: [u8; 4], tint: [u8; 4]) -> [u8; 4] {
     [
@@ -186,6 +218,64 @@ fn tinted(p: [u8; 4], tint: [u8; 4]) -> [u8; 4] {
         mul255(u32::from(p[2]), u32::from(tint[2])) as u8,
         mul255(u32::from(p[3]), u32::from(tint[3])) as u8,
     ]
+}
+
+/// The game's screen at zoom 1 on a 16:9 display, in world units: DDNet's
+/// `CalcScreenParams` (`√(1150 × 1000 / aspect)` high, `aspect` times that
+/// wide, at most 1500 × 1050): about 1429.8 × 804.3.
+pub fn screen() -> (f64, f64) {
+    let aspect = 16.0 / 9.0;
+    let h = (1150.0f64 * 1000.0 / aspect).sqrt();
+    let (w, h) = (h * aspect, h);
+    let (w, h) = if w > 1500.0 {
+        (1500.0, 1500.0 / aspect)
+    } else {
+        (w, h)
+    };
+    if h > 1050.0 {
+        (1050.0 * aspect, 1050.0)
+    } else {
+        (w, h)
+    }
+}
+
+/// How one axis of a group's world maps to the drawing: the pixel of
+/// group point `p` is `p × scale + origin`. `whole`: the scale is the
+/// drawing's own and `origin` a whole pixel (tiles then fall on whole
+/// cells).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Axis {
+    scale: f64,
+    origin: f64,
+    whole: bool,
+}
+
+/// The placement of a group on one axis of the picture (see the module
+/// documentation): `parallax` and `offset` of the group, `tiles` of the
+/// game layer on this axis, `screen` the game's screen on this axis in
+/// world units, `ppw` pixels per world unit.
+fn place(parallax: i32, offset: i32, tiles: u32, screen: f64, ppw: f64) -> Axis {
+    let pic = f64::from(tiles) * 32.0;
+    let centre = pic / 2.0;
+    let par = f64::from(parallax) / 100.0;
+    let offset = f64::from(offset);
+    if parallax.unsigned_abs() == 100 || pic <= screen {
+        // Seen from the centre, as the screen there shows it.
+        let shift = centre * (1.0 - par) - offset;
+        return Axis {
+            scale: ppw,
+            origin: (shift * ppw).round(),
+            whole: true,
+        };
+    }
+    // What the screen shows of the group while the camera crosses the
+    // map (the screen inside it), stretched over the picture.
+    let s = (par.abs() * (pic - screen) + screen) / pic;
+    Axis {
+        scale: ppw / s,
+        origin: (centre - (offset + par * centre) / s) * ppw,
+        whole: false,
+    }
 }
 
 /// Draws the map's groups and layers on a canvas of `geo`'s size, doing
@@ -257,7 +347,6 @@ pub fn draw(
         }
     };
     let px_per_world = f64::from(cell) / 32.0;
-    let centre = (f64::from(geo.tiles_w) * 16.0, f64::from(geo.tiles_h) * 16.0);
     let mut images = Images {
         textures,
         loaded: vec![None; map.images.len()],
@@ -266,21 +355,22 @@ pub fn draw(
     // Embedded images' cells, per map (external ones are shared by the run).
     let mut cells_cache: std::collections::HashMap<usize, Arc<Cells>> = Default::default();
     let envelopes = Envelopes::new(df, map);
-    let shift_of = |g: &crate::map::Group| {
-        let shift = (
-            centre.0 * (1.0 - f64::from(g.parallax.0) / 100.0) - f64::from(g.offset.0),
-            centre.1 * (1.0 - f64::from(g.parallax.1) / 100.0) - f64::from(g.offset.1),
-        );
+    let scr = screen();
+    let place_of = |g: &crate::map::Group| {
         (
-            (shift.0 * px_per_world).round() as i64,
-            (shift.1 * px_per_world).round() as i64,
+            place(g.parallax.0, g.offset.0, geo.tiles_w, scr.0, px_per_world),
+            place(g.parallax.1, g.offset.1, geo.tiles_h, scr.1, px_per_world),
         )
     };
     let game_shift = map
         .physics_layer(PhysicsKind::Game)
         .and_then(|i| map.layers[i].group)
         .and_then(|g| map.groups.get(g))
-        .map_or((0, 0), shift_of);
+        .map_or((0, 0), |g| {
+            // The clip rectangle is in the game group's world units.
+            let (x, y) = place_of(g);
+            (x.origin.round() as i64, y.origin.round() as i64)
+        });
     let whole = Clip {
         x0: 0,
         y0: 0,
@@ -288,7 +378,7 @@ pub fn draw(
         y1: i64::from(canvas.height),
     };
     for (gi, g) in map.groups.iter().enumerate() {
-        let shift_px = shift_of(g);
+        let (ax, ay) = place_of(g);
         let clip = match g.clip {
             Some(c) if c.enabled => {
                 let px = |v: i32| (f64::from(v) * px_per_world).round() as i64;
@@ -360,11 +450,15 @@ pub fn draw(
                     };
                     let at = TilesAt {
                         clip,
-                        shift: shift_px,
+                        shift: (ax.origin as i64, ay.origin as i64),
                         cell,
-                        tint,
+                        tint: premultiply(tint),
                     };
-                    let drawn = draw_tiles(&mut canvas, &tiles, &cells, &at, &mut meter);
+                    let drawn = if ax.whole && ay.whole {
+                        draw_tiles(&mut canvas, &tiles, &cells, &at, &mut meter)
+                    } else {
+                        draw_tiles_scaled(&mut canvas, &tiles, &cells, &at, (ax, ay), &mut meter)
+                    };
                     // The layer's bytes were the worker's buffer (inflated
                     // in place): handed back for the next layer.
                     if tiles.bytes.capacity() > buf.capacity() {
@@ -396,8 +490,8 @@ pub fn draw(
                                 .and_then(|e| envelopes.eval(map, e, int(quad, k + 1)))
                         };
                         let at = QuadAt {
-                            scale: px_per_world,
-                            shift: shift_px,
+                            scale: (ax.scale, ay.scale),
+                            shift: (ax.origin, ay.origin),
                             pos: env(34),
                             colour: env(36),
                         };
@@ -425,7 +519,8 @@ pub fn draw(
 }
 
 /// Where and how a tile layer is drawn: its group's clip rectangle and
-/// shift in pixels, pixels per tile, the layer's tint.
+/// shift in pixels (of an unscaled group), pixels per tile, the layer's
+/// tint (premultiplied).
 struct TilesAt {
     clip: Clip,
     shift: (i64, i64),
@@ -487,6 +582,84 @@ fn draw_tiles(
     Ok(())
 }
 
+/// The pixels `first .. end` of a scaled axis that show tile `t`: those
+/// whose centre falls in it (`origin + t·side ≤ x + ½ < origin + (t + 1)·side`),
+/// so neighbouring tiles share no pixel and leave none out.
+#[inline]
+fn tile_pixels(origin: f64, side: f64, t: usize) -> (i64, i64) {
+    let edge = |k: f64| (origin + k * side - 0.5).ceil() as i64;
+    (edge(t as f64), edge(t as f64 + 1.0))
+}
+
+/// The tiles of a scaled axis (`side` pixels per tile, tile 0 at
+/// `origin`) of a row of `len` whose pixels meet `p0 .. p1`.
+fn visible_scaled(p0: i64, p1: i64, origin: f64, side: f64, len: usize) -> std::ops::Range<usize> {
+    if p1 <= p0 {
+        return 0..0;
+    }
+    let tile = |x: i64| ((x as f64 + 0.5 - origin) / side).floor();
+    let lo = tile(p0).max(0.0);
+    let hi = (tile(p1 - 1) + 1.0).min(len as f64);
+    if hi <= lo {
+        0..0
+    } else {
+        lo as usize..hi as usize
+    }
+}
+
+/// [`draw_tiles`] for a group whose parallax scales it (see the module
+/// documentation): each pixel shows the texel of the cell under its centre
+/// (nearest); a tile read costs 1, a tile drawn its pixels too.
+fn draw_tiles_scaled(
+    canvas: &mut Canvas,
+    tiles: &crate::map::TileLayer,
+    cells: &Cells,
+    at: &TilesAt,
+    (ax, ay): (Axis, Axis),
+    meter: &mut Meter,
+) -> Result<(), Over> {
+    let n = at.cell as usize;
+    let (sx, sy) = (32.0 * ax.scale, 32.0 * ay.scale);
+    let clip = &at.clip;
+    // The cell pixel of picture pixel `x` in tile `t` of an axis.
+    let sub = |x: i64, origin: f64, side: f64, t: usize| {
+        let f = ((x as f64 + 0.5 - origin) / side - t as f64) * n as f64;
+        (f.floor().max(0.0) as usize).min(n - 1)
+    };
+    let xs = visible_scaled(clip.x0, clip.x1, ax.origin, sx, tiles.width);
+    for ty in visible_scaled(clip.y0, clip.y1, ay.origin, sy, tiles.height) {
+        let (y0, y1) = tile_pixels(ay.origin, sy, ty);
+        let (y0, y1) = (y0.max(clip.y0), y1.min(clip.y1));
+        for tx in xs.clone() {
+            let t = tiles.tile(tx, ty).expect("in bounds");
+            let (x0, x1) = tile_pixels(ax.origin, sx, tx);
+            let (x0, x1) = (x0.max(clip.x0), x1.min(clip.x1));
+            if t[0] == 0 || x1 <= x0 || y1 <= y0 {
+                meter.charge(1)?;
+                continue;
+            }
+            meter.charge(1 + (x1 - x0) as u64 * (y1 - y0) as u64)?;
+            let cell = cells.cell(t[0]);
+            let turn = Transform::Flags(t[1]);
+            for y in y0..y1 {
+                let oy = sub(y, ay.origin, sy, ty);
+                for x in x0..x1 {
+                    let ox = sub(x, ax.origin, sx, tx);
+                    let Some((cx, cy)) = turn.source(ox, oy, n) else {
+                        continue;
+                    };
+                    let s = (cy * n + cx) * 4;
+                    let c = tinted([cell[s], cell[s + 1], cell[s + 2], cell[s + 3]], at.tint);
+                    if c[3] != 0 {
+                        canvas.blend(x, y, c);
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The pixels a group may draw on: `x0 .. x1`, `y0 .. y1`.
 #[derive(Clone, Copy, Debug)]
 struct Clip {
@@ -509,7 +682,7 @@ fn scaled(c: [u8; 4], e: [f64; 4]) -> [u8; 4] {
     std::array::from_fn(|k| (f64::from(c[k]) * e[k].clamp(0.0, 1.0)).round() as u8)
 }
 
-/// Draws a tile cell tinted by `tint` with its flags at `(x0, y0)` (may be
+/// Draws a tile cell tinted by premultiplied `tint` with its flags at `(x0, y0)` (may be
 /// partly or wholly outside), only inside `clip`.
 #[allow(clippy::too_many_arguments)]
 fn draw_tinted(
@@ -685,8 +858,8 @@ mod tests {
                 None
             };
             let at = QuadAt {
-                scale,
-                shift: (3, -2),
+                scale: (scale, scale),
+                shift: (3.0, -2.0),
                 pos: rot,
                 colour: None,
             };

@@ -9,11 +9,12 @@ pub(super) fn int(q: &[u8], i: usize) -> i32 {
     i32::from_le_bytes([q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]])
 }
 
-/// Where and how a quad is drawn: pixels per world unit, the group's
-/// shift in pixels, and the values of its position and colour envelopes.
+/// Where and how a quad is drawn: pixels per world unit of its group (x,
+/// y), the pixel of the group's point (0, 0), and the values of its
+/// position and colour envelopes.
 pub(super) struct QuadAt {
-    pub(super) scale: f64,
-    pub(super) shift: (i64, i64),
+    pub(super) scale: (f64, f64),
+    pub(super) shift: (f64, f64),
     pub(super) pos: Option<[f64; 4]>,
     pub(super) colour: Option<[f64; 4]>,
 }
@@ -53,10 +54,7 @@ pub(super) fn draw_quad(
             x = dx * cos - dy * sin + pivot.0;
             y = dx * sin + dy * cos + pivot.1;
         }
-        (
-            (x + ox) * scale + shift.0 as f64,
-            (y + oy) * scale + shift.1 as f64,
-        )
+        ((x + ox) * scale.0 + shift.0, (y + oy) * scale.1 + shift.1)
     };
     let p = [pt(0), pt(1), pt(2), pt(3)];
     let env = at.colour.map_or([1.0; 4], |e| e.map(|v| v.clamp(0.0, 1.0)));
