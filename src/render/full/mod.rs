@@ -257,7 +257,14 @@ pub fn draw(
         }
     };
     let px_per_world = f64::from(cell) / 32.0;
-    let centre = (f64::from(geo.tiles_w) * 16.0, f64::from(geo.tiles_h) * 16.0);
+    // The camera is at the centre of the drawn part of the game layer,
+    // whose top-left tile `geo.x0, geo.y0` (0, 0 unless cropped) is the
+    // canvas's top-left corner.
+    let origin = (f64::from(geo.x0) * 32.0, f64::from(geo.y0) * 32.0);
+    let centre = (
+        origin.0 + f64::from(geo.tiles_w) * 16.0,
+        origin.1 + f64::from(geo.tiles_h) * 16.0,
+    );
     let mut images = Images {
         textures,
         loaded: vec![None; map.images.len()],
@@ -268,8 +275,8 @@ pub fn draw(
     let envelopes = Envelopes::new(df, map);
     let shift_of = |g: &crate::map::Group| {
         let shift = (
-            centre.0 * (1.0 - f64::from(g.parallax.0) / 100.0) - f64::from(g.offset.0),
-            centre.1 * (1.0 - f64::from(g.parallax.1) / 100.0) - f64::from(g.offset.1),
+            centre.0 * (1.0 - f64::from(g.parallax.0) / 100.0) - f64::from(g.offset.0) - origin.0,
+            centre.1 * (1.0 - f64::from(g.parallax.1) / 100.0) - f64::from(g.offset.1) - origin.1,
         );
         (
             (shift.0 * px_per_world).round() as i64,
