@@ -803,7 +803,9 @@ fn summary_outside_run_is_integers_with_sorted_keys() {
         ".warnings",
         ".duplicates",
         ".name_collisions",
+        ".content_duplicates",
         ".paths_by_sha256",
+        ".data_sha256_by_sha256",
     ];
     let demos_keyed = [
         ".versions",
@@ -844,7 +846,10 @@ fn summary_outside_run_is_integers_with_sorted_keys() {
                 assert!(
                     matches!(v, Ordered::Obj(o) if !o.is_empty())
                         || k == "errors"
-                        || k == "duplicates",
+                        || k == "duplicates"
+                        // Content hashes need --verify.
+                        || k == "content_duplicates"
+                        || k == "data_sha256_by_sha256",
                     "{cmd} {at} is empty"
                 );
             }
@@ -1739,4 +1744,169 @@ fn merge_warns_of_missing_shards_and_refuses_other_counting_options() {
     let (code, err, _) = merge(&[&s1, &o2]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("none recorded"), "{err}");
+}
+
+/// `content_duplicates` (`maps index --verify`): the groups of the shared
+/// maps equal the records grouped by `data_sha256`, the stderr digest
+/// names them, and three shards merged give the one run's document.
+///
+/// The shared maps hold 11 groups of 23 paths, none of them a file
+/// duplicate: 9 pairs and three copies of `ctf4` in `teeworlds-history`
+/// (the same map stored by different Teeworlds releases' writers) and the
+/// autumn night and winter day themes, also stored twice.
+#[test]
+fn content_duplicates_of_the_shared_maps() {
+    let Some(ds) = common::datasets() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let root = ds.join("maps");
+    let root = root.to_str().unwrap();
+    let f = dir.path().join("one.json");
+    let out = teebatch(&[
+        "maps",
+        "index",
+        "--verify",
+        "--summary",
+        f.to_str().unwrap(),
+        root,
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let recs = records(&out);
+    let one = read_summary(&f);
+    let mut by_data: BTreeMap<String, Vec<(String, String, u64)>> = BTreeMap::new();
+    for r in &recs {
+        let d = r["data_sha256"]
+            .as_str()
+            .expect("every shared map inflates");
+        by_data.entry(d.to_owned()).or_default().push((
+            r["path"].as_str().unwrap().to_owned(),
+            r["sha256"].as_str().unwrap().to_owned(),
+            r["size"].as_u64().unwrap(),
+        ));
+    }
+    let want: serde_json::Map<String, Value> = by_data
+        .iter()
+        .filter(|(_, v)| v.len() >= 2)
+        .map(|(d, v)| {
+            let paths: BTreeSet<&str> = v.iter().map(|x| x.0.as_str()).collect();
+            let shas: BTreeSet<&str> = v.iter().map(|x| x.1.as_str()).collect();
+            let bytes: u64 = v.iter().map(|x| x.2).sum();
+            let min = v.iter().map(|x| x.2).min().unwrap();
+            let g = serde_json::json!({
+                "bytes": bytes,
+                "examples": paths.into_iter().take(10).collect::<Vec<_>>(),
+                "files": v.len(),
+                "saveable_bytes": bytes - min,
+                "sha256s": shas.len(),
+            });
+            (d.clone(), g)
+        })
+        .collect();
+    assert_eq!(one["content_duplicates"], Value::Object(want.clone()));
+    let groups = one["content_duplicates"].as_object().unwrap();
+    assert_eq!(groups.len(), 11);
+    let paths: u64 = groups.values().map(|g| g["files"].as_u64().unwrap()).sum();
+    assert_eq!(paths, 23);
+    assert!(groups.values().all(|g| g["sha256s"] == g["files"]));
+    assert_eq!(one["duplicates"], serde_json::json!({}));
+    let saveable: u64 = groups
+        .values()
+        .map(|g| g["saveable_bytes"].as_u64().unwrap())
+        .sum();
+    let group_of = |p: &str| {
+        groups
+            .values()
+            .find(|g| g["examples"][0].as_str().unwrap().ends_with(p))
+            .unwrap_or_else(|| panic!("no group starts with {p}"))
+    };
+    let autumn = group_of("/ddnet-history/data_themes__autumn_night__46ba7d5e.map");
+    assert_eq!(autumn["files"], 2);
+    assert!(autumn["examples"][1]
+        .as_str()
+        .unwrap()
+        .ends_with("/themes/autumn_night.map"));
+    assert_eq!(
+        group_of("/teeworlds-history/data_maps__ctf4__418db5cf.map")["files"],
+        3
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "content duplicates: 11 data_sha256 under 23 paths ({saveable} bytes could be saved)"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("duplicates: 0 sha256 under 0 paths"),
+        "{stderr}"
+    );
+    // The index behind the groups is kept for merging: one entry per file.
+    assert_eq!(
+        one["data_sha256_by_sha256"].as_object().unwrap().len(),
+        recs.len()
+    );
+
+    // Three shards merged in every order equal the one run.
+    let mut files = Vec::new();
+    for k in 1..=3 {
+        let f = dir.path().join(format!("shard{k}.json"));
+        let shard = format!("{k}/3");
+        let o = teebatch(&[
+            "maps",
+            "index",
+            "-q",
+            "--verify",
+            "--shard",
+            &shard,
+            "--summary",
+            f.to_str().unwrap(),
+            "-o",
+            "/dev/null",
+            root,
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+        files.push(f);
+    }
+    for order in permutations(3) {
+        let f: Vec<&Path> = order.iter().map(|&i| files[i].as_path()).collect();
+        let (code, err, merged) = merge(&f);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(merged.unwrap(), one, "merge order {order:?}");
+    }
+
+    // A second path to the same file: one group of three paths, two
+    // files, and the copy counts as saveable.
+    let themes = ds.join("maps/themes/autumn_night.map");
+    let alias = ds.join("maps/themes/../themes/autumn_night.map");
+    let hist = ds.join("maps/ddnet-history/data_themes__autumn_night__46ba7d5e.map");
+    let (s, recs) = summary_of(
+        &[
+            "maps",
+            "index",
+            "--verify",
+            themes.to_str().unwrap(),
+            alias.to_str().unwrap(),
+            hist.to_str().unwrap(),
+        ],
+        0,
+    );
+    let sizes: Vec<u64> = recs.iter().map(|r| r["size"].as_u64().unwrap()).collect();
+    let g = s["content_duplicates"].as_object().unwrap();
+    assert_eq!(g.len(), 1);
+    let g = g.values().next().unwrap();
+    assert_eq!(
+        (g["files"].as_u64(), g["sha256s"].as_u64()),
+        (Some(3), Some(2))
+    );
+    let total: u64 = sizes.iter().sum();
+    assert_eq!(g["bytes"], total);
+    assert_eq!(g["saveable_bytes"], total - sizes.iter().min().unwrap());
+    assert_eq!(s["duplicates"].as_object().unwrap().len(), 1);
+
+    // Without the content hash the digest says it was not computed.
+    let o = teebatch(&["maps", "index", "-o", "/dev/null", themes.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("content duplicates: not computed (maps index --verify)"),
+        "{stderr}"
+    );
 }

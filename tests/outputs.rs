@@ -348,26 +348,29 @@ fn a_link_at_a_picture_path_is_replaced_not_followed() {
     std::fs::create_dir(&pics).unwrap();
     let victim = f.path("victim.txt");
     std::fs::write(&victim, b"precious").unwrap();
-    std::os::unix::fs::symlink(&victim, pics.join("a.png")).unwrap();
+    let a_png = crate::common::picture_name("a", MAPS[0].1);
+    std::os::unix::fs::symlink(&victim, pics.join(&a_png)).unwrap();
     let o = teebatch(&["maps", "render", "-q", "--out", s(&pics), s(&f.map())]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(std::fs::read(&victim).unwrap(), b"precious");
-    let meta = std::fs::symlink_metadata(pics.join("a.png")).unwrap();
+    let meta = std::fs::symlink_metadata(pics.join(&a_png)).unwrap();
     assert!(meta.is_file());
     assert_eq!(
-        &std::fs::read(pics.join("a.png")).unwrap()[..8],
+        &std::fs::read(pics.join(&a_png)).unwrap()[..8],
         b"\x89PNG\r\n\x1a\n"
     );
-    assert_eq!(names_in(&pics), ["a.png"]);
+    assert_eq!(names_in(&pics), [a_png]);
 }
 
-/// A picture whose name is an input file is not written: that map's record
-/// says why (exit 1); the input is unchanged.
+/// A picture is never one of the inputs: its name ends in `-<sha256>.png`
+/// after the map's whole file stem, which no input's own name can (a map
+/// file named like its picture gets a longer name); the input is left as
+/// it was.
 #[test]
 fn a_picture_never_overwrites_an_input() {
     let f = Fixture::new();
-    // A map file named `x.png`: its picture would be `x.png` in its folder.
-    let png_map = f.path("maps/x.png");
+    let named_like = crate::common::picture_name("x", MAPS[0].1);
+    let png_map = f.path("maps").join(&named_like);
     std::fs::write(&png_map, MAPS[0].1).unwrap();
     let o = teebatch(&[
         "maps",
@@ -377,42 +380,94 @@ fn a_picture_never_overwrites_an_input() {
         s(&f.path("maps")),
         s(&png_map),
     ]);
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let rec: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    let p = s(&png_map);
+    let stem = named_like.strip_suffix(".png").unwrap();
     assert_eq!(
-        rec["error"]["message"],
-        format!("{p} is the input file {p}: refusing to overwrite it")
+        rec["picture"],
+        crate::common::picture_name(stem, MAPS[0].1).as_str()
     );
     assert_eq!(std::fs::read(&png_map).unwrap(), MAPS[0].1);
 }
 
-/// Picture names are unique by construction: a map named like another's
-/// stem and hash suffix, or differing only in case, gets a name of its own;
-/// control characters become `_`.
+/// Picture names depend on the map alone: `<name>-<sha256>.png`, the name
+/// made printable (control characters, separators and a leading dot become
+/// `_`) and cut to 100 bytes at a character boundary.
 #[test]
-fn picture_names_are_unique_and_printable() {
-    use teebatch::batch::render::picture_names;
-    use teebatch::batch::Input;
-    let file = |p: &str| Input::File {
-        path: PathBuf::from(p),
-        size: 1,
-    };
-    let plain = picture_names(&[file("a/x.map"), file("b/x.map")]);
-    assert_eq!(plain.len(), 2);
-    assert!(plain[0].starts_with("x-") && plain[1].starts_with("x-"));
-    // A third map named after the second's picture.
-    let crafted = format!("c/{}.map", plain[1]);
-    let names = picture_names(&[file("a/x.map"), file("b/x.map"), file(&crafted)]);
-    assert_eq!(names[..2], plain[..]);
-    assert_eq!(names[2], format!("{}-2", plain[1]));
-    let names = picture_names(&[file("a/Map.map"), file("b/map.map"), file("c/MAP-2.map")]);
-    let lower: std::collections::HashSet<String> = names.iter().map(|n| n.to_lowercase()).collect();
-    assert_eq!(lower.len(), 3, "{names:?}");
+fn picture_names_are_printable_and_bounded() {
+    use teebatch::batch::render::{picture_name, PICTURE_NAME_BYTES};
+    let sha = "ab".repeat(32);
+    assert_eq!(picture_name("x", &sha), format!("x-{sha}.png"));
     assert_eq!(
-        picture_names(&[file("a/evil\x1b[31m\nname.map")]),
-        ["evil_[31m_name"]
+        picture_name("evil\x1b[31m\nname", &sha),
+        format!("evil_[31m_name-{sha}.png")
     );
+    assert_eq!(picture_name(".hidden", &sha), format!("_hidden-{sha}.png"));
+    assert_eq!(picture_name("a\\b", &sha), format!("a_b-{sha}.png"));
+    assert_eq!(picture_name("", &sha), format!("map-{sha}.png"));
+    let long = "é".repeat(80);
+    let cut = picture_name(&long, &sha);
+    assert_eq!(
+        cut,
+        format!("{}-{sha}.png", "é".repeat(PICTURE_NAME_BYTES / 2))
+    );
+    assert!(cut.len() < 255);
+}
+
+/// Two different maps never share a picture (issue 38's crafted case: a
+/// map named like another's name and hash suffix): `a/x.map`, `b/x.map`
+/// and `c/x-<sha256 of a/x.map>.map` give three pictures, each its own
+/// map's; the same bytes under two paths give one picture.
+#[test]
+fn picture_names_never_collide() {
+    let f = Fixture::new();
+    let (one, two) = (MAPS[0].1, MAPS[1].1);
+    let sha_one = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(one));
+    for (dir, name, bytes) in [
+        ("a", "x.map".to_owned(), one),
+        ("b", "x.map".to_owned(), two),
+        ("c", format!("x-{sha_one}.map"), two),
+        ("d", "x.map".to_owned(), one),
+    ] {
+        std::fs::create_dir_all(f.path(dir)).unwrap();
+        std::fs::write(f.path(dir).join(name), bytes).unwrap();
+    }
+    let pics = f.path("pics");
+    let o = teebatch(&[
+        "maps",
+        "render",
+        "-q",
+        "--max-side",
+        "64",
+        "--out",
+        s(&pics),
+        s(&f.path("a")),
+        s(&f.path("b")),
+        s(&f.path("c")),
+        s(&f.path("d")),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let recs = crate::common::records(&o);
+    let names: Vec<&str> = recs
+        .iter()
+        .map(|r| r["picture"].as_str().unwrap())
+        .collect();
+    let want = [
+        crate::common::picture_name("x", one),
+        crate::common::picture_name("x", two),
+        crate::common::picture_name(&format!("x-{sha_one}"), two),
+        crate::common::picture_name("x", one),
+    ];
+    assert_eq!(names, want);
+    assert_eq!(names_in(&pics), {
+        let mut v = want[..3].to_vec();
+        v.sort();
+        v
+    });
+    // Each picture is its own map's: the two contents draw differently.
+    let bytes = |n: &str| std::fs::read(pics.join(n)).unwrap();
+    assert_ne!(bytes(&want[0]), bytes(&want[1]));
+    assert_eq!(bytes(&want[1]), bytes(&want[2]));
 }
 
 /// `--out` naming an existing file says "Not a directory".
@@ -442,12 +497,13 @@ fn unwritable_thumbnails_fail_the_run() {
     let f = Fixture::new();
     let thumbs = f.path("thumbs");
     // A folder where the picture would go: the write fails even as root.
-    std::fs::create_dir_all(thumbs.join("a.png")).unwrap();
+    let a_png = thumbs.join(crate::common::picture_name("a", MAPS[0].1));
+    std::fs::create_dir_all(&a_png).unwrap();
     let o = teebatch(&["maps", "index", "--thumbnails", s(&thumbs), s(&f.map())]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
     let expected = format!(
         "teebatch: 1 thumbnails could not be written (the first: {}: is a directory)",
-        s(&thumbs.join("a.png"))
+        s(&a_png)
     );
     assert!(stderr(&o).lines().any(|l| l == expected), "{}", stderr(&o));
     let rec: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();

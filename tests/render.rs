@@ -283,8 +283,15 @@ fn render_cli_bad_file_is_a_record() {
     assert_eq!(recs[0]["error"]["stage"], "datafile");
     assert!(recs[0].get("output").is_none());
     assert_eq!(recs[1]["width"], 40);
-    assert!(o.join("good.png").is_file());
-    assert!(!o.join("bad.png").exists());
+    // The picture is named by the map's name and its file's SHA-256.
+    let sha = hex::encode(<sha2::Sha256 as sha2::Digest>::digest(
+        std::fs::read(&good).unwrap(),
+    ));
+    let name = format!("good-{sha}.png");
+    assert_eq!(recs[1]["picture"], name);
+    assert!(o.join(&name).is_file());
+    assert!(recs[0].get("picture").is_none());
+    assert_eq!(std::fs::read_dir(&o).unwrap().count(), 1);
 }
 
 /// Every real map with a map part renders, with the atlas when present
@@ -561,8 +568,21 @@ fn index_thumbnails_match_render() {
         ],
         1,
     );
-    assert_eq!(plain, with);
-    run_records(
+    // The records are those of the index, and each names its thumbnail.
+    let names: Vec<Option<String>> = with
+        .iter()
+        .map(|r| r.get("thumbnail").map(|t| t.as_str().unwrap().to_owned()))
+        .collect();
+    let stripped: Vec<serde_json::Value> = with
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.as_object_mut().unwrap().remove("thumbnail");
+            r
+        })
+        .collect();
+    assert_eq!(plain, stripped);
+    let rendered_recs = run_records(
         &[
             "maps",
             "render",
@@ -577,14 +597,22 @@ fn index_thumbnails_match_render() {
         ],
         1,
     );
-    for i in 0..3 {
-        let name = format!("s{i}.png");
-        let a = std::fs::read(thumbs.join(&name)).unwrap();
-        assert_eq!(a, std::fs::read(rendered.join(&name)).unwrap());
+    for (i, r) in with.iter().enumerate() {
+        let Some(name) = &names[i] else {
+            assert_eq!(r["name"], "empty");
+            continue;
+        };
+        let sha = r["sha256"].as_str().unwrap();
+        assert_eq!(*name, format!("{}-{sha}.png", r["name"].as_str().unwrap()));
+        // `maps render` names the same picture the same.
+        assert_eq!(rendered_recs[i]["picture"], name.as_str());
+        let a = std::fs::read(thumbs.join(name)).unwrap();
+        assert_eq!(a, std::fs::read(rendered.join(name)).unwrap());
         let img = decode_png(&a).unwrap();
         assert!(img.width.max(img.height) <= 256);
     }
-    assert!(!thumbs.join("empty.png").exists());
+    assert_eq!(names.iter().flatten().count(), 3);
+    assert_eq!(std::fs::read_dir(&thumbs).unwrap().count(), 3);
 }
 
 /// The full style of a generated map: the Deco tile layer (external image
@@ -705,12 +733,18 @@ fn example_pictures_are_reproducible() {
     let heat = dir.path().join("heatmap-synth-s1-0005.png");
     let trails = dir.path().join("trails-synth-s1-0002.png");
     let map = d("datasets/maps/synth-s1-0001.map");
-    run_records(
+    let rendered = run_records(
         &[
             "maps", "render", &map, "--out", out, "--scale", "4", "--mapres", none, "-q",
         ],
         0,
     );
+    // The picture file is named by content: copied to the dataset's name.
+    std::fs::copy(
+        dir.path().join(rendered[0]["picture"].as_str().unwrap()),
+        dir.path().join("synth-s1-0001.png"),
+    )
+    .unwrap();
     let demo5 = d("datasets/demos/synth-s1-0005.demo");
     let demo2 = d("datasets/demos/synth-s1-0002.demo");
     let heat_s = heat.to_str().unwrap();

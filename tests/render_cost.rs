@@ -300,6 +300,7 @@ fn work_limit_names_the_layer() {
     let map = dir.path().join("heavy.map");
     std::fs::write(&map, crafted(&many)).unwrap();
     let out = dir.path().join("out");
+    let heavy_png = out.join(crate::common::picture_name("heavy", &crafted(&many)));
     let recs = run_records(
         &[
             "maps",
@@ -320,7 +321,7 @@ fn work_limit_names_the_layer() {
     assert_eq!(e["kind"], "work_limit", "{e}");
     assert_eq!(e["section"], "layer 2 (Heavy)", "{e}");
     assert!(recs[0]["path"].as_str().unwrap().ends_with("heavy.map"));
-    assert!(!out.join("heavy.png").exists());
+    assert!(!heavy_png.exists());
 }
 
 /// A physics layer is held once: its inflated bytes (the worker's buffer,
@@ -524,6 +525,7 @@ fn max_render_work_flag_caps_a_full_picture() {
     let map = dir.path().join("heavy.map");
     std::fs::write(&map, crafted(&c)).unwrap();
     let out = dir.path().join("out");
+    let heavy_png = out.join(crate::common::picture_name("heavy", &crafted(&c)));
     let render = |extra: &[&str], style: &str, code: i32| {
         let mut args = vec![
             "maps",
@@ -538,7 +540,7 @@ fn max_render_work_flag_caps_a_full_picture() {
             "-q",
         ];
         args.extend(extra);
-        let _ = std::fs::remove_file(out.join("heavy.png"));
+        let _ = std::fs::remove_file(&heavy_png);
         run_records(&args, code).remove(0)
     };
     let cap = (needed - 1).to_string();
@@ -557,11 +559,11 @@ fn max_render_work_flag_caps_a_full_picture() {
             message.contains(&format!(", {tiny} pixel visits")),
             "{message}"
         );
-        assert!(!out.join("heavy.png").exists());
+        assert!(!heavy_png.exists());
     }
     let r = render(&["--max-render-work", &needed.to_string()], "full", 0);
     assert!(r["error"].is_null(), "{r}");
-    assert!(out.join("heavy.png").exists());
+    assert!(heavy_png.exists());
     let r = render(&[], "full", 0);
     assert!(r["error"].is_null(), "{r}");
     let r = render(&["--max-render-work", "1"], "entities", 0);

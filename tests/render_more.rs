@@ -81,7 +81,8 @@ fn palette_legend_is_drawn_inside_the_png() {
         0,
     );
     assert_eq!(recs[0]["warnings"], serde_json::json!([]));
-    let img = decode_png(&std::fs::read(out.join("m.png")).unwrap()).unwrap();
+    let img = decode_png(&std::fs::read(out.join(recs[0]["picture"].as_str().unwrap())).unwrap())
+        .unwrap();
     // Swatches: their palette colour.
     for (i, e) in plain.legend.iter().enumerate() {
         let y0 = rect.y + PAD + i as u32 * ROW;
@@ -130,7 +131,8 @@ fn palette_legend_is_drawn_inside_the_png() {
         0,
     );
     assert_eq!(recs[0]["warnings"][0]["kind"], "legend_skipped");
-    let small = decode_png(&std::fs::read(out.join("m.png")).unwrap()).unwrap();
+    let small = decode_png(&std::fs::read(out.join(recs[0]["picture"].as_str().unwrap())).unwrap())
+        .unwrap();
     let plain_small = render_map(
         &bytes,
         &RenderOptions {

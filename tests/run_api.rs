@@ -141,9 +141,13 @@ fn render_run_into_a_folder() {
     let dir = tempfile::tempdir().unwrap();
     let sel = Selection::of(embedded::map_inputs());
     let opts = render::RunOptions {
-        render: teebatch::render::RenderOptions {
-            style: teebatch::render::Style::Entities,
-            size: teebatch::render::Size::MaxSide(64),
+        picture: render::PictureOptions {
+            render: teebatch::render::RenderOptions {
+                style: teebatch::render::Style::Entities,
+                size: teebatch::render::Size::MaxSide(64),
+            },
+            crop: teebatch::render::Crop::None,
+            legend: true,
         },
         out: dir.path().to_path_buf(),
         textures: teebatch::render::Textures::locate(None).unwrap(),
@@ -152,7 +156,7 @@ fn render_run_into_a_folder() {
         max_work: None,
     };
     let mut records = Vec::new();
-    let outcome = render::run(
+    let run = render::run(
         &sel,
         &opts,
         &mut |r: &render::RenderRecord| {
@@ -162,6 +166,11 @@ fn render_run_into_a_folder() {
         &mut (),
     )
     .unwrap();
+    // The digest counts the records' errors by kind.
+    let failed = records.iter().filter(|r| r.error.is_some()).count() as u64;
+    let counted: u64 = run.kinds.errors.values().map(|k| k.count).sum();
+    assert_eq!(counted, failed);
+    let outcome = run.outcome;
     assert_eq!(outcome.files, sel.inputs.len() as u64);
     assert_eq!(
         outcome.ok,

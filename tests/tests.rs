@@ -32,6 +32,7 @@ mod map_bounds;
 mod maps;
 mod outputs;
 mod parquet_records;
+mod pictures;
 mod progress;
 mod readme;
 mod records;

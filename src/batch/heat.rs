@@ -572,8 +572,9 @@ pub fn run(
     opts: &RunOptions,
     sink: &mut dyn RecordSink<HeatRecord>,
     observer: &mut dyn Observer,
-) -> io::Result<RunOutcome> {
+) -> io::Result<HeatRun> {
     use crate::render::heatmap::{draw_trails, TRAIL_COLOURS};
+    let mut kinds = super::summary::Kinds::default();
     if matches!(opts.pictures, Pictures::File(_)) && sel.inputs.len() > 1 {
         check_one_map(&sel.inputs)?;
     }
@@ -598,6 +599,7 @@ pub fn run(
         |_, rec: HeatDemoRecord| {
             files += 1;
             bytes += rec.size;
+            kinds.add(&rec.path, rec.error.as_ref(), &[]);
             observer.file_done(rec.size, &|| rec.path.clone());
             super::run::written(sink.write(&HeatRecord::Demo(rec)), &mut write_err)
         },
@@ -690,6 +692,7 @@ pub fn run(
                     false,
                 );
                 failed += 1;
+                kinds.add(&demo, Some(&e), &[]);
                 rec.error = Some(e);
                 rec.map_from = Some(demo);
                 sink.write(&HeatRecord::Picture(rec))?;
@@ -735,6 +738,7 @@ pub fn run(
                 ),
                 true,
             );
+            kinds.add(&rec.picture, None, &[w]);
         }
         let canvas = pic.canvas;
         write_picture(&path, &input_files, &canvas.encode_png()?)?;
@@ -747,7 +751,7 @@ pub fn run(
         rec.legend = legend;
         sink.write(&HeatRecord::Picture(rec))?;
     }
-    Ok(RunOutcome {
+    let outcome = RunOutcome {
         command: "demos heatmap",
         files,
         ok: files - workers_failed,
@@ -757,5 +761,16 @@ pub fn run(
         elapsed_s: start.elapsed().as_secs_f64(),
         embedded: sel.embedded,
         nothing_found: sel.nothing_found,
-    })
+    };
+    Ok(HeatRun { outcome, kinds })
+}
+
+/// A finished `demos heatmap` run.
+#[derive(Debug)]
+pub struct HeatRun {
+    pub outcome: RunOutcome,
+    /// The demos' and pictures' errors and warnings by kind, with example
+    /// paths (a demo's path, the demo whose map a picture failed on, a
+    /// picture's path for its legend): the digest on stderr.
+    pub kinds: super::summary::Kinds,
 }

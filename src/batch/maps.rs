@@ -133,6 +133,11 @@ pub struct MapRecord {
     pub data_sha256: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map: Option<crate::map::MapSummary>,
+    /// With `--thumbnails DIR`: the thumbnail's file name in DIR
+    /// (`<name>-<sha256>.png`, see [`super::render::picture_name`]), when
+    /// it was written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub thumbnail: Option<String>,
     pub warnings: Vec<WarningRecord>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorRecord>,
@@ -166,6 +171,8 @@ pub struct CsvRow<'a> {
     pub spawns: Option<u64>,
     /// DDNet special tiles present, space-separated.
     pub special_tiles: Option<String>,
+    /// With `--thumbnails`: the thumbnail's file name.
+    pub thumbnail: Option<&'a str>,
     pub warnings: usize,
     pub error_stage: Option<&'a str>,
     pub error_kind: Option<&'a str>,
@@ -201,6 +208,7 @@ impl MapRecord {
             game_height: stats.and_then(|s| s.game_height),
             spawns: stats.map(MapStats::spawns),
             special_tiles: stats.map(|s| s.special_tiles.join(" ")),
+            thumbnail: r.thumbnail.as_deref(),
             warnings: r.warnings.len(),
             error_stage: e.map(|e| e.stage.name()),
             error_kind: e.map(|e| e.kind),
@@ -377,14 +385,17 @@ impl super::sink::CsvRecord for MapRecord {
     }
 }
 
-/// The thumbnails of a `maps index` run: `dir/<name>.png` per map (see
-/// [`super::render::picture_names`]), drawn in the same pass over each
-/// file.
+/// The thumbnails of a `maps index` run: `dir/<name>-<sha256>.png` per
+/// map (see [`super::render::picture_name`]), drawn in the same pass over
+/// each file.
 pub struct Thumbnails {
     /// The folder (it must exist).
     pub dir: std::path::PathBuf,
     /// The textures to draw with ([`crate::render::Textures::locate`]).
     pub textures: crate::render::Textures,
+    /// Style, size, crop and legend ([`super::render::PictureOptions::thumbnails`]
+    /// unless `--style`, `--crop` or `--no-legend` say otherwise).
+    pub picture: super::render::PictureOptions,
 }
 
 /// Options of a `maps index` run.
@@ -426,17 +437,11 @@ pub fn run(
     sink: &mut dyn RecordSink<MapRecord>,
     observer: &mut dyn Observer,
 ) -> std::io::Result<MapsRun> {
-    use super::render::{picture_names, write_thumbnail, WriteFailures};
-    let thumbs = opts.thumbnails.as_ref().map(|t| {
-        let names = picture_names(&sel.inputs);
-        let index: std::collections::HashMap<String, usize> = sel
-            .inputs
-            .iter()
-            .enumerate()
-            .map(|(i, input)| (input.display_path(), i))
-            .collect();
-        (t, names, index, super::output::InputFiles::of(&sel.inputs))
-    });
+    use super::render::{picture_name, write_thumbnail, WriteFailures};
+    let thumbs = opts
+        .thumbnails
+        .as_ref()
+        .map(|t| (t, super::output::InputFiles::of(&sel.inputs)));
     let failures = WriteFailures::default();
     let index = &opts.index;
     let (run, _) = run_records(
@@ -446,16 +451,17 @@ pub fn run(
         || (Worker::new(index.limits), MapsAggregate::default()),
         |w, input| match &thumbs {
             None => index_input(&mut w.0, input, index),
-            Some((t, names, names_index, input_files)) => {
+            Some((t, input_files)) => {
                 index_input_then(&mut w.0, input, index, |bytes, inflater, buf, rec| {
-                    if rec.error.is_some() {
+                    let Some(sha) = rec.sha256.as_deref().filter(|_| rec.error.is_none()) else {
                         // The record already says why the map is unusable.
                         return;
-                    }
-                    let name = &names[names_index[&rec.path]];
-                    let path = t.dir.join(format!("{name}.png"));
-                    if let Some(warning) = write_thumbnail(
+                    };
+                    let name = picture_name(&rec.name, sha);
+                    let path = t.dir.join(&name);
+                    match write_thumbnail(
                         bytes,
+                        &t.picture,
                         &t.textures,
                         inflater,
                         buf,
@@ -463,7 +469,8 @@ pub fn run(
                         input_files,
                         &failures,
                     ) {
-                        rec.warnings.push(warning);
+                        Some(warning) => rec.warnings.push(warning),
+                        None => rec.thumbnail = Some(name),
                     }
                 })
             }
@@ -483,12 +490,22 @@ pub fn run(
 
 /// The options of a `maps index` run that change its summary's counts:
 /// the `--verify` level (errors only inflating finds), `--thumbnails`
-/// (their warnings), and the limits (errors and warnings past them).
+/// (their warnings; `full` for `--style full` thumbnails), and the limits (errors and warnings past them).
 pub fn counting_options(opts: &RunOptions) -> super::summary::CountingOptions {
     let l = &opts.index.limits;
     super::summary::counting_options([
         ("verify", opts.index.verify.name().to_owned()),
-        ("thumbnails", opts.thumbnails.is_some().to_string()),
+        // `full` thumbnails can fail where `entities` ones draw (their
+        // failures are warnings of the records).
+        (
+            "thumbnails",
+            match &opts.thumbnails {
+                None => "false",
+                Some(t) if t.picture.render.style == crate::render::Style::Full => "full",
+                Some(_) => "true",
+            }
+            .to_owned(),
+        ),
         (
             "max_decompressed_bytes",
             l.max_decompressed_bytes.to_string(),

@@ -303,6 +303,7 @@ pub fn maps_schema() -> SchemaRef {
         utf8("data_crc32"),
         utf8("data_sha256"),
         map,
+        utf8("thumbnail"),
         warnings_list("warnings", true),
         error_struct("error"),
     ]))

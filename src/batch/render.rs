@@ -7,10 +7,9 @@ use super::record::{ErrorRecord, WarningRecord};
 use super::run::{Observer, RunOutcome, Selection};
 use super::sink::RecordSink;
 use super::{load, run_ordered, Input};
-use crate::render::{RenderOptions, Size, Style, Textures};
+use crate::render::{Crop, RenderOptions, Size, Style, Textures};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -24,6 +23,9 @@ pub struct RenderRecord {
     /// The PNG written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
+    /// The PNG's file name in the `--out` folder ([`picture_name`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub picture: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub width: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -40,52 +42,42 @@ pub struct RenderRecord {
     pub error: Option<ErrorRecord>,
 }
 
-/// The picture file names of `inputs`: the file stem (control
-/// characters replaced by `_`), and where two inputs share a stem, the
-/// stem and the first 8 hex digits of the SHA-256 of the input's record
-/// path (stable whatever else is rendered). Unique by construction, also
-/// on file systems that ignore case: a name already given (a map whose
-/// stem is another's stem and hash) gets `-2`, `-3`, ... in input order.
-pub fn picture_names(inputs: &[Input]) -> Vec<String> {
-    let stems: Vec<String> = inputs
-        .iter()
-        .map(|i| {
-            let s: String = i
-                .stem()
-                .chars()
-                .map(|c| if c.is_control() { '_' } else { c })
-                .collect();
-            if s.is_empty() {
-                "map".to_owned()
-            } else {
-                s
-            }
-        })
-        .collect();
-    let mut seen: HashMap<String, u32> = HashMap::new();
-    for s in &stems {
-        *seen.entry(s.to_lowercase()).or_default() += 1;
+/// The most bytes of a map's name kept in its picture's file name (cut
+/// at a character boundary), so that name, hash and `.png` stay well
+/// under the 255 bytes a file name may have.
+pub const PICTURE_NAME_BYTES: usize = 100;
+
+/// The picture file name of a map whose file is named `stem` and has the
+/// SHA-256 `sha256_hex` (64 hex digits): `<name>-<sha256>.png`. `name` is
+/// the stem with control characters, `/` and `\` replaced by `_`, a
+/// leading `.` by `_` (no hidden files), cut to [`PICTURE_NAME_BYTES`];
+/// `map` when empty.
+///
+/// The name depends on the map alone, never on the other files of the
+/// run: shards, `--jobs` and reruns give the same names. Two different
+/// maps never share a name: the name ends in `-` and the 64 hex digits of
+/// the file's own hash, so equal names mean equal hashes (and equal
+/// names before the hash); two paths to the same bytes share one picture
+/// (the same picture: it is drawn from those bytes). On a file system
+/// that ignores case, names that differ only in case have equal hashes,
+/// so they are the same map's picture too.
+pub fn picture_name(stem: &str, sha256_hex: &str) -> String {
+    let mut name = String::new();
+    for (i, c) in stem.chars().enumerate() {
+        let c = if c.is_control() || c == '/' || c == '\\' || (i == 0 && c == '.') {
+            '_'
+        } else {
+            c
+        };
+        if name.len() + c.len_utf8() > PICTURE_NAME_BYTES {
+            break;
+        }
+        name.push(c);
     }
-    let mut given: std::collections::HashSet<String> = std::collections::HashSet::new();
-    stems
-        .iter()
-        .zip(inputs)
-        .map(|(s, i)| {
-            let base = if seen[&s.to_lowercase()] > 1 {
-                let h = Sha256::digest(i.display_path().as_bytes());
-                format!("{s}-{}", hex::encode(&h[..4]))
-            } else {
-                s.clone()
-            };
-            let mut name = base.clone();
-            let mut n = 1;
-            while !given.insert(name.to_lowercase()) {
-                n += 1;
-                name = format!("{base}-{n}");
-            }
-            name
-        })
-        .collect()
+    if name.is_empty() {
+        name.push_str("map");
+    }
+    format!("{name}-{sha256_hex}.png")
 }
 
 /// Writes an encoded picture to `path`, whole or not at all, unless
@@ -122,10 +114,36 @@ impl WriteFailures {
 /// The size of `maps index --thumbnails` pictures.
 pub const THUMBNAIL_SIZE: Size = Size::MaxSide(256);
 
+/// How a run's pictures are drawn: style and size, the part of the map
+/// (`--crop`) and whether the flat palette's legend is drawn in them
+/// (`--no-legend` turns it off).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PictureOptions {
+    pub render: RenderOptions,
+    pub crop: Crop,
+    pub legend: bool,
+}
+
+impl PictureOptions {
+    /// The thumbnails' default: the entities style, 256 pixels at most,
+    /// the whole map, with the legend.
+    pub fn thumbnails() -> Self {
+        PictureOptions {
+            render: RenderOptions {
+                style: Style::Entities,
+                size: THUMBNAIL_SIZE,
+            },
+            crop: Crop::None,
+            legend: true,
+        }
+    }
+}
+
 /// Draws the thumbnail of the map in `bytes` to `path`; the failure as a
 /// warning of stage `render` (the map's record stays that of the index).
 pub fn write_thumbnail(
     bytes: &[u8],
+    opts: &PictureOptions,
     textures: &Textures,
     inflater: &mut crate::datafile::Inflater,
     buf: &mut Vec<u8>,
@@ -133,16 +151,22 @@ pub fn write_thumbnail(
     inputs: &InputFiles,
     failures: &WriteFailures,
 ) -> Option<WarningRecord> {
-    let opts = RenderOptions {
-        style: Style::Entities,
-        size: THUMBNAIL_SIZE,
-    };
     inflater.start_file();
-    let err = match crate::render::render_map(bytes, &opts, textures, inflater, buf) {
+    let err = match crate::render::render_map_cropped(
+        bytes,
+        &opts.render,
+        opts.crop,
+        textures,
+        inflater,
+        buf,
+        None,
+    ) {
         Ok(mut p) => match {
             // A legend cut or left out for the size is documented, not a
             // warning of the index record.
-            let _ = p.draw_legend(&[]);
+            if opts.legend {
+                let _ = p.draw_legend(&[]);
+            }
             p
         }
         .canvas
@@ -168,15 +192,15 @@ pub fn write_thumbnail(
 
 /// Renders one input (read as `mmap` says), a `full` picture doing at
 /// most `max_work` work (see [`RunOptions::max_work`]), and writes its
-/// picture to `out`.
+/// picture into the folder `out_dir`, named by [`picture_name`].
 #[allow(clippy::too_many_arguments)]
 pub fn render_input(
     w: &mut Worker,
     input: &Input,
     mmap: crate::batch::MmapMode,
-    opts: &RenderOptions,
+    opts: &PictureOptions,
     textures: &Textures,
-    out: &Path,
+    out_dir: &Path,
     inputs: &InputFiles,
     max_work: Option<u64>,
 ) -> RenderRecord {
@@ -200,23 +224,39 @@ pub fn render_input(
             Ok(bytes) => {
                 rec.size = bytes.len() as u64;
                 inflater.start_file();
-                match crate::render::render_map_with(
-                    &bytes, opts, textures, inflater, data_buf, max_work,
+                match crate::render::render_map_cropped(
+                    &bytes,
+                    &opts.render,
+                    opts.crop,
+                    textures,
+                    inflater,
+                    data_buf,
+                    max_work,
                 ) {
                     Ok(mut p) => {
-                        let legend = p.draw_legend(&[]);
+                        let legend = if opts.legend {
+                            p.draw_legend(&[])
+                        } else {
+                            None
+                        };
                         rec.warnings = p.warnings;
                         rec.warnings.extend(legend);
                         rec.width = Some(p.geometry.width);
                         rec.height = Some(p.geometry.height);
                         rec.px_per_tile = Some(p.geometry.cell);
                         rec.tiles_per_px = Some(p.geometry.shrink);
+                        let name =
+                            picture_name(&rec.name, &hex::encode(Sha256::digest(&bytes[..])));
+                        let out = out_dir.join(&name);
                         match p
                             .canvas
                             .encode_png()
-                            .and_then(|png| write_picture(out, inputs, &png))
+                            .and_then(|png| write_picture(&out, inputs, &png))
                         {
-                            Ok(()) => rec.output = Some(crate::batch::encode_path(out)),
+                            Ok(()) => {
+                                rec.output = Some(crate::batch::encode_path(&out));
+                                rec.picture = Some(name);
+                            }
                             Err(e) => rec.error = Some(ErrorRecord::io(&e)),
                         }
                     }
@@ -236,10 +276,10 @@ pub fn render_input(
 
 /// Options of a `maps render` run.
 pub struct RunOptions {
-    /// What to draw and how large.
-    pub render: RenderOptions,
-    /// The folder the pictures go to (`<name>.png`, see [`picture_names`]);
-    /// it must exist.
+    /// What to draw and how large, which part, with or without legend.
+    pub picture: PictureOptions,
+    /// The folder the pictures go to (`<name>-<sha256>.png`, see
+    /// [`picture_name`]); it must exist.
     pub out: PathBuf,
     /// The textures to draw with ([`Textures::locate`]).
     pub textures: Textures,
@@ -253,6 +293,15 @@ pub struct RunOptions {
     pub max_work: Option<u64>,
 }
 
+/// A finished `maps render` run.
+#[derive(Debug)]
+pub struct RenderRun {
+    pub outcome: RunOutcome,
+    /// The records' errors and warnings by kind, with example paths (the
+    /// digest on stderr).
+    pub kinds: super::summary::Kinds,
+}
+
 /// Draws every map of `sel` into `opts.out`; the records reach `sink` in
 /// input order, `observer` after each. A write error of the sink stops
 /// the run and is returned.
@@ -261,9 +310,9 @@ pub fn run(
     opts: &RunOptions,
     sink: &mut dyn RecordSink<RenderRecord>,
     observer: &mut dyn Observer,
-) -> io::Result<RunOutcome> {
+) -> io::Result<RenderRun> {
+    let mut kinds = super::summary::Kinds::default();
     let input_files = InputFiles::of(&sel.inputs);
-    let names = picture_names(&sel.inputs);
     let jobs = crate::limits::Limits::cap_jobs(opts.jobs, sel.inputs.len());
     let mut write_err = None;
     let mut outcome = RunOutcome {
@@ -282,15 +331,14 @@ pub fn run(
         &sel.inputs,
         jobs,
         || Worker::new(crate::limits::Limits::default()),
-        |w, i, input| {
-            let path = opts.out.join(format!("{}.png", names[i]));
+        |w, _, input| {
             render_input(
                 w,
                 input,
                 opts.mmap,
-                &opts.render,
+                &opts.picture,
                 &opts.textures,
-                &path,
+                &opts.out,
                 &input_files,
                 opts.max_work,
             )
@@ -303,6 +351,7 @@ pub fn run(
             } else {
                 outcome.ok += 1;
             }
+            kinds.add(&rec.path, rec.error.as_ref(), &rec.warnings);
             observer.file_done(rec.size, &|| rec.path.clone());
             super::run::written(sink.write(&rec), &mut write_err)
         },
@@ -311,5 +360,5 @@ pub fn run(
         return Err(e);
     }
     outcome.elapsed_s = start.elapsed().as_secs_f64();
-    Ok(outcome)
+    Ok(RenderRun { outcome, kinds })
 }

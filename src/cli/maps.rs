@@ -60,11 +60,17 @@ pub struct IndexArgs {
     /// `too_many_warnings` warning stands for the rest.
     #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_WARNINGS)]
     pub max_warnings: usize,
-    /// Also write a thumbnail of every map, `DIR/<name>.png` (the pictures
-    /// of `maps render --max-side 256`), in the same pass over each file. A
-    /// map that cannot be drawn gets a warning of stage `render`.
+    /// Also write a thumbnail of every map, `DIR/<name>-<sha256>.png` (the
+    /// pictures of `maps render --max-side 256`; the record's `thumbnail`
+    /// names it), in the same pass over each file. A map that cannot be
+    /// drawn gets a warning of stage `render`.
     #[arg(long, value_name = "DIR")]
     pub thumbnails: Option<PathBuf>,
+    /// The thumbnails' style (as for `maps render`).
+    #[arg(long, value_enum, default_value_t = super::render::StyleArg::Entities, requires = "thumbnails")]
+    pub style: super::render::StyleArg,
+    #[command(flatten)]
+    pub picture: super::render::PictureArgs,
     /// Folder with DDNet's textures for --thumbnails (as for `maps render`).
     #[arg(long, value_name = "DIR", requires = "thumbnails")]
     pub mapres: Option<PathBuf>,
@@ -169,12 +175,23 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
             (RecordWriter::parquet(out, maps_schema())?, commit)
         }
     };
+    if args.thumbnails.is_none()
+        && (args.picture.no_legend || args.picture.crop != super::render::CropArg::None)
+    {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "--crop and --no-legend are options of the pictures: give --thumbnails DIR too",
+        ));
+    }
     let thumbnails = match &args.thumbnails {
         Some(dir) => {
             output::create_dir(dir)?;
             Some(Thumbnails {
                 dir: dir.clone(),
                 textures: super::render::textures(args.mapres.as_deref(), args.batch.quiet)?,
+                picture: args
+                    .picture
+                    .options(args.style, crate::batch::render::THUMBNAIL_SIZE),
             })
         }
         None => None,

@@ -8,7 +8,7 @@ use crate::batch::heat::{self, HeatRecord, Pictures};
 use crate::batch::render::{self as pictures, RenderRecord};
 use crate::batch::run::Observer;
 use crate::batch::sink::write_json_line;
-use crate::render::{RenderOptions, Size, Style, Textures};
+use crate::render::{Crop, RenderOptions, Size, Style, Textures};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -17,7 +17,8 @@ use std::process::ExitCode;
 pub struct RenderArgs {
     /// Map files or directories (default: the embedded dataset).
     pub paths: Vec<PathBuf>,
-    /// Directory to write `<name>.png` to, one per map (created if missing).
+    /// Directory to write `<name>-<sha256>.png` to, one per map, named by
+    /// the map's file name and content (created if missing).
     #[arg(long)]
     pub out: PathBuf,
     /// What to draw.
@@ -25,10 +26,13 @@ pub struct RenderArgs {
     pub style: StyleArg,
     #[command(flatten)]
     pub size: SizeArgs,
+    #[command(flatten)]
+    pub picture: PictureArgs,
     /// Folder with DDNet's textures: `entities/DDNet.png` (or a DDNet
     /// `data` folder with `editor/entities/DDNet.png`) and `mapres/*.png`.
-    /// Default: $TEEBATCH_MAPRES, else ../shared/reference/ddnet-mapres if
-    /// it exists; without textures a flat palette is used (see the README).
+    /// Default: $TEEBATCH_MAPRES, else the data folder of an installed
+    /// DDNet (/usr/share/ddnet/data, Steam's DDraceNetwork, ...: see
+    /// docs/pictures.md); without textures a flat palette is used.
     #[arg(long, value_name = "DIR")]
     pub mapres: Option<PathBuf>,
     /// The most work one `--style full` picture may do: pixels its tiles
@@ -64,6 +68,55 @@ impl SizeArgs {
     }
 }
 
+/// `--crop` and `--no-legend` (of `maps render` and `maps index
+/// --thumbnails`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct PictureArgs {
+    /// Which part of the map to draw: `none` (the whole game layer) or
+    /// `content`: the bounding box of the game and front layers' tiles
+    /// other than air and the inside of solid or unhookable masses (see
+    /// docs/pictures.md); the picture's size options apply to that part.
+    #[arg(long, value_enum, default_value_t = CropArg::None)]
+    pub crop: CropArg,
+    /// Do not draw the flat palette's legend in the pictures.
+    #[arg(long)]
+    pub no_legend: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CropArg {
+    /// The whole game layer.
+    None,
+    /// The bounding box of the content tiles of the game and front layers.
+    Content,
+}
+
+impl PictureArgs {
+    /// The picture options of `style` and `size` with these.
+    pub fn options(&self, style: StyleArg, size: Size) -> pictures::PictureOptions {
+        pictures::PictureOptions {
+            render: RenderOptions {
+                style: style.style(),
+                size,
+            },
+            crop: match self.crop {
+                CropArg::None => Crop::None,
+                CropArg::Content => Crop::Content,
+            },
+            legend: !self.no_legend,
+        }
+    }
+}
+
+impl StyleArg {
+    pub fn style(self) -> Style {
+        match self {
+            StyleArg::Entities => Style::Entities,
+            StyleArg::Full => Style::Full,
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum StyleArg {
     /// The physics layers as DDNet's editor shows entities.
@@ -72,14 +125,24 @@ pub enum StyleArg {
     Full,
 }
 
-/// Finds the textures, noting on stderr when the flat palette is used.
+/// Finds the textures, noting on stderr the folder of an installed DDNet
+/// when it was found there, and when the flat palette is used.
 pub fn textures(dir: Option<&Path>, quiet: bool) -> io::Result<Textures> {
     let t = Textures::locate(dir).map_err(|e| io::Error::new(io::ErrorKind::NotFound, e))?;
-    if !t.has_atlas() && !quiet {
+    if quiet {
+        return Ok(t);
+    }
+    if let (crate::render::TexturesFrom::Installed, Some(d)) = (&t.from, &t.dir) {
         super::note!(
-            "teebatch: no entities texture found (--mapres DIR, ${}, or {}): drawing with the flat palette (its legend is drawn in each picture)",
+            "teebatch: textures from DDNet's data folder {} (--mapres DIR or ${} to choose another)",
+            d.display(),
+            crate::render::MAPRES_ENV
+        );
+    }
+    if !t.has_atlas() {
+        super::note!(
+            "teebatch: no entities texture found (--mapres DIR, ${}, or an installed DDNet's data folder): drawing with the flat palette (its legend is drawn in each picture)",
             crate::render::MAPRES_ENV,
-            crate::render::DEFAULT_MAPRES
         );
     }
     Ok(t)
@@ -183,13 +246,7 @@ pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
     crate::batch::output::create_dir(&args.out)?;
     let opts = pictures::RunOptions {
         textures: textures(args.mapres.as_deref(), args.batch.quiet)?,
-        render: RenderOptions {
-            style: match args.style {
-                StyleArg::Entities => Style::Entities,
-                StyleArg::Full => Style::Full,
-            },
-            size: args.size.size(),
-        },
+        picture: args.picture.options(args.style, args.size.size()),
         out: args.out.clone(),
         mmap: args.batch.mmap,
         jobs: args.batch.jobs,
@@ -204,12 +261,13 @@ pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
         &mut bar,
     );
     bar.finish();
-    let outcome = outcome?;
+    let run = outcome?;
     out.flush()?;
     if !args.batch.quiet {
-        super::note!("{}", outcome.line());
+        super::note!("{}", run.outcome.line());
+        super::collection::print_digest(&run.kinds.digest());
     }
-    Ok(super::exit_code(outcome.is_failure()))
+    Ok(super::exit_code(run.outcome.is_failure()))
 }
 
 /// Prints a heatmap run's messages on stderr (the warnings unless
@@ -263,7 +321,7 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
         jobs: args.batch.jobs,
     };
     let (mut out, _stdout) = super::open_output(None)?;
-    let outcome = heat::run(
+    let run = heat::run(
         &sel,
         &opts,
         &mut |r: &HeatRecord| write_json_line(&mut out, r),
@@ -272,5 +330,9 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
         },
     )?;
     out.flush()?;
-    Ok(super::exit_code(outcome.is_failure()))
+    if !args.batch.quiet {
+        super::note!("{}", run.outcome.line());
+        super::collection::print_digest(&run.kinds.digest());
+    }
+    Ok(super::exit_code(run.outcome.is_failure()))
 }

@@ -45,9 +45,65 @@ use std::sync::{Arc, Mutex, OnceLock};
 /// Environment variable naming the mapres folder (as `--mapres`).
 pub const MAPRES_ENV: &str = "TEEBATCH_MAPRES";
 
-/// The folder tried when neither `--mapres` nor [`MAPRES_ENV`] is given,
-/// relative to the current directory.
-pub const DEFAULT_MAPRES: &str = "../shared/reference/ddnet-mapres";
+/// The `data` folders of an installed DDNet that hold its textures
+/// (`mapres/` and `editor/entities/DDNet.png`), in the order they are
+/// tried when neither `--mapres` nor [`MAPRES_ENV`] names a folder: the
+/// system folders DDNet's own storage looks in on Linux and the BSDs
+/// (`/usr/share/ddnet/data`, `/usr/share/games/ddnet/data`,
+/// `/usr/local/share/...`, `/usr/pkg/share/...`, `/opt/ddnet/data`), the
+/// Flatpak install, Steam's `DDraceNetwork/ddnet/data` (Linux, macOS and
+/// Windows), the macOS application bundle and the Windows installer's
+/// folder. The user folder (`~/.local/share/ddnet`, `%APPDATA%\DDNet`)
+/// holds settings, maps and demos, not the textures: it is not searched.
+pub fn ddnet_data_dirs() -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let steam = |root: PathBuf| root.join("steamapps/common/DDraceNetwork/ddnet/data");
+    if cfg!(target_os = "macos") {
+        dirs.push("/Applications/DDNet.app/Contents/Resources/data".into());
+        if let Some(h) = &home {
+            dirs.push(h.join("Applications/DDNet.app/Contents/Resources/data"));
+            dirs.push(steam(h.join("Library/Application Support/Steam")));
+        }
+    } else if cfg!(windows) {
+        for var in ["ProgramFiles(x86)", "ProgramFiles"] {
+            if let Some(pf) = std::env::var_os(var).map(PathBuf::from) {
+                dirs.push(steam(pf.join("Steam")));
+                dirs.push(pf.join("DDNet").join("data"));
+            }
+        }
+    } else {
+        for prefix in ["/usr", "/usr/local", "/usr/pkg"] {
+            dirs.push(format!("{prefix}/share/ddnet/data").into());
+            dirs.push(format!("{prefix}/share/games/ddnet/data").into());
+        }
+        dirs.push("/opt/ddnet/data".into());
+        dirs.push(
+            "/var/lib/flatpak/app/tw.ddnet.DDNet/current/active/files/share/ddnet/data".into(),
+        );
+        if let Some(h) = &home {
+            dirs.push(h.join(
+                ".local/share/flatpak/app/tw.ddnet.DDNet/current/active/files/share/ddnet/data",
+            ));
+            dirs.push(steam(h.join(".local/share/Steam")));
+            dirs.push(steam(h.join(".steam/steam")));
+        }
+    }
+    dirs
+}
+
+/// Where the textures of a run came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TexturesFrom {
+    /// `--mapres DIR`.
+    Flag,
+    /// [`MAPRES_ENV`].
+    Env,
+    /// An installed DDNet's data folder (one of [`ddnet_data_dirs`]).
+    Installed,
+    /// No folder: the flat palette.
+    Nowhere,
+}
 
 /// Largest pixels per tile (the textures' own resolution).
 pub const MAX_PX_PER_TILE: u32 = 64;
@@ -69,6 +125,10 @@ pub enum Size {
 /// or (`cell` = 1) one pixel per `shrink × shrink` tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Geometry {
+    /// The picture's top-left tile in the game layer (0, 0 unless
+    /// cropped: see [`Crop`]).
+    pub x0: u32,
+    pub y0: u32,
     pub tiles_w: u32,
     pub tiles_h: u32,
     pub cell: u32,
@@ -98,6 +158,8 @@ impl Geometry {
             ));
         }
         Ok(Geometry {
+            x0: 0,
+            y0: 0,
             tiles_w,
             tiles_h,
             cell,
@@ -117,6 +179,101 @@ impl Geometry {
     }
 }
 
+/// Which part of the game layer a picture shows (`--crop`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Crop {
+    /// The whole game layer.
+    #[default]
+    None,
+    /// The bounding box of the content tiles of the game and front layers
+    /// ([`content_bounds`]); the whole layer when there is none.
+    Content,
+}
+
+/// A rectangle of tiles: `w × h` tiles from tile `(x, y)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TileRect {
+    pub x: u32,
+    pub y: u32,
+    pub w: u32,
+    pub h: u32,
+}
+
+/// Solid (1) and unhookable (3): the tiles a mass of rock is made of.
+fn is_wall(id: u8) -> bool {
+    id == 1 || id == 3
+}
+
+/// The bounding box of the content tiles of a game layer and its front
+/// layer (`--crop content`), `None` when there is none. A cell is content
+/// when its front tile is not air, or its game tile is neither air (0)
+/// nor filler: a solid or unhookable tile whose eight neighbours inside
+/// the layer are all solid or unhookable (the inside of a mass of rock;
+/// its surface, the walls a tee can touch, is content). So a map whose
+/// rooms are cut into a mass of rock (ChillBlock5) is cropped to the rooms
+/// and their walls, and a map of platforms in air to the platforms.
+/// One pass over the tiles, at most nine reads per tile.
+pub fn content_bounds(game: &TileLayer, front: Option<&TileLayer>) -> Option<TileRect> {
+    let (w, h) = (game.width, game.height);
+    let ts = game.kind.tile_size();
+    let id = |x: usize, y: usize| game.bytes[(y * w + x) * ts];
+    let front_content = |x: usize, y: usize| {
+        front.is_some_and(|f| f.tile(x, y).is_some_and(|t| t[f.kind.id_offset()] != 0))
+    };
+    let filler = |x: usize, y: usize| {
+        let g = id(x, y);
+        if g == 0 {
+            return true;
+        }
+        if !is_wall(g) {
+            return false;
+        }
+        let (xa, xb) = (x.saturating_sub(1), (x + 1).min(w - 1));
+        let (ya, yb) = (y.saturating_sub(1), (y + 1).min(h - 1));
+        (ya..=yb).all(|ny| (xa..=xb).all(|nx| is_wall(id(nx, ny))))
+    };
+    let mut b: Option<(usize, usize, usize, usize)> = None;
+    for y in 0..h {
+        for x in 0..w {
+            if front_content(x, y) || !filler(x, y) {
+                b = Some(match b {
+                    None => (x, y, x, y),
+                    Some((x0, y0, x1, y1)) => (x0.min(x), y0, x1.max(x), y1.max(y)),
+                });
+            }
+        }
+    }
+    b.map(|(x0, y0, x1, y1)| TileRect {
+        x: x0 as u32,
+        y: y0 as u32,
+        w: (x1 - x0 + 1) as u32,
+        h: (y1 - y0 + 1) as u32,
+    })
+}
+
+/// The tiles of `l` inside `r` (cut to the layer).
+fn crop_layer(l: &TileLayer, r: TileRect) -> TileLayer {
+    let ts = l.kind.tile_size();
+    let (x0, x1) = (
+        (r.x as usize).min(l.width),
+        (r.x as usize + r.w as usize).min(l.width),
+    );
+    let (y0, y1) = (
+        (r.y as usize).min(l.height),
+        (r.y as usize + r.h as usize).min(l.height),
+    );
+    let mut bytes = Vec::with_capacity((x1 - x0) * (y1 - y0) * ts);
+    for y in y0..y1 {
+        bytes.extend_from_slice(&l.bytes[(y * l.width + x0) * ts..(y * l.width + x1) * ts]);
+    }
+    TileLayer {
+        kind: l.kind,
+        width: x1 - x0,
+        height: y1 - y0,
+        bytes,
+    }
+}
+
 /// The layer kind (`None`: any) and size of a cell set.
 type CellsKey = (Option<PhysicsKind>, u32);
 
@@ -128,6 +285,8 @@ type TilesetSlot = Arc<OnceLock<Arc<Cells>>>;
 pub struct Textures {
     /// The folder found (holding `entities/DDNet.png` and/or `mapres/`).
     pub dir: Option<PathBuf>,
+    /// How `dir` was found.
+    pub from: TexturesFrom,
     /// The entities atlas; `None`: the flat palette.
     atlas: Option<Rgba>,
     cache: Mutex<HashMap<CellsKey, Arc<Cells>>>,
@@ -142,19 +301,37 @@ pub struct Textures {
 }
 
 impl Textures {
-    /// Textures from `dir` (`--mapres`), else [`MAPRES_ENV`], else
-    /// [`DEFAULT_MAPRES`] if it exists. The entities atlas is
-    /// `entities/DDNet.png` or (a DDNet `data` folder) `editor/entities/DDNet.png`.
-    /// A named folder that does not exist or an unreadable atlas is an error;
-    /// no folder, or one without an atlas, gives the flat palette.
+    /// Textures from `dir` (`--mapres`), else [`MAPRES_ENV`], else the
+    /// first of [`ddnet_data_dirs`] that holds DDNet's entities atlas or
+    /// `mapres/`. The entities atlas is `entities/DDNet.png` or (a DDNet
+    /// `data` folder) `editor/entities/DDNet.png`. A named folder that does
+    /// not exist or an unreadable atlas is an error; no folder, or one
+    /// without an atlas, gives the flat palette.
     pub fn locate(dir: Option<&Path>) -> Result<Textures, String> {
-        let named = dir
-            .map(Path::to_path_buf)
-            .or_else(|| std::env::var_os(MAPRES_ENV).map(PathBuf::from));
-        let dir = match named {
-            Some(d) if d.is_dir() => Some(d),
+        let env = std::env::var_os(MAPRES_ENV).map(PathBuf::from);
+        Textures::locate_in(dir, env.as_deref(), &ddnet_data_dirs())
+    }
+
+    /// [`Textures::locate`] with `env` as the value of [`MAPRES_ENV`] and
+    /// `installed` as the folders of an installed DDNet.
+    pub fn locate_in(
+        dir: Option<&Path>,
+        env: Option<&Path>,
+        installed: &[PathBuf],
+    ) -> Result<Textures, String> {
+        let (named, from) = match (dir, env) {
+            (Some(d), _) => (Some(d.to_path_buf()), TexturesFrom::Flag),
+            (None, e) => (e.map(Path::to_path_buf), TexturesFrom::Env),
+        };
+        let (dir, from) = match named {
+            Some(d) if d.is_dir() => (Some(d), from),
             Some(d) => return Err(format!("{}: mapres folder not found", d.display())),
-            None => Some(PathBuf::from(DEFAULT_MAPRES)).filter(|d| d.is_dir()),
+            None => match installed.iter().find(|d| {
+                d.join("editor/entities/DDNet.png").is_file() || d.join("mapres").is_dir()
+            }) {
+                Some(d) => (Some(d.clone()), TexturesFrom::Installed),
+                None => (None, TexturesFrom::Nowhere),
+            },
         };
         let mut atlas = None;
         if let Some(d) = &dir {
@@ -169,7 +346,9 @@ impl Textures {
                 }
             }
         }
-        Ok(Textures::new(dir, atlas))
+        let mut t = Textures::new(dir, atlas);
+        t.from = from;
+        Ok(t)
     }
 
     /// The flat palette only.
@@ -180,6 +359,7 @@ impl Textures {
     fn new(dir: Option<PathBuf>, atlas: Option<Rgba>) -> Textures {
         Textures {
             dir,
+            from: TexturesFrom::Nowhere,
             atlas,
             cache: Mutex::new(HashMap::new()),
             external: Mutex::new(HashMap::new()),
@@ -417,10 +597,34 @@ pub fn render_map_with(
     buf: &mut Vec<u8>,
     max_work: Option<u64>,
 ) -> Result<Picture, RenderFailure> {
+    render_map_cropped(bytes, opts, Crop::None, textures, inflater, buf, max_work)
+}
+
+/// [`render_map_with`] of the part of the map `crop` says: the picture's
+/// size (`opts.size`) is that of the part, its geometry's `x0`, `y0` where
+/// the part starts.
+pub fn render_map_cropped(
+    bytes: &[u8],
+    opts: &RenderOptions,
+    crop: Crop,
+    textures: &Textures,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+    max_work: Option<u64>,
+) -> Result<Picture, RenderFailure> {
     let mut df_warnings = Warnings::new(crate::datafile::MAX_WARNINGS);
     let df =
         Datafile::parse_with(bytes, &mut df_warnings).map_err(|e| ErrorRecord::datafile(&e))?;
-    render_datafile_with(&df, &df_warnings, opts, textures, inflater, buf, max_work)
+    render_datafile_in(
+        &df,
+        &df_warnings,
+        opts,
+        crop,
+        textures,
+        inflater,
+        buf,
+        max_work,
+    )
 }
 
 /// Renders a parsed map (see [`render_map`]) whose datafile warnings were
@@ -442,6 +646,30 @@ pub fn render_datafile_with(
     df: &Datafile<'_>,
     df_warnings: &[crate::datafile::Warning],
     opts: &RenderOptions,
+    textures: &Textures,
+    inflater: &mut Inflater,
+    buf: &mut Vec<u8>,
+    max_work: Option<u64>,
+) -> Result<Picture, RenderFailure> {
+    render_datafile_in(
+        df,
+        df_warnings,
+        opts,
+        Crop::None,
+        textures,
+        inflater,
+        buf,
+        max_work,
+    )
+}
+
+/// [`render_datafile_with`] of the part `crop` says.
+#[allow(clippy::too_many_arguments)]
+fn render_datafile_in(
+    df: &Datafile<'_>,
+    df_warnings: &[crate::datafile::Warning],
+    opts: &RenderOptions,
+    crop: Crop,
     textures: &Textures,
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
@@ -501,6 +729,7 @@ pub fn render_datafile_with(
         df,
         &map,
         opts,
+        crop,
         textures,
         inflater,
         buf,
@@ -537,6 +766,7 @@ fn draw_map(
     df: &Datafile<'_>,
     map: &Map,
     opts: &RenderOptions,
+    crop: Crop,
     textures: &Textures,
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
@@ -560,17 +790,58 @@ fn draw_map(
         }
     }
     let (tw, th) = (game.width.max(0) as u32, game.height.max(0) as u32);
-    let geometry =
-        Geometry::new(tw, th, opts.size).map_err(|m| render_error(RenderKind::TooLarge, m))?;
+    let whole = TileRect {
+        x: 0,
+        y: 0,
+        w: tw,
+        h: th,
+    };
+    let geometry_of = |r: TileRect| {
+        let mut g = Geometry::new(r.w, r.h, opts.size)
+            .map_err(|m| render_error(RenderKind::TooLarge, m))?;
+        (g.x0, g.y0) = (r.x, r.y);
+        Ok::<Geometry, ErrorRecord>(g)
+    };
     let mut cost = full::Cost::default();
-    let (canvas, legend) = match opts.style {
-        Style::Entities => draw_entities(df, map, &geometry, textures, inflater, buf, &mut cost)?,
-        Style::Full => (
-            full::draw(
+    let (canvas, legend, geometry) = match opts.style {
+        Style::Entities => draw_entities(
+            df,
+            map,
+            crop,
+            whole,
+            geometry_of,
+            textures,
+            inflater,
+            buf,
+            &mut cost,
+        )?,
+        Style::Full => {
+            let area = match crop {
+                Crop::None => whole,
+                Crop::Content => {
+                    let mut load = |kind| -> Result<Option<TileLayer>, ErrorRecord> {
+                        match map.physics_layer(kind) {
+                            Some(i) => {
+                                let mut scratch = Vec::new();
+                                map.load_tiles(df, i, inflater, &mut scratch)
+                                    .map_err(|e| ErrorRecord::map(&e))
+                            }
+                            None => Ok(None),
+                        }
+                    };
+                    let game = load(PhysicsKind::Game)?;
+                    let front = load(PhysicsKind::Front)?;
+                    game.as_ref()
+                        .and_then(|g| content_bounds(g, front.as_ref()))
+                        .unwrap_or(whole)
+                }
+            };
+            let geometry = geometry_of(area)?;
+            let canvas = full::draw(
                 df, map, &geometry, textures, inflater, buf, drawing, max_work, &mut cost,
-            )?,
-            Vec::new(),
-        ),
+            )?;
+            (canvas, Vec::new(), geometry)
+        }
     };
     Ok(Drawn {
         canvas,
@@ -628,17 +899,21 @@ fn draw_legacy(
     })
 }
 
-/// The `entities` style of a parsed map, and its palette legend (empty
-/// with the atlas).
+/// The `entities` style of a parsed map (the part `crop` says of the
+/// `whole` game layer, its geometry from `geometry_of`), its palette
+/// legend (empty with the atlas) and geometry.
+#[allow(clippy::too_many_arguments)]
 fn draw_entities(
     df: &Datafile<'_>,
     map: &Map,
-    geometry: &Geometry,
+    crop: Crop,
+    whole: TileRect,
+    geometry_of: impl Fn(TileRect) -> Result<Geometry, ErrorRecord>,
     textures: &Textures,
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
     cost: &mut full::Cost,
-) -> Result<(Canvas, Vec<legend::Entry>), ErrorRecord> {
+) -> Result<(Canvas, Vec<legend::Entry>, Geometry), ErrorRecord> {
     let mut layers: Vec<TileLayer> = Vec::new();
     for kind in PhysicsKind::PHYSICS {
         let Some(i) = map.physics_layer(kind) else {
@@ -650,6 +925,21 @@ fn draw_entities(
         {
             layers.push(t);
         }
+    }
+    let area = match crop {
+        Crop::None => whole,
+        Crop::Content => {
+            let of = |k| layers.iter().find(|l| l.kind == k);
+            of(PhysicsKind::Game)
+                .and_then(|g| content_bounds(g, of(PhysicsKind::Front)))
+                .unwrap_or(whole)
+        }
+    };
+    let geometry = &geometry_of(area)?;
+    if area != whole {
+        // Only the part is drawn: each layer cut to it (the drawing starts
+        // at its first tile).
+        layers = layers.iter().map(|l| crop_layer(l, area)).collect();
     }
     let n = if geometry.shrink > 1 {
         1
@@ -671,5 +961,5 @@ fn draw_entities(
     // buffer and the picture.
     let tiles: usize = layers.iter().map(|l| l.bytes.capacity()).sum();
     cost.held_bytes = (tiles + buf.capacity() + canvas.rgb.capacity()) as u64;
-    Ok((canvas, legend))
+    Ok((canvas, legend, *geometry))
 }

@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The shared real-file datasets (`$TEEBATCH_DATASETS` or `../shared/datasets`).
 ///
@@ -91,12 +91,26 @@ pub fn files_with_ext(dir: &std::path::Path, ext: &str) -> Vec<PathBuf> {
     v
 }
 
-/// Runs the `teebatch` binary built for these tests.
+/// DDNet's textures for the tests: `$TEEBATCH_MAPRES` when set, else
+/// `../shared/reference/ddnet-mapres` when it exists (teebatch itself has
+/// no built-in default but an installed DDNet's data folder).
+pub fn mapres() -> Option<PathBuf> {
+    std::env::var_os("TEEBATCH_MAPRES")
+        .map(PathBuf::from)
+        .or_else(|| {
+            Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference/ddnet-mapres"))
+                .filter(|d| d.is_dir())
+        })
+}
+
+/// Runs the `teebatch` binary built for these tests, with
+/// `$TEEBATCH_MAPRES` naming [`mapres`] (a `--mapres` argument wins).
 pub fn teebatch(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
-        .args(args)
-        .output()
-        .expect("run teebatch")
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"));
+    if let Some(d) = mapres() {
+        c.env("TEEBATCH_MAPRES", d);
+    }
+    c.args(args).output().expect("run teebatch")
 }
 
 /// Runs `teebatch args`, requires exit code `code` (showing stderr
@@ -216,4 +230,13 @@ pub fn table_rows(
     assert!(r.error.is_none(), "{:?}", r.error);
     assert_eq!(r.rows as usize, out.len());
     out
+}
+
+/// The picture file name `maps render` and `maps index --thumbnails` give
+/// the map file `stem` with `bytes`: `<stem>-<sha256>.png`.
+pub fn picture_name(stem: &str, bytes: &[u8]) -> String {
+    format!(
+        "{stem}-{}.png",
+        hex::encode(<sha2::Sha256 as sha2::Digest>::digest(bytes))
+    )
 }

@@ -236,6 +236,139 @@ impl<'de> Deserialize<'de> for ShaPaths {
     }
 }
 
+/// What a map's content hash says about one file: its `data_sha256` and
+/// its size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DataSha {
+    pub data_sha256: Sha,
+    pub size: u64,
+}
+
+/// A SHA-256, written as 64 hex digits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Sha(pub [u8; 32]);
+
+impl Serialize for Sha {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&hex::encode(self.0))
+    }
+}
+
+impl<'de> Deserialize<'de> for Sha {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let k = std::borrow::Cow::<'de, str>::deserialize(d)?;
+        let mut sha = [0u8; 32];
+        hex::decode_to_slice(&*k, &mut sha)
+            .map_err(|_| serde::de::Error::custom(format!("{k:?} is not a sha256")))?;
+        Ok(Sha(sha))
+    }
+}
+
+/// The content hash of every file whose `data_sha256` was computed
+/// (`maps index --verify`), by the file's sha256 (equal bytes have equal
+/// content, so one entry per distinct file): what grouping the maps by
+/// content needs, across merged parts, with the paths of
+/// [`ShaPaths`]. 72 bytes per distinct file, plus the map's overhead.
+/// Serialised as `{sha256: {data_sha256, size}}` with sorted keys.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DataShas(HashMap<Sha, DataSha>);
+
+impl DataShas {
+    fn insert(&mut self, sha_hex: &str, data_hex: &str, size: u64) {
+        let (mut sha, mut data) = ([0u8; 32], [0u8; 32]);
+        if hex::decode_to_slice(sha_hex, &mut sha).is_ok()
+            && hex::decode_to_slice(data_hex, &mut data).is_ok()
+        {
+            self.0.insert(
+                Sha(sha),
+                DataSha {
+                    data_sha256: Sha(data),
+                    size,
+                },
+            );
+        }
+    }
+
+    /// Adds the entries of `other`; a file (sha256) that both have with a
+    /// different content hash or size is refused (the same bytes cannot
+    /// give two).
+    fn merge(&mut self, other: DataShas) -> Result<(), String> {
+        for (k, v) in other.0 {
+            match self.0.entry(k) {
+                Entry::Occupied(o) if *o.get() != v => {
+                    return Err(format!(
+                        "data_sha256_by_sha256[{:?}]: the parts give different content hashes or sizes for the same file",
+                        hex::encode(k.0)
+                    ))
+                }
+                Entry::Occupied(_) => {}
+                Entry::Vacant(e) => {
+                    e.insert(v);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for DataShas {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut v: Vec<(&Sha, &DataSha)> = self.0.iter().collect();
+        v.sort_unstable_by_key(|e| e.0);
+        let mut m = s.serialize_map(Some(v.len()))?;
+        for (k, d) in v {
+            m.serialize_entry(k, d)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for DataShas {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = DataShas;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a map of sha256 to {data_sha256, size}")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<DataShas, A::Error> {
+                let mut out = HashMap::new();
+                while let Some((k, v)) = m.next_entry::<Sha, DataSha>()? {
+                    out.insert(k, v);
+                }
+                Ok(DataShas(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Maps whose content (`data_sha256`) is the same, however their files
+/// were stored: one group of [`MapsAggregate::content_duplicates`].
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContentGroup {
+    /// Their sizes summed (per path).
+    pub bytes: u64,
+    /// The smallest [`super::MAX_EXAMPLES`] paths (byte order).
+    pub examples: super::Examples,
+    /// Paths with this content.
+    pub files: u64,
+    /// What keeping only the smallest file would save: `bytes` less the
+    /// smallest file's size.
+    pub saveable_bytes: u64,
+    /// Distinct files (sha256) among them: 1 when every path holds the
+    /// same bytes (then the group is also one of `duplicates`).
+    pub sha256s: u64,
+}
+
 /// The `maps index` aggregate (see the README for each field).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct MapsAggregate {
@@ -276,9 +409,20 @@ pub struct MapsAggregate {
     /// sha256s and their paths (derived from `paths_by_sha256`).
     #[serde(default, skip_deserializing)]
     pub name_collisions: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// Every data_sha256 (the content hash of `--verify`) under two or
+    /// more paths: the maps with the same content however they were
+    /// stored (derived from `paths_by_sha256` and `data_sha256_by_sha256`;
+    /// empty when no content hash was computed).
+    #[serde(default, skip_deserializing)]
+    pub content_duplicates: BTreeMap<String, ContentGroup>,
     /// Every map read: sha256 -> paths. What merging needs to find
     /// duplicates and collisions across parts.
     pub paths_by_sha256: ShaPaths,
+    /// Every file whose content hash was computed: sha256 ->
+    /// {data_sha256, size}. What merging needs to find content duplicates
+    /// across parts.
+    #[serde(default)]
+    pub data_sha256_by_sha256: DataShas,
 }
 
 fn entity_pairs(e: &EntityCounts) -> [(&'static str, u64); 11] {
@@ -305,6 +449,49 @@ fn stem(path: &str) -> &str {
         .unwrap_or(path)
 }
 
+impl MapsAggregate {
+    /// The content groups: each path of `paths_by_sha256` whose file has
+    /// a content hash, grouped by it, groups of two or more paths kept.
+    /// One lookup per path (linear in the paths), one group per distinct
+    /// content.
+    fn content_groups(&self) -> BTreeMap<String, ContentGroup> {
+        if self.data_sha256_by_sha256.is_empty() {
+            return BTreeMap::new();
+        }
+        #[derive(Default)]
+        struct Acc {
+            group: ContentGroup,
+            smallest: Option<u64>,
+            last_sha: Option<Sha>,
+        }
+        let mut groups: HashMap<Sha, Acc> = HashMap::new();
+        // Sorted by sha256 (then path): one file's paths come together.
+        for (sha, path) in self.paths_by_sha256.sorted() {
+            let Some(d) = self.data_sha256_by_sha256.0.get(&Sha(*sha)) else {
+                continue;
+            };
+            let acc = groups.entry(d.data_sha256).or_default();
+            let g = &mut acc.group;
+            acc.smallest = Some(acc.smallest.map_or(d.size, |m| m.min(d.size)));
+            g.files = g.files.saturating_add(1);
+            g.bytes = g.bytes.saturating_add(d.size);
+            if acc.last_sha != Some(Sha(*sha)) {
+                acc.last_sha = Some(Sha(*sha));
+                g.sha256s = g.sha256s.saturating_add(1);
+            }
+            g.examples.insert(path);
+        }
+        groups
+            .into_iter()
+            .filter(|(_, a)| a.group.files >= 2)
+            .map(|(k, mut a)| {
+                a.group.saveable_bytes = a.group.bytes.saturating_sub(a.smallest.unwrap_or(0));
+                (hex::encode(k.0), a.group)
+            })
+            .collect()
+    }
+}
+
 impl Aggregate for MapsAggregate {
     const COMMAND: &'static str = super::MAPS_INDEX;
     type Record = MapRecord;
@@ -326,6 +513,9 @@ impl Aggregate for MapsAggregate {
         }
         if let Some(sha) = &r.sha256 {
             self.paths_by_sha256.push(sha, &r.path);
+            if let Some(data) = &r.data_sha256 {
+                self.data_sha256_by_sha256.insert(sha, data, r.size);
+            }
         }
         self.compressed_bytes = self
             .compressed_bytes
@@ -445,6 +635,7 @@ impl Aggregate for MapsAggregate {
         self.game_layer.merge(o.game_layer)?;
         merge_kinds(&mut self.errors, o.errors, "errors")?;
         merge_kinds(&mut self.warnings, o.warnings, "warnings")?;
+        self.data_sha256_by_sha256.merge(o.data_sha256_by_sha256)?;
         self.paths_by_sha256.0.extend(o.paths_by_sha256.0);
         Ok(())
     }
@@ -474,6 +665,7 @@ impl Aggregate for MapsAggregate {
             })
             .collect();
         self.duplicates = grouped.into_iter().filter(|(_, p)| p.len() >= 2).collect();
+        self.content_duplicates = self.content_groups();
     }
 
     fn file_counts(&self) -> (u64, u64, u64) {
@@ -495,6 +687,22 @@ impl Aggregate for MapsAggregate {
             dup_paths,
             self.name_collisions.len()
         ));
+        if self.data_sha256_by_sha256.is_empty() {
+            out.push("content duplicates: not computed (maps index --verify)".to_owned());
+        } else {
+            let paths: u64 = self.content_duplicates.values().map(|g| g.files).sum();
+            let saveable: u64 = self
+                .content_duplicates
+                .values()
+                .map(|g| g.saveable_bytes)
+                .sum();
+            out.push(format!(
+                "content duplicates: {} data_sha256 under {} paths ({} bytes could be saved)",
+                self.content_duplicates.len(),
+                paths,
+                saveable
+            ));
+        }
         if !self.authors.is_empty() {
             out.push(format!(
                 "top authors: {}",
@@ -510,6 +718,13 @@ impl Aggregate for MapsAggregate {
         if let Some((dup, paths)) = self.duplicates.iter().next() {
             out.push(format!(
                 "e.g. duplicate {dup}: {}",
+                one_line(&paths.join(" "))
+            ));
+        }
+        if let Some((data, g)) = self.content_duplicates.iter().next() {
+            let paths: Vec<&str> = g.examples.iter().collect();
+            out.push(format!(
+                "e.g. content duplicate {data}: {}",
                 one_line(&paths.join(" "))
             ));
         }

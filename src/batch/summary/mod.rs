@@ -246,6 +246,37 @@ pub fn digest_kinds(out: &mut Vec<String>, what: &str, kinds: &ByKind) {
     }
 }
 
+/// The errors and warnings of a run's records by kind, with example
+/// paths: the failure digest of `maps render` and `demos heatmap`, in the
+/// lines `maps index` prints ([`digest_kinds`]). Bounded by the kinds
+/// (each keeps [`MAX_EXAMPLES`] paths), whatever the number of files.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Kinds {
+    pub errors: ByKind,
+    pub warnings: ByKind,
+}
+
+impl Kinds {
+    /// Counts one record's error and warnings, with `path` as example.
+    pub fn add(
+        &mut self,
+        path: &str,
+        error: Option<&crate::batch::record::ErrorRecord>,
+        warnings: &[crate::batch::record::WarningRecord],
+    ) {
+        add_outcome(&mut self.errors, &mut self.warnings, path, error, warnings);
+    }
+
+    /// One line per error kind, then per warning kind: count and the
+    /// first example path.
+    pub fn digest(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        digest_kinds(&mut out, "error", &self.errors);
+        digest_kinds(&mut out, "warning", &self.warnings);
+        out
+    }
+}
+
 /// A collection aggregate of one batch command.
 pub trait Aggregate: Default + Serialize + DeserializeOwned + Send {
     /// `maps index` or `demos index`.

@@ -347,6 +347,16 @@ pub fn draw(
         }
     };
     let px_per_world = f64::from(cell) / 32.0;
+    // Groups are placed as on the whole map (the game layer's size, see
+    // `place`), then shifted by the crop's top-left tile (0, 0 unless
+    // cropped): a cropped picture is that part of the whole picture.
+    let (whole_w, whole_h) = map.game_layer().map_or((geo.tiles_w, geo.tiles_h), |t| {
+        (t.width.max(0) as u32, t.height.max(0) as u32)
+    });
+    let crop_px = (
+        f64::from(geo.x0) * f64::from(cell),
+        f64::from(geo.y0) * f64::from(cell),
+    );
     let mut images = Images {
         textures,
         loaded: vec![None; map.images.len()],
@@ -357,10 +367,11 @@ pub fn draw(
     let envelopes = Envelopes::new(df, map);
     let scr = screen();
     let place_of = |g: &crate::map::Group| {
-        (
-            place(g.parallax.0, g.offset.0, geo.tiles_w, scr.0, px_per_world),
-            place(g.parallax.1, g.offset.1, geo.tiles_h, scr.1, px_per_world),
-        )
+        let mut x = place(g.parallax.0, g.offset.0, whole_w, scr.0, px_per_world);
+        let mut y = place(g.parallax.1, g.offset.1, whole_h, scr.1, px_per_world);
+        x.origin -= crop_px.0;
+        y.origin -= crop_px.1;
+        (x, y)
     };
     let game_shift = map
         .physics_layer(PhysicsKind::Game)
