@@ -91,14 +91,14 @@ impl ManifestFormat {
 
 /// Writes manifest rows as CSV (through the `csv` crate) or JSON lines.
 pub enum ManifestWriter<W: Write> {
-    Csv(csv::Writer<W>),
+    Csv(Box<csv::Writer<W>>),
     Json(W),
 }
 
 impl<W: Write> ManifestWriter<W> {
     pub fn new(format: ManifestFormat, out: W) -> Self {
         match format {
-            ManifestFormat::Csv => ManifestWriter::Csv(csv::Writer::from_writer(out)),
+            ManifestFormat::Csv => ManifestWriter::Csv(Box::new(csv::Writer::from_writer(out))),
             ManifestFormat::Json => ManifestWriter::Json(out),
         }
     }
