@@ -29,6 +29,7 @@ mod heatmap_options;
 mod hostile;
 mod legacy_maps;
 mod map_bounds;
+mod map_tools;
 mod maps;
 mod outputs;
 mod parquet_records;

@@ -15,13 +15,16 @@
 
 pub mod archive;
 pub mod demos;
+pub mod diff;
 mod driver;
 pub mod dump;
 pub mod embedded;
 pub mod export;
+pub mod extract;
 #[cfg(feature = "synth")]
 pub mod generate;
 pub mod heat;
+pub mod info;
 mod input;
 mod load;
 pub mod maps;

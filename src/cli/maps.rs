@@ -27,6 +27,23 @@ pub enum MapsCommand {
     ///
     /// Exit code: 0 all maps drawn, 1 some map failed, 2 usage error.
     Render(super::render::RenderArgs),
+    /// Show one map inside: header, item types, groups and layers, images,
+    /// envelopes, sounds and server settings (docs/map-tools.md).
+    ///
+    /// Exit code: 0, 1 the file is not a readable map (what was read is
+    /// still shown), 2 usage or I/O error.
+    Info(super::maptools::InfoArgs),
+    /// Write the embedded images (PNG) and sounds (opus) of maps into a
+    /// folder, one file per content, and a manifest (docs/map-tools.md).
+    ///
+    /// Exit code: 0, 1 some map, image or sound failed or no map was
+    /// found, 2 usage error.
+    Extract(super::maptools::ExtractArgs),
+    /// Compare two runs of `maps index` (records or summaries): maps
+    /// added, removed, changed and renamed (docs/map-tools.md).
+    ///
+    /// Exit code: 0 no difference, 1 differences, 2 usage or bad input.
+    Diff(super::maptools::DiffArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -145,6 +162,9 @@ pub fn run(cmd: MapsCommand) -> io::Result<ExitCode> {
     match cmd {
         MapsCommand::Index(args) => index(args),
         MapsCommand::Render(args) => super::render::render(args),
+        MapsCommand::Info(args) => super::maptools::info(args),
+        MapsCommand::Extract(args) => super::maptools::extract(args),
+        MapsCommand::Diff(args) => super::maptools::diff(args),
     }
 }
 

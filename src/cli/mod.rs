@@ -20,6 +20,7 @@ mod bench;
 pub mod collection;
 mod demos;
 mod maps;
+mod maptools;
 mod progress;
 pub mod render;
 

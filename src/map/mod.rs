@@ -41,6 +41,7 @@
 //! ([`crate::warn::Warn`]); [`summarize`] keeps them in the [`MapSummary`].
 
 mod error;
+pub mod inspect;
 mod items;
 pub mod legacy;
 pub mod names;

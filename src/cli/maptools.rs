@@ -1,0 +1,138 @@
+//! `teebatch maps info`, `maps extract` and `maps diff`: parse, call the
+//! library run ([`crate::batch::info`], [`crate::batch::extract`],
+//! [`crate::batch::diff`]), print.
+
+use super::BatchArgs;
+use crate::batch::extract::{self, ExtractOptions, ManifestFormat, ManifestWriter};
+use crate::batch::run::Observer;
+use crate::batch::{diff as mapdiff, embedded, info as mapinfo, output};
+use crate::limits::Limits;
+use std::io::{self, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Text for people, or one JSON document.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextFormat {
+    Text,
+    Json,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct InfoArgs {
+    /// The map file.
+    pub path: PathBuf,
+    /// Output format (json: one pretty-printed document).
+    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+    pub format: TextFormat,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ExtractArgs {
+    /// Map files, directories or archives (default: the embedded dataset).
+    pub paths: Vec<PathBuf>,
+    /// The folder to write into (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub out: PathBuf,
+    /// Manifest format: csv, or json (JSON lines).
+    #[arg(long, value_enum, default_value_t = ManifestFormat::Csv)]
+    pub manifest_format: ManifestFormat,
+    /// The manifest file (`-`: stdout). Default: DIR/manifest.csv, or
+    /// DIR/manifest.jsonl with --manifest-format json.
+    #[arg(long, value_name = "FILE")]
+    pub manifest: Option<PathBuf>,
+    #[command(flatten)]
+    pub batch: BatchArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct DiffArgs {
+    /// Records (`maps index` JSON lines) or a `maps index --summary` of
+    /// the earlier run.
+    pub old: PathBuf,
+    /// The same of the later run.
+    pub new: PathBuf,
+    /// Output format (json: one pretty-printed document).
+    #[arg(long, value_enum, default_value_t = TextFormat::Text)]
+    pub format: TextFormat,
+}
+
+/// Prints `doc` as pretty JSON, or through `text`, on stdout.
+fn print<T: serde::Serialize>(
+    format: TextFormat,
+    doc: &T,
+    text: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut out = io::BufWriter::new(io::stdout().lock());
+    match format {
+        TextFormat::Json => {
+            serde_json::to_writer_pretty(&mut out, doc)?;
+            out.write_all(b"\n")?;
+        }
+        TextFormat::Text => text(&mut out)?,
+    }
+    out.flush()
+}
+
+pub fn info(args: InfoArgs) -> io::Result<ExitCode> {
+    let report = mapinfo::info_file(&args.path, &Limits::default())?;
+    print(args.format, &report, |out| report.write_text(out))?;
+    Ok(super::exit_code(report.is_failure()))
+}
+
+/// Forwards a run to the progress bar and prints its notes on stderr.
+struct Bar(super::progress::Progress);
+
+impl Observer for Bar {
+    fn file_done(&mut self, bytes: u64, path: &dyn Fn() -> String) {
+        self.0.file_done(bytes, path);
+    }
+    fn note(&mut self, message: &str, _warning: bool) {
+        super::note!("teebatch: {message}");
+    }
+}
+
+pub fn extract(args: ExtractArgs) -> io::Result<ExitCode> {
+    if args.batch.list {
+        return args.batch.list(&args.paths, "map", embedded::map_inputs);
+    }
+    let manifest = args
+        .manifest
+        .clone()
+        .unwrap_or_else(|| args.out.join(args.manifest_format.default_name()));
+    output::create_dir(&args.out)?;
+    let sel = args.batch.select_checked(
+        &args.paths,
+        "map",
+        embedded::map_inputs,
+        &[("--manifest", Some(&manifest))],
+    )?;
+    let (out, commit) = output::open(Some(&manifest))?;
+    let mut writer = ManifestWriter::new(args.manifest_format, out);
+    let opts = ExtractOptions {
+        out: args.out.clone(),
+        mmap: args.batch.mmap,
+        jobs: args.batch.jobs,
+        limits: args.batch.select.limits(Limits::default()),
+    };
+    let mut bar = Bar(args.batch.bar(&sel, super::is_stdout(Some(&manifest))));
+    let outcome = extract::run(&sel, &opts, &mut writer, &mut bar);
+    bar.0.finish();
+    let outcome = outcome?;
+    let mut out = writer.finish()?;
+    out.flush()?;
+    drop(out);
+    commit.commit()?;
+    if !args.batch.quiet {
+        super::note!("{}", outcome.line());
+    }
+    Ok(super::exit_code(outcome.is_failure()))
+}
+
+pub fn diff(args: DiffArgs) -> io::Result<ExitCode> {
+    let old = mapdiff::read_side(&args.old)?;
+    let new = mapdiff::read_side(&args.new)?;
+    let d = mapdiff::diff(&old.entries, &new.entries)?;
+    print(args.format, &d, |out| d.write_text(out))?;
+    Ok(ExitCode::from(u8::from(d.differs())))
+}
