@@ -27,6 +27,7 @@ mod fuzz_smoke;
 mod heatmap_options;
 mod hostile;
 mod map_bounds;
+mod map_check;
 mod maps;
 mod outputs;
 mod parquet_records;

@@ -9,3 +9,4 @@ pub mod map;
 pub mod rng;
 
 pub use rng::Rng;
+pub mod builder;
