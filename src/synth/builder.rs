@@ -324,7 +324,7 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(map.layers.len(), 5);
-        assert_eq!(map.info.unwrap().settings, ["sv_hit 0"]);
+        assert_eq!(map.info.as_ref().unwrap().settings, ["sv_hit 0"]);
         assert_eq!(map.images[0].name.as_deref(), Some("grass_main"));
         assert_eq!(map.sounds.len(), 1);
         let tele = map.physics_layer(PhysicsKind::Tele).unwrap();
