@@ -30,6 +30,7 @@ mod hostile;
 mod legacy_maps;
 mod map_bounds;
 mod map_tools;
+mod map_check;
 mod maps;
 mod outputs;
 mod parquet_records;

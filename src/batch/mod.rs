@@ -14,6 +14,7 @@
 //! `Stats` pattern): no lock on the hot path.
 
 pub mod archive;
+pub mod check;
 pub mod demos;
 pub mod diff;
 mod driver;

@@ -44,6 +44,40 @@ pub enum MapsCommand {
     ///
     /// Exit code: 0 no difference, 1 differences, 2 usage or bad input.
     Diff(super::maptools::DiffArgs),
+    /// Check maps against the rules a DDNet map tester applies: one record
+    /// per finding, then one per map (see docs/map-check.md).
+    ///
+    /// Exit code: 0 no finding of severity error, 1 some map has an error
+    /// finding or could not be read (or no *.map file was found), 2 usage
+    /// error.
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// Map files or directories (default: the embedded dataset).
+    pub paths: Vec<PathBuf>,
+    /// Rules to apply, comma-separated ids, or `all`.
+    #[arg(long, value_delimiter = ',', default_value = "all", value_name = "ID,...",
+          value_parser = parse_rule)]
+    pub rules: Vec<String>,
+    /// Record format: JSON lines, or one line of text per record.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Jsonl)]
+    pub format: CheckFormat,
+    /// Also write the counts per rule and severity (JSON) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+    #[command(flatten)]
+    pub batch: BatchArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckFormat {
+    /// One JSON object per line (`json` is the same).
+    #[value(name = "jsonl", alias = "json")]
+    Jsonl,
+    /// `PATH: LOCATION: SEVERITY[RULE]: MESSAGE`.
+    Text,
 }
 
 #[derive(clap::Args, Debug)]
@@ -165,7 +199,66 @@ pub fn run(cmd: MapsCommand) -> io::Result<ExitCode> {
         MapsCommand::Info(args) => super::maptools::info(args),
         MapsCommand::Extract(args) => super::maptools::extract(args),
         MapsCommand::Diff(args) => super::maptools::diff(args),
+        MapsCommand::Check(args) => check(args),
     }
+}
+
+/// One `--rules` entry: a rule id or `all` (else a usage error).
+fn parse_rule(s: &str) -> Result<String, String> {
+    crate::map::check::RuleSet::parse(&[s]).map(|_| s.trim().to_owned())
+}
+
+fn check(args: CheckArgs) -> io::Result<ExitCode> {
+    use crate::batch::check::{self, CheckRecord};
+    if args.batch.list {
+        return args.batch.list(&args.paths, "map", embedded::map_inputs);
+    }
+    let rules = crate::map::check::RuleSet::parse(&args.rules)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("--rules: {e}")))?;
+    let sel = args.batch.select_checked(
+        &args.paths,
+        "map",
+        embedded::map_inputs,
+        &[("--summary", args.summary.as_deref())],
+    )?;
+    let opts = check::CheckOptions {
+        rules,
+        mmap: args.batch.mmap,
+        limits: args.batch.select.limits(Limits::default()),
+        jobs: args.batch.jobs,
+    };
+    let mut bar = args.batch.bar(&sel, true);
+    let (mut out, _stdout) = open_output(None)?;
+    let text = args.format == CheckFormat::Text;
+    let run = check::run(
+        &sel,
+        &opts,
+        &mut |r: &CheckRecord| {
+            if text {
+                use std::io::Write as _;
+                writeln!(out, "{}", r.text_line())
+            } else {
+                crate::batch::sink::write_json_line(&mut out, r)
+            }
+        },
+        &mut bar,
+    );
+    bar.finish();
+    let run = run?;
+    {
+        use std::io::Write as _;
+        out.flush()?;
+    }
+    if !args.batch.quiet {
+        super::note!("{}", run.outcome.line());
+        super::note!("{}", run.findings_line());
+    }
+    if let Some(p) = &args.summary {
+        let mut text = serde_json::to_vec_pretty(&run.summary).map_err(io::Error::from)?;
+        text.push(b'\n');
+        output::write_whole(p, &text)?;
+    }
+    Ok(super::exit_code(run.is_failure()))
 }
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {

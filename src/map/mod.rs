@@ -40,6 +40,7 @@
 //! usable. Warnings ([`MapWarning`]) go to the caller's sink
 //! ([`crate::warn::Warn`]); [`summarize`] keeps them in the [`MapSummary`].
 
+pub mod check;
 mod error;
 pub mod inspect;
 mod items;

@@ -11,3 +11,4 @@ pub mod rng;
 pub mod scene;
 
 pub use rng::Rng;
+pub mod builder;
