@@ -141,6 +141,7 @@ impl PictureOptions {
 
 /// Draws the thumbnail of the map in `bytes` to `path`; the failure as a
 /// warning of stage `render` (the map's record stays that of the index).
+#[allow(clippy::too_many_arguments)]
 pub fn write_thumbnail(
     bytes: &[u8],
     opts: &PictureOptions,

@@ -267,8 +267,8 @@ impl MapCheck {
 // has them (one place to follow a rename).
 const SOLID: u8 = names::TILE_SOLID;
 const NOHOOK: u8 = names::TILE_NOHOOK;
-const START: u8 = names::TILE_BEGIN;
-const FINISH: u8 = names::TILE_END;
+const START: u8 = names::TILE_START;
+const FINISH: u8 = names::TILE_FINISH;
 const TELE_IN: u8 = names::TILE_TELEIN;
 const TELE_OUT: u8 = names::TILE_TELEOUT;
 const TELE_CHECKPOINT: u8 = names::TILE_TELECHECK;

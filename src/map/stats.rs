@@ -140,10 +140,8 @@ impl MapStats {
             _ => {}
         }
         for (id, &n) in h.counts.iter().enumerate() {
-            if n > 0 {
-                if names::is_special(kind, id as u8) {
-                    names.extend(names::tile_name(kind, id as u8));
-                }
+            if n > 0 && names::is_special(kind, id as u8) {
+                names.extend(names::tile_name(kind, id as u8));
             }
         }
         self.add_tile_counts(kind, &h.counts);
