@@ -195,6 +195,13 @@ pub struct CheckRun {
 }
 
 impl CheckRun {
+    /// Writes the summary document (pretty JSON) to `path`, whole.
+    pub fn write_summary(&self, path: &std::path::Path) -> io::Result<()> {
+        let mut text = serde_json::to_vec_pretty(&self.summary).map_err(io::Error::from)?;
+        text.push(b'\n');
+        super::output::write_whole(path, &text)
+    }
+
     /// Failed: an error finding, a map that could not be read, or nothing
     /// found.
     pub fn is_failure(&self) -> bool {
@@ -303,6 +310,38 @@ pub fn check_bytes(
         .map_err(|e| ErrorRecord::map(&e))
 }
 
+/// How `maps check` writes its records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum CheckFormat {
+    /// One JSON object per line (`json` is the same).
+    #[value(name = "jsonl", alias = "json")]
+    Jsonl,
+    /// `PATH: LOCATION: SEVERITY[RULE]: MESSAGE`.
+    Text,
+}
+
+/// [`run`] with the records written to `out` in `format`, flushed at the
+/// end.
+pub fn write(
+    sel: &Selection,
+    opts: &CheckOptions,
+    format: CheckFormat,
+    out: &mut dyn io::Write,
+    observer: &mut dyn Observer,
+) -> io::Result<CheckRun> {
+    let run = run(
+        sel,
+        opts,
+        &mut |r: &CheckRecord| match format {
+            CheckFormat::Text => writeln!(out, "{}", r.text_line()),
+            CheckFormat::Jsonl => super::sink::write_json_line(out, r),
+        },
+        observer,
+    )?;
+    out.flush()?;
+    Ok(run)
+}
+
 /// Checks every map of `sel`; the records reach `sink` in input order
 /// (each map's findings, then its map record), `observer` after each map.
 /// A write error of the sink stops the run and is returned.
@@ -314,17 +353,7 @@ pub fn run(
 ) -> io::Result<CheckRun> {
     let jobs = Limits::cap_jobs(opts.jobs, sel.inputs.len());
     let mut write_err = None;
-    let mut outcome = RunOutcome {
-        command: "maps check",
-        files: 0,
-        ok: 0,
-        failed: 0,
-        bytes: 0,
-        jobs,
-        elapsed_s: 0.0,
-        embedded: sel.embedded,
-        nothing_found: sel.nothing_found,
-    };
+    let mut outcome = RunOutcome::start("maps check", sel, jobs);
     let mut summary = CheckSummary {
         command: "maps check",
         ..CheckSummary::default()

@@ -316,17 +316,7 @@ pub fn run(
     let input_files = InputFiles::of(&sel.inputs);
     let jobs = crate::limits::Limits::cap_jobs(opts.jobs, sel.inputs.len());
     let mut write_err = None;
-    let mut outcome = RunOutcome {
-        command: "maps render",
-        files: 0,
-        ok: 0,
-        failed: 0,
-        bytes: 0,
-        jobs,
-        elapsed_s: 0.0,
-        embedded: sel.embedded,
-        nothing_found: sel.nothing_found,
-    };
+    let mut outcome = RunOutcome::start("maps render", sel, jobs);
     let start = Instant::now();
     run_ordered(
         &sel.inputs,

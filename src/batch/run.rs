@@ -81,6 +81,22 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
+    /// The outcome of a run of `command` over `sel` on `jobs` workers
+    /// before any file was read (the counts at 0).
+    pub fn start(command: &'static str, sel: &Selection, jobs: usize) -> Self {
+        RunOutcome {
+            command,
+            files: 0,
+            ok: 0,
+            failed: 0,
+            bytes: 0,
+            jobs,
+            elapsed_s: 0.0,
+            embedded: sel.embedded,
+            nothing_found: sel.nothing_found,
+        }
+    }
+
     /// The outcome of an index run, from its summary document.
     pub fn of_summary<A: Aggregate>(
         command: &'static str,

@@ -62,22 +62,13 @@ pub struct CheckArgs {
           value_parser = parse_rule)]
     pub rules: Vec<String>,
     /// Record format: JSON lines, or one line of text per record.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Jsonl)]
-    pub format: CheckFormat,
+    #[arg(long, value_enum, default_value_t = crate::batch::check::CheckFormat::Jsonl)]
+    pub format: crate::batch::check::CheckFormat,
     /// Also write the counts per rule and severity (JSON) to this file.
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
     #[command(flatten)]
     pub batch: BatchArgs,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum CheckFormat {
-    /// One JSON object per line (`json` is the same).
-    #[value(name = "jsonl", alias = "json")]
-    Jsonl,
-    /// `PATH: LOCATION: SEVERITY[RULE]: MESSAGE`.
-    Text,
 }
 
 #[derive(clap::Args, Debug)]
@@ -209,7 +200,7 @@ fn parse_rule(s: &str) -> Result<String, String> {
 }
 
 fn check(args: CheckArgs) -> io::Result<ExitCode> {
-    use crate::batch::check::{self, CheckRecord};
+    use crate::batch::check;
     if args.batch.list {
         return args.batch.list(&args.paths, "map", embedded::map_inputs);
     }
@@ -229,34 +220,15 @@ fn check(args: CheckArgs) -> io::Result<ExitCode> {
     };
     let mut bar = args.batch.bar(&sel, true);
     let (mut out, _stdout) = open_output(None)?;
-    let text = args.format == CheckFormat::Text;
-    let run = check::run(
-        &sel,
-        &opts,
-        &mut |r: &CheckRecord| {
-            if text {
-                use std::io::Write as _;
-                writeln!(out, "{}", r.text_line())
-            } else {
-                crate::batch::sink::write_json_line(&mut out, r)
-            }
-        },
-        &mut bar,
-    );
+    let run = check::write(&sel, &opts, args.format, &mut out, &mut bar);
     bar.finish();
     let run = run?;
-    {
-        use std::io::Write as _;
-        out.flush()?;
-    }
     if !args.batch.quiet {
         super::note!("{}", run.outcome.line());
         super::note!("{}", run.findings_line());
     }
     if let Some(p) = &args.summary {
-        let mut text = serde_json::to_vec_pretty(&run.summary).map_err(io::Error::from)?;
-        text.push(b'\n');
-        output::write_whole(p, &text)?;
+        run.write_summary(p)?;
     }
     Ok(super::exit_code(run.is_failure()))
 }
