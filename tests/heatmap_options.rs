@@ -294,7 +294,9 @@ fn heatmap_scale_is_clamped_to_the_pixel_limit() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    assert!(err.contains("warning: --scale 64 makes a"), "{err}");
+    // A run's note as every command prints it: `teebatch: ` once.
+    let line = format!("teebatch: {}: warning: --scale 64 makes a", png.display());
+    assert!(err.lines().any(|l| l.starts_with(&line)), "{err}");
     assert!(err.contains(&format!("drawn at --scale {fits} (")), "{err}");
     let recs = crate::common::records(&out);
     let pic = &recs[1];
@@ -303,6 +305,19 @@ fn heatmap_scale_is_clamped_to_the_pixel_limit() {
         (n(&pic["width"]), n(&pic["height"])),
         (gw * fits, gh * fits)
     );
+    // --quiet leaves the warning out, and nothing else is said.
+    let out = teebatch(&[
+        "demos",
+        "heatmap",
+        "-q",
+        demo,
+        "-o",
+        png.to_str().unwrap(),
+        "--scale",
+        "64",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
 
 /// Demos of several maps for one picture: refused from the headers before

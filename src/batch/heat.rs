@@ -658,7 +658,7 @@ pub fn run(
         };
         let (size, fitted) = fit_size(m.grid.width, m.grid.height, opts.size);
         if let Some(w) = fitted {
-            observer.note(&format!("teebatch: {}: warning: {w}", path.display()), true);
+            observer.note(&format!("{}: warning: {w}", path.display()), true);
         }
         let render_opts = RenderOptions {
             style: Style::Entities,
@@ -679,7 +679,7 @@ pub fn run(
                 let e = e.error.in_embedded_map(map_offset, Some(&demo));
                 observer.note(
                     &format!(
-                        "teebatch: {}: map {} ({}) embedded in {}: {} ({} in {} at byte {})",
+                        "{}: map {} ({}) embedded in {}: {} ({} in {} at byte {})",
                         path.display(),
                         m.name,
                         &hex::encode(sha)[..8],
@@ -731,7 +731,7 @@ pub fn run(
         if let Some(w) = pic.draw_legend(&drawn_legend) {
             observer.note(
                 &format!(
-                    "teebatch: {}: warning {}.{}: the picture is too small for the whole legend",
+                    "{}: warning {}.{}: the picture is too small for the whole legend",
                     path.display(),
                     w.stage,
                     w.kind

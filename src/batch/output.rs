@@ -475,6 +475,25 @@ pub fn check_run_outputs(
     check_outputs(&outputs, &lists, inputs).map_err(usage)
 }
 
+/// Checks the output of `teebatch merge` (`-o`, where `None` or `-` is
+/// stdout) before anything is read: its folder exists, and it is none of
+/// the `summaries` merged (a usage error naming both).
+pub fn check_merge_output(output: Option<&Path>, summaries: &[PathBuf]) -> io::Result<()> {
+    let Some(path) = output.filter(|p| !is_stdout(Some(p))) else {
+        return Ok(());
+    };
+    check_output_path(path)?;
+    let lists: Vec<Named<'_>> = summaries
+        .iter()
+        .map(|path| Named {
+            flag: "the summary",
+            path,
+        })
+        .collect();
+    check_outputs(&[Named { flag: "-o", path }], &lists, &[])
+        .map_err(|msg| io::Error::new(io::ErrorKind::InvalidInput, msg))
+}
+
 /// Writes `bytes` to `target` whole or not at all (see [`create`]).
 pub fn write_atomic(target: &Path, bytes: &[u8]) -> io::Result<()> {
     let (mut file, pending) = create(target)?;

@@ -166,30 +166,7 @@ pub fn merge(args: MergeArgs) -> io::Result<ExitCode> {
             LoadError::Incompatible(_) => 2,
         }))
     };
-    if let Some(p) = args
-        .output
-        .as_deref()
-        .filter(|p| !super::is_stdout(Some(p)))
-    {
-        crate::batch::output::check_output_path(p)?;
-        let lists: Vec<crate::batch::output::Named<'_>> = args
-            .summaries
-            .iter()
-            .map(|path| crate::batch::output::Named {
-                flag: "the summary",
-                path,
-            })
-            .collect();
-        crate::batch::output::check_outputs(
-            &[crate::batch::output::Named {
-                flag: "-o",
-                path: p,
-            }],
-            &lists,
-            &[],
-        )
-        .map_err(|msg| io::Error::new(io::ErrorKind::InvalidInput, msg))?;
-    }
+    crate::batch::output::check_merge_output(args.output.as_deref(), &args.summaries)?;
     match summary::merge::merge_files(&args.summaries) {
         Ok(m) => {
             let level = if args.strict { "error" } else { "warning" };

@@ -293,7 +293,7 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     let (outcome, totals) = {
         let mut refs: Vec<&mut dyn tables::TableWriter> =
             writers.iter_mut().map(|w| &mut **w as _).collect();
-        export::run_tables(&sel, jobs, &opts, &mut refs, &mut Errors(&mut bar))?
+        export::run_tables(&sel, jobs, &opts, &mut refs, &mut bar)?
     };
     drop(writers);
     for c in commits {
@@ -305,19 +305,6 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
         super::note!("{}", totals.rows_line(set, outcome.elapsed_s));
     }
     Ok(super::exit_code(outcome.is_failure()))
-}
-
-/// The bar, and each demo's error on stderr (above the bar).
-struct Errors<'a>(&'a mut super::progress::Progress);
-
-impl crate::batch::run::Observer for Errors<'_> {
-    fn file_done(&mut self, bytes: u64, path: &dyn Fn() -> String) {
-        self.0.file_done(bytes, path);
-    }
-
-    fn note(&mut self, message: &str, _warning: bool) {
-        self.0.suspend(|| super::note!("{message}"));
-    }
 }
 
 fn index(args: IndexArgs) -> io::Result<ExitCode> {

@@ -4,7 +4,6 @@
 
 use super::BatchArgs;
 use crate::batch::extract::{self, ExtractOptions, ManifestFormat, ManifestWriter};
-use crate::batch::run::Observer;
 use crate::batch::{diff as mapdiff, embedded, info as mapinfo, output};
 use crate::limits::Limits;
 use std::io::{self, Write};
@@ -80,18 +79,6 @@ pub fn info(args: InfoArgs) -> io::Result<ExitCode> {
     Ok(super::exit_code(report.is_failure()))
 }
 
-/// Forwards a run to the progress bar and prints its notes on stderr.
-struct Bar(super::progress::Progress);
-
-impl Observer for Bar {
-    fn file_done(&mut self, bytes: u64, path: &dyn Fn() -> String) {
-        self.0.file_done(bytes, path);
-    }
-    fn note(&mut self, message: &str, _warning: bool) {
-        super::note!("teebatch: {message}");
-    }
-}
-
 pub fn extract(args: ExtractArgs) -> io::Result<ExitCode> {
     if args.batch.list {
         return args.batch.list(&args.paths, "map", embedded::map_inputs);
@@ -115,9 +102,9 @@ pub fn extract(args: ExtractArgs) -> io::Result<ExitCode> {
         jobs: args.batch.jobs,
         limits: args.batch.select.limits(Limits::default()),
     };
-    let mut bar = Bar(args.batch.bar(&sel, super::is_stdout(Some(&manifest))));
+    let mut bar = args.batch.bar(&sel, super::is_stdout(Some(&manifest)));
     let outcome = extract::run(&sel, &opts, &mut writer, &mut bar);
-    bar.0.finish();
+    bar.finish();
     let outcome = outcome?;
     let mut out = writer.finish()?;
     out.flush()?;

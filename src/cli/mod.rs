@@ -25,7 +25,7 @@ mod progress;
 pub mod render;
 
 use crate::batch::output;
-use crate::batch::run::{write_summary_file, IndexRun};
+use crate::batch::run::{write_summary_file, IndexRun, RunOutcome};
 use crate::batch::summary::Aggregate;
 use crate::batch::Input;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -151,21 +151,45 @@ impl BatchArgs {
         crate::limits::Limits::cap_jobs(self.jobs, inputs)
     }
 
-    /// The progress bar of a batch over `files` inputs of `total_bytes`
-    /// whose records go to stdout or not (see [`progress::Progress`]).
-    pub fn progress(
-        &self,
-        total_bytes: u64,
-        files: usize,
-        records_to_stdout: bool,
-    ) -> progress::Progress {
+    /// The progress bar of a run over `sel` whose records go to stdout or
+    /// not, and the observer of its notes (see [`progress::Progress`]).
+    pub fn bar(&self, sel: &collection::Selection, records_to_stdout: bool) -> progress::Progress {
+        let total: u64 = sel.inputs.iter().map(Input::listed_size).sum();
         progress::Progress::new(
             self.quiet,
             self.progress,
-            total_bytes,
-            files,
+            total,
+            sel.inputs.len(),
             records_to_stdout,
         )
+    }
+
+    /// The end of a run: its line and `digest` on stderr (unless
+    /// `--quiet`), and its exit code.
+    pub fn end(&self, outcome: &RunOutcome, digest: &[String]) -> io::Result<ExitCode> {
+        self.say(outcome, digest);
+        Ok(exit_code(outcome.is_failure()))
+    }
+
+    fn say(&self, outcome: &RunOutcome, digest: &[String]) {
+        if !self.quiet {
+            note!("{}", outcome.line());
+            collection::print_digest(digest);
+        }
+    }
+
+    /// The end of an index run: its line and digest on stderr (unless
+    /// `--quiet`), its summary document to `summary_path`.
+    pub fn report<A: Aggregate>(
+        &self,
+        run: &IndexRun<A>,
+        summary_path: Option<&std::path::Path>,
+    ) -> io::Result<()> {
+        self.say(&run.outcome, &run.summary.aggregate.digest());
+        match summary_path {
+            Some(p) => write_summary_file(p, &run.summary),
+            None => Ok(()),
+        }
     }
 }
 
@@ -299,15 +323,13 @@ impl BatchArgs {
     }
 }
 
-pub use output::{is_stdout, open as open_output, with_path, Commit, RecordOut};
+pub use output::{is_stdout, open as open_output};
 
 /// Whether `e` means the reader of our output went away (`| head`): the
 /// run then ends quietly with exit code 0.
 pub fn is_closed_pipe(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::BrokenPipe
 }
-
-pub use crate::batch::run::mb_per_s;
 
 /// The exit code of a run that failed or not (1: some file failed or
 /// nothing was found; see [`crate::batch::run::RunOutcome::is_failure`]).
@@ -316,31 +338,5 @@ pub fn exit_code(failed: bool) -> ExitCode {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    }
-}
-
-impl BatchArgs {
-    /// The progress bar of a run over `sel` whose records go to stdout or
-    /// not (see [`progress::Progress`]).
-    pub fn bar(&self, sel: &collection::Selection, records_to_stdout: bool) -> progress::Progress {
-        let total: u64 = sel.inputs.iter().map(Input::listed_size).sum();
-        self.progress(total, sel.inputs.len(), records_to_stdout)
-    }
-
-    /// The end of an index run: its summary line and digest on stderr
-    /// (unless `--quiet`), its summary document to `summary_path`.
-    pub fn report<A: Aggregate>(
-        &self,
-        run: &IndexRun<A>,
-        summary_path: Option<&std::path::Path>,
-    ) -> io::Result<()> {
-        if !self.quiet {
-            note!("{}", run.outcome.line());
-            collection::print_digest(&run.summary.aggregate.digest());
-        }
-        if let Some(p) = summary_path {
-            write_summary_file(p, &run.summary)?;
-        }
-        Ok(())
     }
 }

@@ -23,6 +23,8 @@ pub struct Progress {
     bar: ProgressBar,
     files: usize,
     done: usize,
+    /// `--quiet`: the run's warning notes are left out.
+    quiet: bool,
 }
 
 impl Progress {
@@ -56,6 +58,7 @@ impl Progress {
             bar,
             files,
             done: 0,
+            quiet,
         };
         p.bar.set_message(p.message(""));
         // Drawn from here on, with the style and message in place.
@@ -99,10 +102,18 @@ impl Progress {
     }
 }
 
-/// The bar follows a library run.
+/// The one observer of the command line's runs: the bar follows the run,
+/// and its notes are printed on stderr above the bar as `teebatch:
+/// MESSAGE` (its warnings not with `--quiet`).
 impl crate::batch::run::Observer for Progress {
     fn file_done(&mut self, bytes: u64, path: &dyn Fn() -> String) {
         Progress::file_done(self, bytes, path);
+    }
+
+    fn note(&mut self, message: &str, warning: bool) {
+        if !(warning && self.quiet) {
+            self.suspend(|| super::note!("teebatch: {message}"));
+        }
     }
 }
 

@@ -6,7 +6,6 @@ use super::BatchArgs;
 use crate::batch::embedded;
 use crate::batch::heat::{self, HeatRecord, Pictures};
 use crate::batch::render::{self as pictures, RenderRecord};
-use crate::batch::run::Observer;
 use crate::batch::sink::write_json_line;
 use crate::render::{Crop, RenderOptions, Size, Style, Textures};
 use std::io::{self, Write};
@@ -129,21 +128,10 @@ pub enum StyleArg {
 /// when it was found there, and when the flat palette is used.
 pub fn textures(dir: Option<&Path>, quiet: bool) -> io::Result<Textures> {
     let t = Textures::locate(dir).map_err(|e| io::Error::new(io::ErrorKind::NotFound, e))?;
-    if quiet {
-        return Ok(t);
-    }
-    if let (crate::render::TexturesFrom::Installed, Some(d)) = (&t.from, &t.dir) {
-        super::note!(
-            "teebatch: textures from DDNet's data folder {} (--mapres DIR or ${} to choose another)",
-            d.display(),
-            crate::render::MAPRES_ENV
-        );
-    }
-    if !t.has_atlas() {
-        super::note!(
-            "teebatch: no entities texture found (--mapres DIR, ${}, or an installed DDNet's data folder): drawing with the flat palette (its legend is drawn in each picture)",
-            crate::render::MAPRES_ENV,
-        );
+    if !quiet {
+        for n in t.notes() {
+            super::note!("teebatch: {n}");
+        }
     }
     Ok(t)
 }
@@ -263,25 +251,7 @@ pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
     bar.finish();
     let run = outcome?;
     out.flush()?;
-    if !args.batch.quiet {
-        super::note!("{}", run.outcome.line());
-        super::collection::print_digest(&run.kinds.digest());
-    }
-    Ok(super::exit_code(run.outcome.is_failure()))
-}
-
-/// Prints a heatmap run's messages on stderr (the warnings unless
-/// `--quiet`).
-struct Notes {
-    quiet: bool,
-}
-
-impl Observer for Notes {
-    fn note(&mut self, message: &str, warning: bool) {
-        if !(warning && self.quiet) {
-            super::note!("{message}");
-        }
-    }
+    args.batch.end(&run.outcome, &run.kinds.digest())
 }
 
 /// `teebatch demos heatmap`.
@@ -320,19 +290,16 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
         mmap: args.batch.mmap,
         jobs: args.batch.jobs,
     };
+    let mut bar = args.batch.bar(&sel, true);
     let (mut out, _stdout) = super::open_output(None)?;
     let run = heat::run(
         &sel,
         &opts,
         &mut |r: &HeatRecord| write_json_line(&mut out, r),
-        &mut Notes {
-            quiet: args.batch.quiet,
-        },
-    )?;
+        &mut bar,
+    );
+    bar.finish();
+    let run = run?;
     out.flush()?;
-    if !args.batch.quiet {
-        super::note!("{}", run.outcome.line());
-        super::collection::print_digest(&run.kinds.digest());
-    }
-    Ok(super::exit_code(run.outcome.is_failure()))
+    args.batch.end(&run.outcome, &run.kinds.digest())
 }

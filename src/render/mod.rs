@@ -410,6 +410,25 @@ impl Textures {
         self.tileset_resamples.load(Ordering::Relaxed)
     }
 
+    /// What a person should know about where the textures came from (the
+    /// command line prints these on stderr unless `--quiet`): a folder
+    /// found in an installed DDNet, no entities texture at all.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let (TexturesFrom::Installed, Some(d)) = (&self.from, &self.dir) {
+            notes.push(format!(
+                "textures from DDNet's data folder {} (--mapres DIR or ${MAPRES_ENV} to choose another)",
+                d.display(),
+            ));
+        }
+        if !self.has_atlas() {
+            notes.push(format!(
+                "no entities texture found (--mapres DIR, ${MAPRES_ENV}, or an installed DDNet's data folder): drawing with the flat palette (its legend is drawn in each picture)",
+            ));
+        }
+        notes
+    }
+
     /// Whether the entities atlas was found (else the flat palette is used).
     pub fn has_atlas(&self) -> bool {
         self.atlas.is_some()
