@@ -8,8 +8,8 @@
 //! game, front, tele, speedup, switch, tune, then the plain, quads and
 //! sounds layers in the order added.
 
+use super::items;
 use crate::datafile::DatafileWriter;
-use crate::map::strings::to_i32_string;
 use crate::map::tiles::PhysicsKind;
 use crate::map::{
     ITEM_ENVELOPE, ITEM_ENVPOINTS, ITEM_GROUP, ITEM_IMAGE, ITEM_INFO, ITEM_LAYER, ITEM_SOUND,
@@ -176,22 +176,20 @@ impl MapBuilder {
             let item = match img {
                 ImageSpec::External(name) => {
                     let d = df.add_data(&cstr(name)) as i32;
-                    vec![1, 1024, 1024, 1, d, -1]
+                    items::image(1024, 1024, true, d, -1)
                 }
                 ImageSpec::Embedded(name, iw, ih) => {
                     let d = df.add_data(&cstr(name)) as i32;
                     let px = vec![128u8; (*iw as usize) * (*ih as usize) * 4];
                     let p = df.add_data(&px) as i32;
-                    vec![1, *iw, *ih, 0, d, p]
+                    items::image(*iw, *ih, false, d, p)
                 }
             };
             df.add_item(ITEM_IMAGE, i as u16, &item);
         }
         if !self.envelopes.is_empty() {
             for (i, name) in self.envelopes.iter().enumerate() {
-                let mut env = vec![2, 4, i as i32, 1];
-                env.extend(to_i32_string(name, 8));
-                env.push(0);
+                let env = items::envelope(2, 4, i as i32, 1, name, false);
                 df.add_item(ITEM_ENVELOPE, i as u16, &env);
             }
             let points: Vec<i32> = (0..self.envelopes.len())
@@ -217,33 +215,16 @@ impl MapBuilder {
             } else {
                 (df.add_data(&zeros) as i32, df.add_data(tiles) as i32)
             };
-            let at = |k: PhysicsKind| if k == *kind { special } else { -1 };
-            let mut item = vec![
-                0,
-                2,
-                0,
-                3,
-                w,
-                h,
-                kind.flag(),
-                255,
-                255,
-                255,
-                255,
-                -1,
-                0,
-                -1,
-                main,
-            ];
-            item.extend(to_i32_string(kind.name(), 3));
-            item.extend([
-                at(PhysicsKind::Tele),
-                at(PhysicsKind::Speedup),
-                at(PhysicsKind::Front),
-                at(PhysicsKind::Switch),
-                at(PhysicsKind::Tune),
-            ]);
-            df.add_item(ITEM_LAYER, layer_id, &item);
+            let mut specials = [-1; 5];
+            if let Some(slot) = items::special_slot(kind.flag()) {
+                specials[slot] = special;
+            }
+            let item = items::TileLayer {
+                flags: kind.flag(),
+                specials,
+                ..items::TileLayer::plain(w, h, main, kind.name())
+            };
+            df.add_item(ITEM_LAYER, layer_id, &item.item());
             layer_id += 1;
         }
         for e in &self.extra {
@@ -252,30 +233,27 @@ impl MapBuilder {
                     let mut tiles = vec![0u8; self.width * self.height * 4];
                     tiles[0] = 1;
                     let d = df.add_data(&tiles) as i32;
-                    let mut item = vec![
-                        0, 2, 0, 3, w, h, 0, 255, 255, 255, 255, color_env, 0, image, d,
-                    ];
-                    item.extend(to_i32_string("Tiles", 3));
-                    item.extend([-1; 5]);
-                    item
+                    items::TileLayer {
+                        colour_env: color_env,
+                        image,
+                        ..items::TileLayer::plain(w, h, d, "Tiles")
+                    }
+                    .item()
                 }
                 Extra::Quads(image, pos_env, color_env) => {
-                    let mut ints = [0i32; 38];
-                    for (c, (dx, dy)) in [(0, 0), (1, 0), (0, 1), (1, 1), (0, 0)].iter().enumerate()
-                    {
-                        ints[2 * c] = dx * 32 * 1024;
-                        ints[2 * c + 1] = dy * 32 * 1024;
+                    let at = |dx: i32, dy: i32| (dx * 32 * 1024, dy * 32 * 1024);
+                    let mut bytes = Vec::new();
+                    items::Quad {
+                        corners: [at(0, 0), at(1, 0), at(0, 1), at(1, 1)],
+                        pivot: at(0, 0),
+                        colours: [[255; 4]; 4],
+                        uv: [(0, 0); 4],
+                        pos_env: (pos_env, 0),
+                        colour_env: (color_env, 0),
                     }
-                    for c in 0..4 {
-                        ints[10 + 4 * c..14 + 4 * c].copy_from_slice(&[255, 255, 255, 255]);
-                    }
-                    ints[34] = pos_env;
-                    ints[36] = color_env;
-                    let bytes: Vec<u8> = ints.iter().flat_map(|v| v.to_le_bytes()).collect();
+                    .write(&mut bytes);
                     let d = df.add_data(&bytes) as i32;
-                    let mut item = vec![0, 3, 0, 2, 1, d, image];
-                    item.extend(to_i32_string("Quads", 3));
-                    item
+                    items::quads_layer(1, d, image, "Quads")
                 }
                 Extra::Sounds(sound, pos_env, sound_env) => {
                     // Position, loop, pan, delay, falloff, position
@@ -284,16 +262,13 @@ impl MapBuilder {
                     let ints = [0, 0, 1, 1, 0, 0, pos_env, 0, sound_env, 0, 1, 1500, 0];
                     let bytes: Vec<u8> = ints.iter().flat_map(|v: &i32| v.to_le_bytes()).collect();
                     let d = df.add_data(&bytes) as i32;
-                    let mut item = vec![0, 10, 0, 2, 1, d, sound];
-                    item.extend(to_i32_string("Sounds", 3));
-                    item
+                    items::sounds_layer(1, d, sound, "Sounds")
                 }
             };
             df.add_item(ITEM_LAYER, layer_id, &item);
             layer_id += 1;
         }
-        let mut g = vec![3, 0, 0, 100, 100, 0, layer_id as i32, 0, 0, 0, 0, 0];
-        g.extend(to_i32_string("Game", 3));
+        let g = items::group((0, 0), (100, 100), 0, layer_id as i32, None, "Game");
         df.add_item(ITEM_GROUP, 0, &g);
         df.write()
     }

@@ -16,9 +16,9 @@
 
 use super::rng::Rng;
 
+use super::items;
 use crate::datafile::DatafileWriter;
 use crate::map::names::{self, ENTITY_OFFSET};
-use crate::map::strings::to_i32_string;
 use crate::map::uuids;
 use crate::map::PhysicsKind;
 use crate::map::{
@@ -306,13 +306,18 @@ pub fn build(p: &SynthParams) -> SynthMap {
 
     // An external image.
     let d_img_name = df.add_data(&cstring("grass_main")) as i32;
-    df.add_item(ITEM_IMAGE, 0, &[1, 1024, 1024, 1, d_img_name, -1]);
+    df.add_item(
+        ITEM_IMAGE,
+        0,
+        &items::image(1024, 1024, true, d_img_name, -1),
+    );
 
     // A color envelope with two points.
-    let mut env = vec![2, 4, 0, 2];
-    env.extend(to_i32_string("pulse", 8));
-    env.push(1);
-    df.add_item(ITEM_ENVELOPE, 0, &env);
+    df.add_item(
+        ITEM_ENVELOPE,
+        0,
+        &items::envelope(2, 4, 0, 2, "pulse", true),
+    );
     df.add_item(
         ITEM_ENVPOINTS,
         0,
@@ -486,48 +491,48 @@ pub fn build(p: &SynthParams) -> SynthMap {
         };
         let d_main = df.add_data(&main) as i32;
         let d_special = l.special.as_ref().map_or(-1, |s| df.add_data(s) as i32);
-        let at = |flag: i32| if l.flags == flag { d_special } else { -1 };
-        let version = if l.skip { 4 } else { 3 };
-        let mut item = vec![
-            0, 2, 0, version, w as i32, h as i32, l.flags, 255, 255, 255, 255, -1, 0, l.image,
-            d_main,
-        ];
-        item.extend(to_i32_string(l.name, 3));
-        item.extend([at(2), at(4), at(8), at(16), at(32)]);
-        df.add_item(ITEM_LAYER, k as u16, &item);
+        let mut specials = [-1; 5];
+        if let Some(slot) = items::special_slot(l.flags) {
+            specials[slot] = d_special;
+        }
+        let item = items::TileLayer {
+            version: if l.skip { 4 } else { 3 },
+            flags: l.flags,
+            image: l.image,
+            specials,
+            ..items::TileLayer::plain(w as i32, h as i32, d_main, l.name)
+        };
+        df.add_item(ITEM_LAYER, k as u16, &item.item());
     }
 
     // Quads layer with two quads, the second colored by the envelope.
     let num_quads = 2;
     let mut quads = Vec::new();
     for q in 0..num_quads {
-        let mut ints = [0i32; 38];
         let (x, y) = (
             rng.modulo(w as u64 * 32) as i32 * 512,
             rng.modulo(h as u64 * 32) as i32 * 512,
         );
-        for (c, (dx, dy)) in [(0, 0), (1, 0), (0, 1), (1, 1), (0, 0)].iter().enumerate() {
-            ints[2 * c] = x + dx * 64 * 512;
-            ints[2 * c + 1] = y + dy * 64 * 512;
+        let at = |dx: i32, dy: i32| (x + dx * 64 * 512, y + dy * 64 * 512);
+        items::Quad {
+            corners: [at(0, 0), at(1, 0), at(0, 1), at(1, 1)],
+            pivot: at(0, 0),
+            colours: [[255; 4]; 4],
+            uv: [(0, 0); 4],
+            pos_env: (-1, 0),
+            colour_env: (if q == 1 { 0 } else { -1 }, 0),
         }
-        for c in 0..4 {
-            ints[10 + 4 * c..14 + 4 * c].copy_from_slice(&[255, 255, 255, 255]);
-        }
-        ints[34] = -1;
-        ints[36] = if q == 1 { 0 } else { -1 };
-        quads.extend(ints.iter().flat_map(|v| v.to_le_bytes()));
+        .write(&mut quads);
     }
     let d_quads = df.add_data(&quads) as i32;
-    let mut item = vec![0, 3, 0, 2, num_quads, d_quads, -1];
-    item.extend(to_i32_string("Quads", 3));
+    let item = items::quads_layer(num_quads, d_quads, -1, "Quads");
     df.add_item(ITEM_LAYER, num_tile_layers as u16, &item);
 
     // Groups: game group, then a background group with the quads.
-    let mut g = vec![3, 0, 0, 100, 100, 0, num_tile_layers as i32, 0, 0, 0, 0, 0];
-    g.extend(to_i32_string("Game", 3));
+    let n = num_tile_layers as i32;
+    let g = items::group((0, 0), (100, 100), 0, n, None, "Game");
     df.add_item(ITEM_GROUP, 0, &g);
-    let mut g = vec![3, 0, 0, 50, 50, num_tile_layers as i32, 1, 0, 0, 0, 0, 0];
-    g.extend(to_i32_string("Background", 3));
+    let g = items::group((0, 0), (50, 50), n, 1, None, "Background");
     df.add_item(ITEM_GROUP, 1, &g);
 
     // An auto mapper config for the plain tiles layer, declared by UUID.
@@ -604,24 +609,17 @@ pub fn deathmatch_map(width: usize, height: usize, seed: u64) -> Vec<u8> {
             );
         }
     }
-    let name = |s: &str| {
-        let mut v = Vec::new();
-        v.extend(to_i32_string(s, 3));
-        v
-    };
     let mut df = DatafileWriter::new();
     df.add_item(ITEM_VERSION, 0, &[1]);
     df.add_item(ITEM_INFO, 0, &[1, -1, -1, -1, -1]);
-    let mut group = vec![3, 0, 0, 100, 100, 0, 1, 0, 0, 0, 0, 0];
-    group.extend(name("Game"));
+    let group = items::group((0, 0), (100, 100), 0, 1, None, "Game");
     df.add_item(ITEM_GROUP, 0, &group);
     let data = df.add_data(&tiles) as i32;
-    let mut layer = vec![
-        0, 2, 0, 3, w as i32, h as i32, 1, 255, 255, 255, 255, -1, 0, -1, data,
-    ];
-    layer.extend(name("Game"));
-    layer.extend_from_slice(&[-1, -1, -1, -1, -1]);
-    df.add_item(ITEM_LAYER, 0, &layer);
+    let layer = items::TileLayer {
+        flags: 1,
+        ..items::TileLayer::plain(w as i32, h as i32, data, "Game")
+    };
+    df.add_item(ITEM_LAYER, 0, &layer.item());
     df.write()
 }
 

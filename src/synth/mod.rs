@@ -3,9 +3,12 @@
 //!
 //! [`map`] writes maps with teebatch's own datafile writer; [`scene`]
 //! writes small hand-made maps for pixel tests of the full style; [`demo`]
-//! simulates and records games with the demo writer.
+//! simulates and records games with the demo writer. The three map
+//! writers ([`map`], [`builder`], [`scene`]) take their item layouts from
+//! [`items`].
 
 pub mod demo;
+pub mod items;
 pub mod map;
 pub mod rng;
 pub mod scene;

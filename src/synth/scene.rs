@@ -10,8 +10,8 @@
 //! size (all air) is written in the first group that asks for it
 //! ([`Layer::Game`]), as the full style sizes the picture by it.
 
+use super::items;
 use crate::datafile::DatafileWriter;
-use crate::map::strings::to_i32_string;
 use crate::map::uuids;
 use crate::map::{
     ITEM_ENVELOPE, ITEM_ENVPOINTS, ITEM_GROUP, ITEM_IMAGE, ITEM_LAYER, ITEM_UUID_INDEX,
@@ -180,10 +180,11 @@ impl Scene {
             name.push(0);
             let d_name = df.add_data(&name) as i32;
             let d_pixels = df.add_data(&img.pixels) as i32;
+            let (w, h) = (img.width as i32, img.height as i32);
             df.add_item(
                 ITEM_IMAGE,
                 i as u16,
-                &[1, img.width as i32, img.height as i32, 0, d_name, d_pixels],
+                &items::image(w, h, false, d_name, d_pixels),
             );
         }
         self.write_envelopes(&mut df);
@@ -194,18 +195,8 @@ impl Scene {
                 self.write_layer(&mut df, layer_id, l);
                 layer_id += 1;
             }
-            let clip = g.clip.map_or([0; 5], |c| [1, c[0], c[1], c[2], c[3]]);
-            let mut item = vec![
-                3,
-                g.offset.0,
-                g.offset.1,
-                g.parallax.0,
-                g.parallax.1,
-                start,
-                g.layers.len() as i32,
-            ];
-            item.extend(clip);
-            item.extend(to_i32_string("g", 3));
+            let n = g.layers.len() as i32;
+            let item = items::group(g.offset, g.parallax, start, n, g.clip, "g");
             df.add_item(ITEM_GROUP, gi as u16, &item);
         }
         df.write()
@@ -219,9 +210,8 @@ impl Scene {
         let mut start = 0;
         for (i, e) in self.envelopes.iter().enumerate() {
             let version = if upstream { 3 } else { 2 };
-            let mut item = vec![version, e.channels, start, e.points.len() as i32];
-            item.extend(to_i32_string("env", 8));
-            item.push(0);
+            let n = e.points.len() as i32;
+            let item = items::envelope(version, e.channels, start, n, "env", false);
             df.add_item(ITEM_ENVELOPE, i as u16, &item);
             start += e.points.len() as i32;
         }
@@ -261,12 +251,15 @@ impl Scene {
             }
             let d = df.add_data(&bytes) as i32;
             let (env, offset) = t.env.map_or((-1, 0), |(e, o)| (e as i32, o));
-            let mut item = vec![0, 2, 0, 3, w as i32, h as i32, flags];
-            item.extend(t.colour);
-            item.extend([env, offset, t.image.map_or(-1, |i| i as i32), d]);
-            item.extend(to_i32_string("t", 3));
-            item.extend([-1; 5]);
-            df.add_item(ITEM_LAYER, id, &item);
+            let item = items::TileLayer {
+                flags,
+                colour: t.colour,
+                colour_env: env,
+                colour_env_offset: offset,
+                image: t.image.map_or(-1, |i| i as i32),
+                ..items::TileLayer::plain(w as i32, h as i32, d, "t")
+            };
+            df.add_item(ITEM_LAYER, id, &item.item());
         };
         match l {
             Layer::Game => {
@@ -283,28 +276,22 @@ impl Scene {
             Layer::Tiles(t) => tilemap(df, t.width, t.height, 0, t),
             Layer::Quads(q) => {
                 let mut bytes = Vec::with_capacity(q.quads.len() * 152);
+                let point = |(x, y): (f64, f64)| (fixed(x), fixed(y));
+                let env = |e: Option<(usize, i32)>| e.map_or((-1, 0), |(e, o)| (e as i32, o));
                 for quad in &q.quads {
-                    let mut v = [0i32; 38];
-                    for (k, &(x, y)) in quad.corners.iter().chain([&quad.pivot]).enumerate() {
-                        v[2 * k] = fixed(x);
-                        v[2 * k + 1] = fixed(y);
+                    items::Quad {
+                        corners: quad.corners.map(point),
+                        pivot: point(quad.pivot),
+                        colours: quad.colours,
+                        uv: quad.uv.map(point),
+                        pos_env: env(quad.pos_env),
+                        colour_env: env(quad.colour_env),
                     }
-                    for (k, c) in quad.colours.iter().enumerate() {
-                        v[10 + 4 * k..14 + 4 * k].copy_from_slice(c);
-                    }
-                    for (k, &(u, w)) in quad.uv.iter().enumerate() {
-                        v[26 + 2 * k] = fixed(u);
-                        v[27 + 2 * k] = fixed(w);
-                    }
-                    let env = |e: Option<(usize, i32)>| e.map_or([-1, 0], |(e, o)| [e as i32, o]);
-                    v[34..36].copy_from_slice(&env(quad.pos_env));
-                    v[36..38].copy_from_slice(&env(quad.colour_env));
-                    bytes.extend(v.iter().flat_map(|x| x.to_le_bytes()));
+                    .write(&mut bytes);
                 }
                 let d = df.add_data(&bytes) as i32;
                 let image = q.image.map_or(-1, |i| i as i32);
-                let mut item = vec![0, 3, 0, 2, q.quads.len() as i32, d, image];
-                item.extend(to_i32_string("q", 3));
+                let item = items::quads_layer(q.quads.len() as i32, d, image, "q");
                 df.add_item(ITEM_LAYER, id, &item);
             }
         }
