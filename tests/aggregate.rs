@@ -612,13 +612,13 @@ fn random_splits_of_the_real_datasets_merge_exactly() {
     assert_eq!(a.files, m.len() as u64);
     assert_eq!(
         a.paths_by_sha256.len(),
-        m.iter().filter(|r| r.sha256.is_some()).count()
+        m.iter().filter(|r| r.body.sha256.is_some()).count()
     );
     let mut a = DemosAggregate::default();
     d.iter().for_each(|r| a.add(r));
     assert_eq!(
         a.totals.ticks,
-        d.iter().map(|r| r.ticks.unwrap_or(0)).sum::<u64>()
+        d.iter().map(|r| r.body.ticks.unwrap_or(0)).sum::<u64>()
     );
     // The splits above merge real finishes: Multeasymap's two chat lines.
     assert_eq!(a.totals.race_finishes, 2);

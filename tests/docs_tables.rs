@@ -76,7 +76,8 @@ fn field_names(schema: &arrow_schema::Schema) -> Vec<String> {
 /// first column of the `maps index` table is every top-level field of the
 /// records' schema (`error` and `warnings` are described above it), its
 /// `map` row names every field of `map`; the `demos index` paragraph names
-/// every top-level demo field.
+/// every top-level demo field; the envelope every record shares is as its
+/// paragraph says.
 #[test]
 fn records_reference() {
     use arrow_schema::DataType;
@@ -120,6 +121,37 @@ fn records_reference() {
             );
         }
     }
+
+    // The envelope (`batch::record::Record`), as the paragraph above the
+    // tables says: the same fields first and last in both schemas and in
+    // the JSON of an empty record of each kind.
+    assert!(doc.contains(
+        "`path`, `name`, `size` first, then the\nkind's fields, then `warnings`, then `error`"
+    ));
+    for schema in [maps_schema(), demos_schema()] {
+        let names = field_names(&schema);
+        assert_eq!(names[..3], ["path", "name", "size"]);
+        assert_eq!(names[names.len() - 2..], ["warnings", "error"]);
+    }
+    let empty = r#"{"path":"","name":"","size":0,"warnings":[]}"#;
+    use teebatch::batch::{demos, heat, maps, render};
+    assert_eq!(
+        serde_json::to_string(&maps::MapRecord::default()).unwrap(),
+        empty
+    );
+    assert_eq!(
+        serde_json::to_string(&demos::DemoRecord::default()).unwrap(),
+        empty
+    );
+    assert_eq!(
+        serde_json::to_string(&render::RenderRecord::default()).unwrap(),
+        empty
+    );
+    assert!(doc.contains("(`path`, `size`, `map`, `map_sha256`, `positions`, `error`)"));
+    assert_eq!(
+        serde_json::to_string(&heat::HeatDemoRecord::default()).unwrap(),
+        r#"{"path":"","size":0,"positions":0}"#
+    );
 
     let demos = doc
         .split("`demos index` record:")

@@ -206,7 +206,7 @@ fn worker_buffers_shrink_after_a_huge_map() {
     };
     let rec = maps::index_input(&mut worker, &input, &opts);
     assert!(rec.error.is_none(), "{:?}", rec.error);
-    assert!(rec.data_crc32.is_some());
+    assert!(rec.body.data_crc32.is_some());
     assert!(worker.data_buf.capacity() <= Limits::KEEP_WORKER_BUFFER_BYTES);
     assert!(worker.read_buf.capacity() <= Limits::KEEP_WORKER_BUFFER_BYTES);
     assert!(worker.inflater.held_bytes() <= Limits::KEEP_WORKER_BUFFER_BYTES);
@@ -250,10 +250,14 @@ fn every_verify_strength_finds_a_corrupted_block_the_summary_skips() {
     ] {
         let rec = index(&good, verify);
         assert!(rec.error.is_none(), "{verify:?}: {:?}", rec.error);
-        assert_eq!(rec.data_crc32, want_crc.then(|| crc.clone()), "{verify:?}");
-        assert_eq!(rec.data_sha256.is_some(), want_sha, "{verify:?}");
+        assert_eq!(
+            rec.body.data_crc32,
+            want_crc.then(|| crc.clone()),
+            "{verify:?}"
+        );
+        assert_eq!(rec.body.data_sha256.is_some(), want_sha, "{verify:?}");
         let rec = index(&bad, verify);
-        assert_eq!(rec.data_crc32, None, "{verify:?}");
+        assert_eq!(rec.body.data_crc32, None, "{verify:?}");
         match verify {
             Verify::Off => assert!(rec.error.is_none(), "{:?}", rec.error),
             _ => {

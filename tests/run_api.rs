@@ -174,10 +174,10 @@ fn render_run_into_a_folder() {
     assert_eq!(outcome.files, sel.inputs.len() as u64);
     assert_eq!(
         outcome.ok,
-        records.iter().filter(|r| r.output.is_some()).count() as u64
+        records.iter().filter(|r| r.body.output.is_some()).count() as u64
     );
     for r in &records {
-        if let Some(png) = &r.output {
+        if let Some(png) = &r.body.output {
             assert!(std::path::Path::new(png).starts_with(dir.path()));
             assert!(std::path::Path::new(png).is_file());
         }

@@ -484,19 +484,19 @@ pub fn analysis(data: &[u8]) {
                 .count();
             assert!(n <= max + 1, "{stage}: {n} warnings");
         }
-        assert!(rec.players.len() <= Limits::MAX_TRACKED_PLAYERS);
-        for p in &rec.players {
+        assert!(rec.body.players.len() <= Limits::MAX_TRACKED_PLAYERS);
+        for p in &rec.body.players {
             assert!(p.names.len() <= Limits::MAX_NAMES_PER_PLAYER);
             assert!(p.clans.len() <= Limits::MAX_NAMES_PER_PLAYER);
         }
-        if let (Some(s), Some(c)) = (rec.snapshots_reconstructed, rec.chunks) {
+        if let (Some(s), Some(c)) = (rec.body.snapshots_reconstructed, rec.body.chunks) {
             assert!(s <= c.snapshot + c.snapshot_delta);
             if rec.error.is_none() {
                 assert_eq!(s, c.snapshot + c.snapshot_delta);
             }
         }
         if let Some(stats) = stats {
-            assert_eq!(Some(stats.chunks.tick_markers), rec.ticks);
+            assert_eq!(Some(stats.chunks.tick_markers), rec.body.ticks);
         }
     })
 }

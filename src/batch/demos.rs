@@ -1,6 +1,6 @@
 //! `demos index`: one record per demo, decoded through the snapshot stream.
 
-use super::record::{ErrorRecord, Stage, WarningRecord};
+use super::record::{Body, ErrorRecord, Record, Stage, WarningRecord};
 use super::{load, Input, MmapMode};
 use crate::backend::Backend;
 use crate::codec::snapshot::Protocol;
@@ -83,13 +83,14 @@ pub struct EmbeddedMapRecord {
     pub error: Option<ErrorRecord>,
 }
 
-/// One line of `demos index` output. Fields that could not be determined
-/// because of an error are absent; everything decoded before it is kept.
+/// One line of `demos index` output: the envelope around a [`DemoBody`].
+pub type DemoRecord = Record<DemoBody>;
+
+/// The fields of a `demos index` record between `size` and `warnings`.
+/// Fields that could not be determined because of an error are absent;
+/// everything decoded before it is kept.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct DemoRecord {
-    pub path: String,
-    pub name: String,
-    pub size: u64,
+pub struct DemoBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sha256: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -119,14 +120,13 @@ pub struct DemoRecord {
     pub players: Vec<PlayerSummary>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub messages: Option<MessagesRecord>,
-    pub warnings: Vec<WarningRecord>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<ErrorRecord>,
     /// Bytes after the header and the embedded map, for the collection
     /// summary; not part of the record output.
     #[serde(skip)]
     pub chunk_bytes: Option<u64>,
 }
+
+impl Body for DemoBody {}
 
 /// A player as reported in a record.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
@@ -254,24 +254,17 @@ impl Worker {
 
 /// Indexes one demo.
 pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> DemoRecord {
-    let mut rec = DemoRecord {
-        path: input.display_path(),
-        name: input.stem(),
-        size: input.listed_size(),
-        ..DemoRecord::default()
-    };
-    if input.listed_size() > opts.limits.max_demo_file_bytes {
-        rec.error = Some(ErrorRecord::too_large(opts.limits.max_demo_file_bytes));
-        input.release();
-    } else {
-        match load(input, opts.mmap, &mut w.read_buf) {
-            Ok(bytes) => {
-                index_bytes(&mut rec, &bytes, &mut w.decoder, w.max_warnings);
-            }
-            Err(e) => rec.error = Some(ErrorRecord::io(&e)),
-        }
-        crate::limits::shrink_buffer(&mut w.read_buf);
+    let mut rec = DemoRecord::of(input);
+    if rec.refuse_over(input, opts.limits.max_demo_file_bytes) {
+        return rec;
     }
+    match load(input, opts.mmap, &mut w.read_buf) {
+        Ok(bytes) => {
+            index_bytes(&mut rec, &bytes, &mut w.decoder, w.max_warnings);
+        }
+        Err(e) => rec.fail(ErrorRecord::io(&e)),
+    }
+    crate::limits::shrink_buffer(&mut w.read_buf);
     rec
 }
 
@@ -289,14 +282,14 @@ pub fn index_bytes(
     max_warnings: usize,
 ) -> Option<DemoStats> {
     rec.size = bytes.len() as u64;
-    rec.sha256 = Some(hex::encode(Sha256::digest(bytes)));
+    rec.body.sha256 = Some(hex::encode(Sha256::digest(bytes)));
     // Header warnings; the chunk framing warnings (tick padding, overlong
     // size escapes, unknown chunk types) join them as the stream reads the
     // chunks.
     let mut container = Warnings::new(max_warnings);
     let parsed = Demo::parse_with_warnings(bytes, &mut container);
     let container_records = |rec: &mut DemoRecord, container: &Warnings<DemoWarning>| {
-        rec.warnings.extend(container.iter().map(|w| WarningRecord {
+        rec.warn(container.iter().map(|w| WarningRecord {
             stage: Stage::Demo,
             kind: w.kind.kind(),
             section: w.section.to_string(),
@@ -307,7 +300,7 @@ pub fn index_bytes(
         Ok(d) => d,
         Err(e) => {
             container_records(rec, &container);
-            rec.error = Some(ErrorRecord::demo(&e));
+            rec.fail(ErrorRecord::demo(&e));
             // A map cut off by the end of the file: the header is still good.
             if let Ok(partial) = Demo::parse_truncated_map(bytes) {
                 fill_header(rec, &partial);
@@ -316,7 +309,7 @@ pub fn index_bytes(
         }
     };
     fill_header(rec, &demo);
-    rec.chunk_bytes = Some(bytes.len().saturating_sub(demo.chunks_offset()) as u64);
+    rec.body.chunk_bytes = Some(bytes.len().saturating_sub(demo.chunks_offset()) as u64);
     // Messages, objects and item names follow the protocol the snapshots
     // are decoded with (for an unknown net version DDNet's fallback, which
     // the stream reports with a warning).
@@ -344,7 +337,8 @@ pub fn index_bytes(
     }
     let analysis = visitor.finish();
     let stats = analysis.stats;
-    rec.players = analysis
+    let body = &mut rec.body;
+    body.players = analysis
         .players
         .into_iter()
         .map(|p| PlayerSummary {
@@ -359,8 +353,8 @@ pub fn index_bytes(
             local: p.local,
         })
         .collect();
-    rec.messages = Some(analysis.messages.into());
-    rec.warnings.extend(stream_warnings.iter().map(|w| {
+    body.messages = Some(analysis.messages.into());
+    rec.warn(stream_warnings.iter().map(|w| {
         WarningRecord {
             stage: Stage::Stream,
             kind: w.kind.kind(),
@@ -371,25 +365,25 @@ pub fn index_bytes(
         }
     }));
     let StageWarnings { message, players } = &analysis_warnings;
-    rec.warnings
-        .extend(message.iter().chain(players).map(|w| WarningRecord {
-            stage: w.stage.stage(),
-            kind: w.kind.kind(),
-            section: w.section(),
-            offset: w.offset as u64,
-        }));
+    rec.warn(message.iter().chain(players).map(|w| WarningRecord {
+        stage: w.stage.stage(),
+        kind: w.kind.kind(),
+        section: w.section(),
+        offset: w.offset as u64,
+    }));
     if let Some(e) = error {
-        rec.error = Some(ErrorRecord::stream(&e));
+        rec.fail(ErrorRecord::stream(&e));
     }
-    rec.chunks = Some(stats.chunks);
-    rec.first_tick = stats.first_tick;
-    rec.last_tick = stats.last_tick;
-    rec.ticks = Some(stats.chunks.tick_markers);
-    rec.duration_s = match (stats.first_tick, stats.last_tick) {
+    let body = &mut rec.body;
+    body.chunks = Some(stats.chunks);
+    body.first_tick = stats.first_tick;
+    body.last_tick = stats.last_tick;
+    body.ticks = Some(stats.chunks.tick_markers);
+    body.duration_s = match (stats.first_tick, stats.last_tick) {
         (Some(a), Some(b)) => Some(f64::from(b.saturating_sub(a)) / f64::from(TICKS_PER_SECOND)),
         _ => None,
     };
-    rec.snapshots_reconstructed = Some(stats.snapshots_reconstructed);
+    body.snapshots_reconstructed = Some(stats.snapshots_reconstructed);
     for (type_id, s) in &stats.item_types_ordinal {
         let name = protocol
             .item_name(u32::from(*type_id))
@@ -398,7 +392,7 @@ pub fn index_bytes(
             } else {
                 "unknown"
             });
-        rec.item_types.push(ItemTypeRecord {
+        body.item_types.push(ItemTypeRecord {
             type_id: Some(*type_id),
             uuid: None,
             name: name.to_owned(),
@@ -410,7 +404,7 @@ pub fn index_bytes(
         // `uuid (Name)`
         let (uuid, name) = key.split_once(' ').unwrap_or((key, ""));
         let name = name.trim_start_matches('(').trim_end_matches(')');
-        rec.item_types.push(ItemTypeRecord {
+        body.item_types.push(ItemTypeRecord {
             type_id: None,
             uuid: Some(uuid.to_owned()),
             name: name.to_owned(),
@@ -423,6 +417,7 @@ pub fn index_bytes(
 
 /// Fills the header and embedded-map fields.
 fn fill_header(rec: &mut DemoRecord, demo: &Demo<'_>) {
+    let rec = &mut rec.body;
     let net_version = lossy(demo.net_version());
     let protocol = demo.protocol();
     rec.header = Some(HeaderRecord {
@@ -503,7 +498,6 @@ pub fn run(
             )
         },
         |w, input| index_input(&mut w.0, input, index),
-        |rec: &DemoRecord| rec.size,
         sink,
         observer,
         |w| &mut w.1,

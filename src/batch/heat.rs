@@ -2,7 +2,7 @@
 //! each map and drawn over the map's entities picture.
 
 use super::output::InputFiles;
-use super::record::ErrorRecord;
+use super::record::{Body, ErrorRecord, Record};
 use super::render::write_picture;
 use super::run::{Observer, RunOutcome, Selection};
 use super::sink::RecordSink;
@@ -112,19 +112,26 @@ pub enum HeatRecord {
     Picture(HeatPictureRecord),
 }
 
-/// One line of `demos heatmap` output per demo.
+/// One line of `demos heatmap` output per demo: the envelope around a
+/// [`HeatDemoBody`], written without `name` and `warnings`.
+pub type HeatDemoRecord = Record<HeatDemoBody>;
+
+/// The fields of a `demos heatmap` demo record between `size` and `error`.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct HeatDemoRecord {
-    pub path: String,
-    pub size: u64,
+pub struct HeatDemoBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub map_sha256: Option<String>,
     /// Positions counted.
     pub positions: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<ErrorRecord>,
+}
+
+/// The demo records of `demos heatmap` were written without `name` and
+/// `warnings` before the envelope, and still are.
+impl Body for HeatDemoBody {
+    const NAME: bool = false;
+    const WARNINGS: bool = false;
 }
 
 /// The line of `demos heatmap` output per picture.
@@ -193,7 +200,6 @@ struct HeatWorker {
     buf: Vec<u8>,
     inflater: crate::datafile::Inflater,
     scratch: Vec<u8>,
-    failed: u64,
 }
 
 /// Every map's counts so far, by SHA-256 of the map: workers add each
@@ -276,16 +282,11 @@ fn heat_demo(
     use arrow_array::cast::AsArray;
     use arrow_array::types::Int32Type;
     use arrow_array::{Array, RecordBatch};
-    let mut rec = HeatDemoRecord {
-        path: input.display_path(),
-        size: input.listed_size(),
-        ..HeatDemoRecord::default()
-    };
+    let mut rec = HeatDemoRecord::of(input);
     let bytes = match load(input, opts.mmap, &mut w.buf) {
         Ok(b) => b,
         Err(e) => {
-            rec.error = Some(ErrorRecord::io(&e));
-            w.failed += 1;
+            rec.fail(ErrorRecord::io(&e));
             return rec;
         }
     };
@@ -293,27 +294,25 @@ fn heat_demo(
     let demo = match crate::demo::Demo::parse(&bytes) {
         Ok(d) => d,
         Err(e) => {
-            rec.error = Some(ErrorRecord::demo(&e));
-            w.failed += 1;
+            rec.fail(ErrorRecord::demo(&e));
             return rec;
         }
     };
     let map = demo.map();
     let sha: [u8; 32] = Sha256::digest(map).into();
     let name = String::from_utf8_lossy(demo.map_name()).into_owned();
-    rec.map = Some(name.clone());
-    rec.map_sha256 = Some(hex::encode(sha));
+    rec.body.map = Some(name.clone());
+    rec.body.map_sha256 = Some(hex::encode(sha));
     if map.is_empty() {
         // A demo may be written without its map (`map_size` 0): there is
         // nothing to draw on.
-        rec.error = Some(ErrorRecord {
+        rec.fail(ErrorRecord {
             offset: demo.map_offset() as u64,
             ..crate::render::render_error(
                 crate::render::RenderKind::NoEmbeddedMap,
                 "the demo has no embedded map to draw on".into(),
             )
         });
-        w.failed += 1;
         return rec;
     }
     let known = lock_heat(shared)
@@ -331,8 +330,7 @@ fn heat_demo(
             Err(e) => {
                 // As `demos index` reports its embedded map: the offset
                 // in the demo file.
-                rec.error = Some(e.in_embedded_map(demo.map_offset(), None));
-                w.failed += 1;
+                rec.fail(e.in_embedded_map(demo.map_offset(), None));
                 return rec;
             }
         },
@@ -358,8 +356,7 @@ fn heat_demo(
     let (from, to) = match super::range::resolve_range(opts.from, opts.to, first_tick) {
         Ok(r) => r,
         Err(message) => {
-            rec.error = Some(ErrorRecord::empty_range(message));
-            w.failed += 1;
+            rec.fail(ErrorRecord::empty_range(message));
             return rec;
         }
     };
@@ -429,10 +426,9 @@ fn heat_demo(
     };
     let r = export_demo(&demo, &mut w.decoder, &mut builder, to, 4096, &mut sink);
     merge_heat(shared, sha, heat);
-    rec.positions = positions;
+    rec.body.positions = positions;
     if let Some(e) = r.error {
-        rec.error = Some(ErrorRecord::stream(&e));
-        w.failed += 1;
+        rec.fail(ErrorRecord::stream(&e));
     }
     crate::limits::shrink_buffer(&mut w.buf);
     rec
@@ -582,10 +578,9 @@ pub fn run(
     let jobs = crate::limits::Limits::cap_jobs(opts.jobs, sel.inputs.len());
     let mut write_err = None;
     let start = Instant::now();
-    let mut files = 0u64;
-    let mut bytes = 0u64;
+    let mut outcome = RunOutcome::start("demos heatmap", sel, jobs);
     let shared: SharedHeat = Default::default();
-    let workers = run_ordered(
+    run_ordered(
         &sel.inputs,
         jobs,
         || HeatWorker {
@@ -593,13 +588,11 @@ pub fn run(
             buf: Vec::new(),
             inflater: crate::datafile::Inflater::new(crate::datafile::InflateLimits::default()),
             scratch: Vec::new(),
-            failed: 0,
         },
         |w, i, input| heat_demo(w, &shared, i, input, opts),
         |_, rec: HeatDemoRecord| {
-            files += 1;
-            bytes += rec.size;
-            kinds.add(&rec.path, rec.error.as_ref(), &[]);
+            outcome.count(&rec);
+            kinds.add_record(&rec);
             observer.file_done(rec.size, &|| rec.path.clone());
             super::run::written(sink.write(&HeatRecord::Demo(rec)), &mut write_err)
         },
@@ -607,8 +600,6 @@ pub fn run(
     if let Some(e) = write_err {
         return Err(e);
     }
-    let workers_failed: u64 = workers.iter().map(|w| w.failed).sum();
-    let mut failed = workers_failed;
     let maps = shared.into_inner().unwrap_or_else(|e| e.into_inner());
     if maps.len() > 1 && matches!(opts.pictures, Pictures::File(_)) {
         let names: Vec<String> = maps
@@ -691,7 +682,7 @@ pub fn run(
                     ),
                     false,
                 );
-                failed += 1;
+                outcome.failed += 1;
                 kinds.add(&demo, Some(&e), &[]);
                 rec.error = Some(e);
                 rec.map_from = Some(demo);
@@ -751,17 +742,7 @@ pub fn run(
         rec.legend = legend;
         sink.write(&HeatRecord::Picture(rec))?;
     }
-    let outcome = RunOutcome {
-        command: "demos heatmap",
-        files,
-        ok: files - workers_failed,
-        failed,
-        bytes,
-        jobs,
-        elapsed_s: start.elapsed().as_secs_f64(),
-        embedded: sel.embedded,
-        nothing_found: sel.nothing_found,
-    };
+    outcome.elapsed_s = start.elapsed().as_secs_f64();
     Ok(HeatRun { outcome, kinds })
 }
 

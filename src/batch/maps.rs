@@ -1,6 +1,6 @@
 //! `maps index`: one record per map, and the run over a collection.
 
-use super::record::{ErrorRecord, WarningRecord};
+use super::record::{Body, ErrorRecord, Record, WarningRecord};
 use super::run::{run_records, IndexRun, Observer, Selection};
 use super::sink::RecordSink;
 use super::summary::MapsAggregate;
@@ -96,15 +96,15 @@ impl Default for IndexOptions {
     }
 }
 
-/// One line of `maps index` output.
+/// One line of `maps index` output: the envelope around a [`MapBody`].
+pub type MapRecord = Record<MapBody>;
+
+/// The fields of a `maps index` record between `size` and `warnings`.
 ///
 /// Fields that could not be determined because of an error are absent
 /// (`None`); everything decoded before the fault is kept.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct MapRecord {
-    pub path: String,
-    pub name: String,
-    pub size: u64,
+pub struct MapBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub crc32: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -138,14 +138,13 @@ pub struct MapRecord {
     /// it was written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub thumbnail: Option<String>,
-    pub warnings: Vec<WarningRecord>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<ErrorRecord>,
     /// Names of the external images (mapres), for the collection summary;
     /// not part of the record output.
     #[serde(skip)]
     pub external_images: Vec<String>,
 }
+
+impl Body for MapBody {}
 
 /// The flat CSV row of a record (`maps index --format csv`): one column
 /// per field, `None` as an empty cell.
@@ -184,31 +183,31 @@ pub struct CsvRow<'a> {
 impl MapRecord {
     /// The record as a flat CSV row.
     pub fn csv_row(&self) -> CsvRow<'_> {
-        let r = self;
+        let (r, b) = (self, &self.body);
         let e = r.error.as_ref();
-        let m = r.map.as_ref();
+        let m = b.map.as_ref();
         let stats = m.and_then(|m| m.stats.as_ref());
         CsvRow {
             path: &r.path,
             name: &r.name,
             size: r.size,
-            crc32: r.crc32.as_deref(),
-            sha256: r.sha256.as_deref(),
-            datafile_version: r.datafile_version,
-            num_item_types: r.num_item_types,
-            num_items: r.num_items,
-            num_data: r.num_data,
-            compressed_bytes: r.compressed_bytes,
-            decompressed_bytes: r.decompressed_bytes,
-            data_crc32: r.data_crc32.as_deref(),
-            data_sha256: r.data_sha256.as_deref(),
+            crc32: b.crc32.as_deref(),
+            sha256: b.sha256.as_deref(),
+            datafile_version: b.datafile_version,
+            num_item_types: b.num_item_types,
+            num_items: b.num_items,
+            num_data: b.num_data,
+            compressed_bytes: b.compressed_bytes,
+            decompressed_bytes: b.decompressed_bytes,
+            data_crc32: b.data_crc32.as_deref(),
+            data_sha256: b.data_sha256.as_deref(),
             map_version_kind: m.map(|m| m.version_kind),
             author: m.and_then(|m| m.info.as_ref()?.author.as_deref()),
             game_width: stats.and_then(|s| s.game_width),
             game_height: stats.and_then(|s| s.game_height),
             spawns: stats.map(MapStats::spawns),
             special_tiles: stats.map(|s| s.special_tiles.join(" ")),
-            thumbnail: r.thumbnail.as_deref(),
+            thumbnail: b.thumbnail.as_deref(),
             warnings: r.warnings.len(),
             error_stage: e.map(|e| e.stage.name()),
             error_kind: e.map(|e| e.kind),
@@ -250,15 +249,8 @@ pub fn index_input_then(
     opts: &IndexOptions,
     then: impl FnOnce(&[u8], &mut Inflater, &mut Vec<u8>, &mut MapRecord),
 ) -> MapRecord {
-    let mut rec = MapRecord {
-        path: input.display_path(),
-        name: input.stem(),
-        size: input.listed_size(),
-        ..MapRecord::default()
-    };
-    if input.listed_size() > opts.limits.max_map_file_bytes {
-        rec.error = Some(ErrorRecord::too_large(opts.limits.max_map_file_bytes));
-        input.release();
+    let mut rec = MapRecord::of(input);
+    if rec.refuse_over(input, opts.limits.max_map_file_bytes) {
         return rec;
     }
     let Worker {
@@ -271,7 +263,7 @@ pub fn index_input_then(
             index_bytes(&mut rec, &bytes, opts, inflater, data_buf);
             then(&bytes, inflater, data_buf, &mut rec);
         }
-        Err(e) => rec.error = Some(ErrorRecord::io(&e)),
+        Err(e) => rec.fail(ErrorRecord::io(&e)),
     }
     crate::limits::shrink_buffer(data_buf);
     crate::limits::shrink_buffer(read_buf);
@@ -279,7 +271,7 @@ pub fn index_input_then(
     rec
 }
 
-impl MapRecord {
+impl MapBody {
     /// The fields the datafile header gives, and the total decompressed
     /// size the tables claim.
     fn set_header(&mut self, l: &Layout, decompressed_bytes: Option<u64>) {
@@ -301,8 +293,8 @@ pub fn index_bytes(
     buf: &mut Vec<u8>,
 ) {
     rec.size = bytes.len() as u64;
-    rec.crc32 = Some(format!("{:08x}", crc32fast::hash(bytes)));
-    rec.sha256 = Some(hex::encode(Sha256::digest(bytes)));
+    rec.body.crc32 = Some(format!("{:08x}", crc32fast::hash(bytes)));
+    rec.body.sha256 = Some(hex::encode(Sha256::digest(bytes)));
     // The warnings of a file whose tables do not parse are left out with
     // it: the record has the error.
     let max_warnings = opts.limits.max_warnings;
@@ -313,15 +305,14 @@ pub fn index_bytes(
             // What the header says is kept where it was read (a truncated
             // file).
             if let Ok(l) = Datafile::layout(bytes) {
-                rec.set_header(&l, l.data_size_total(bytes));
+                rec.body.set_header(&l, l.data_size_total(bytes));
             }
-            rec.error = Some(ErrorRecord::datafile(&e));
+            rec.fail(ErrorRecord::datafile(&e));
             return;
         }
     };
-    rec.set_header(df.header(), Some(df.data_size_total()));
-    rec.warnings
-        .extend(df_warnings.iter().map(WarningRecord::datafile));
+    rec.body.set_header(df.header(), Some(df.data_size_total()));
+    rec.warn(df_warnings.iter().map(WarningRecord::datafile));
     inflater.start_file();
     if opts.verify.inflates() {
         let mut crc = opts.verify.reports_crc32().then(crc32fast::Hasher::new);
@@ -330,7 +321,7 @@ pub fn index_bytes(
             let block = match df.decompress_block(i, inflater) {
                 Ok(block) => block,
                 Err(e) => {
-                    rec.error = Some(ErrorRecord::datafile(&e));
+                    rec.fail(ErrorRecord::datafile(&e));
                     break;
                 }
             };
@@ -341,9 +332,9 @@ pub fn index_bytes(
                 sha.update(block);
             }
         }
-        if rec.error.is_none() {
-            rec.data_crc32 = crc.map(|crc| format!("{:08x}", crc.finalize()));
-            rec.data_sha256 = sha.map(|sha| hex::encode(sha.finalize()));
+        if !rec.is_failed() {
+            rec.body.data_crc32 = crc.map(|crc| format!("{:08x}", crc.finalize()));
+            rec.body.data_sha256 = sha.map(|sha| hex::encode(sha.finalize()));
         }
         inflater.start_file();
     }
@@ -365,16 +356,11 @@ fn add_map_summary(
     match crate::map::summarize_with(df, inflater, buf, &mut warnings) {
         Ok(mut summary) => {
             summary.warnings = warnings.into_vec();
-            rec.warnings
-                .extend(summary.warnings.iter().map(WarningRecord::map));
-            rec.external_images = std::mem::take(&mut summary.external_images);
-            rec.map = Some(summary);
+            rec.warn(summary.warnings.iter().map(WarningRecord::map));
+            rec.body.external_images = std::mem::take(&mut summary.external_images);
+            rec.body.map = Some(summary);
         }
-        Err(e) => {
-            if rec.error.is_none() {
-                rec.error = Some(ErrorRecord::map(&e));
-            }
-        }
+        Err(e) => rec.fail(ErrorRecord::map(&e)),
     }
 }
 
@@ -453,7 +439,7 @@ pub fn run(
             None => index_input(&mut w.0, input, index),
             Some((t, input_files)) => {
                 index_input_then(&mut w.0, input, index, |bytes, inflater, buf, rec| {
-                    let Some(sha) = rec.sha256.as_deref().filter(|_| rec.error.is_none()) else {
+                    let Some(sha) = rec.body.sha256.as_deref().filter(|_| !rec.is_failed()) else {
                         // The record already says why the map is unusable.
                         return;
                     };
@@ -469,13 +455,12 @@ pub fn run(
                         input_files,
                         &failures,
                     ) {
-                        Some(warning) => rec.warnings.push(warning),
-                        None => rec.thumbnail = Some(name),
+                        Some(warning) => rec.warn([warning]),
+                        None => rec.body.thumbnail = Some(name),
                     }
                 })
             }
         },
-        |rec: &MapRecord| rec.size,
         sink,
         observer,
         |w| &mut w.1,

@@ -202,6 +202,20 @@ fn entity_counts(name: &str) -> Field {
     )
 }
 
+/// The schema of records of one kind ([`super::record::Record`]): the
+/// envelope's `path`, `name` and `size` (never null), the fields of the
+/// kind's body, then `warnings` and `error`.
+fn record_schema(body: Vec<Field>) -> SchemaRef {
+    let mut fields = vec![
+        Field::new("path", DataType::Utf8, false),
+        Field::new("name", DataType::Utf8, false),
+        Field::new("size", DataType::UInt64, false),
+    ];
+    fields.extend(body);
+    fields.extend([warnings_list("warnings", true), error_struct("error")]);
+    Arc::new(Schema::new(fields))
+}
+
 /// The schema of `maps index` records ([`super::maps::MapRecord`]).
 pub fn maps_schema() -> SchemaRef {
     let info = strukt(
@@ -288,10 +302,7 @@ pub fn maps_schema() -> SchemaRef {
             warnings_list("warnings", false),
         ],
     );
-    Arc::new(Schema::new(vec![
-        Field::new("path", DataType::Utf8, false),
-        Field::new("name", DataType::Utf8, false),
-        Field::new("size", DataType::UInt64, false),
+    record_schema(vec![
         utf8("crc32"),
         utf8("sha256"),
         utf8("datafile_version"),
@@ -304,9 +315,7 @@ pub fn maps_schema() -> SchemaRef {
         utf8("data_sha256"),
         map,
         utf8("thumbnail"),
-        warnings_list("warnings", true),
-        error_struct("error"),
-    ]))
+    ])
 }
 
 /// The schema of `demos index` records ([`super::demos::DemoRecord`]).
@@ -392,10 +401,7 @@ pub fn demos_schema() -> SchemaRef {
             int64("undecodable"),
         ],
     );
-    Arc::new(Schema::new(vec![
-        Field::new("path", DataType::Utf8, false),
-        Field::new("name", DataType::Utf8, false),
-        Field::new("size", DataType::UInt64, false),
+    record_schema(vec![
         utf8("sha256"),
         header,
         map,
@@ -408,9 +414,7 @@ pub fn demos_schema() -> SchemaRef {
         list("item_types", item_type),
         list("players", player),
         messages,
-        warnings_list("warnings", true),
-        error_struct("error"),
-    ]))
+    ])
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use super::maps::Worker;
 use super::output::InputFiles;
-use super::record::{ErrorRecord, WarningRecord};
+use super::record::{Body, ErrorRecord, Record, WarningRecord};
 use super::run::{Observer, RunOutcome, Selection};
 use super::sink::RecordSink;
 use super::{load, run_ordered, Input};
@@ -14,12 +14,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-/// One line of `maps render` output.
+/// One line of `maps render` output: the envelope around a
+/// [`RenderBody`].
+pub type RenderRecord = Record<RenderBody>;
+
+/// The fields of a `maps render` record between `size` and `warnings`.
 #[derive(Clone, Debug, Default, Serialize)]
-pub struct RenderRecord {
-    pub path: String,
-    pub name: String,
-    pub size: u64,
+pub struct RenderBody {
     /// The PNG written.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub output: Option<String>,
@@ -37,10 +38,9 @@ pub struct RenderRecord {
     /// the picture).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tiles_per_px: Option<u32>,
-    pub warnings: Vec<WarningRecord>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<ErrorRecord>,
 }
+
+impl Body for RenderBody {}
 
 /// The most bytes of a map's name kept in its picture's file name (cut
 /// at a character boundary), so that name, hash and `.png` stay well
@@ -205,16 +205,8 @@ pub fn render_input(
     inputs: &InputFiles,
     max_work: Option<u64>,
 ) -> RenderRecord {
-    let mut rec = RenderRecord {
-        path: input.display_path(),
-        name: input.stem(),
-        size: input.listed_size(),
-        ..RenderRecord::default()
-    };
-    let limit = crate::limits::Limits::DEFAULT_MAX_MAP_FILE_BYTES;
-    if input.listed_size() > limit {
-        rec.error = Some(ErrorRecord::too_large(limit));
-    } else {
+    let mut rec = RenderRecord::of(input);
+    if !rec.refuse_over(input, crate::limits::Limits::DEFAULT_MAX_MAP_FILE_BYTES) {
         let Worker {
             read_buf,
             data_buf,
@@ -240,12 +232,13 @@ pub fn render_input(
                         } else {
                             None
                         };
-                        rec.warnings = p.warnings;
-                        rec.warnings.extend(legend);
-                        rec.width = Some(p.geometry.width);
-                        rec.height = Some(p.geometry.height);
-                        rec.px_per_tile = Some(p.geometry.cell);
-                        rec.tiles_per_px = Some(p.geometry.shrink);
+                        rec.warn(p.warnings);
+                        rec.warn(legend);
+                        let body = &mut rec.body;
+                        body.width = Some(p.geometry.width);
+                        body.height = Some(p.geometry.height);
+                        body.px_per_tile = Some(p.geometry.cell);
+                        body.tiles_per_px = Some(p.geometry.shrink);
                         let name =
                             picture_name(&rec.name, &hex::encode(Sha256::digest(&bytes[..])));
                         let out = out_dir.join(&name);
@@ -255,19 +248,19 @@ pub fn render_input(
                             .and_then(|png| write_picture(&out, inputs, &png))
                         {
                             Ok(()) => {
-                                rec.output = Some(crate::batch::encode_path(&out));
-                                rec.picture = Some(name);
+                                rec.body.output = Some(crate::batch::encode_path(&out));
+                                rec.body.picture = Some(name);
                             }
-                            Err(e) => rec.error = Some(ErrorRecord::io(&e)),
+                            Err(e) => rec.fail(ErrorRecord::io(&e)),
                         }
                     }
                     Err(f) => {
-                        rec.warnings = f.warnings;
-                        rec.error = Some(f.error);
+                        rec.warn(f.warnings);
+                        rec.fail(f.error);
                     }
                 }
             }
-            Err(e) => rec.error = Some(ErrorRecord::io(&e)),
+            Err(e) => rec.fail(ErrorRecord::io(&e)),
         }
         crate::limits::shrink_buffer(&mut w.data_buf);
         crate::limits::shrink_buffer(&mut w.read_buf);
@@ -335,14 +328,8 @@ pub fn run(
             )
         },
         |_, rec: RenderRecord| {
-            outcome.files += 1;
-            outcome.bytes += rec.size;
-            if rec.error.is_some() {
-                outcome.failed += 1;
-            } else {
-                outcome.ok += 1;
-            }
-            kinds.add(&rec.path, rec.error.as_ref(), &rec.warnings);
+            outcome.count(&rec);
+            kinds.add_record(&rec);
             observer.file_done(rec.size, &|| rec.path.clone());
             super::run::written(sink.write(&rec), &mut write_err)
         },

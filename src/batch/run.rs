@@ -8,6 +8,7 @@
 //! [`Selection`], an options struct, a [`RecordSink`] and an [`Observer`];
 //! nothing in them needs the command line.
 
+use super::record::Record;
 use super::sink::RecordSink;
 use super::summary::{Aggregate, InputPart, Summary};
 use super::{run_ordered, Input};
@@ -94,6 +95,17 @@ impl RunOutcome {
             elapsed_s: 0.0,
             embedded: sel.embedded,
             nothing_found: sel.nothing_found,
+        }
+    }
+
+    /// Counts one finished file: its bytes, and whether it failed.
+    pub fn count<B>(&mut self, rec: &Record<B>) {
+        self.files += 1;
+        self.bytes += rec.size;
+        if rec.is_failed() {
+            self.failed += 1;
+        } else {
+            self.ok += 1;
         }
     }
 
@@ -228,14 +240,13 @@ pub struct IndexRun<A> {
 /// `observer` after each. Returns the summary of the run over `sel` and
 /// the workers.
 #[allow(clippy::too_many_arguments)]
-pub fn run_records<W: Send, R: Send, A: Aggregate<Record = R>>(
+pub fn run_records<W: Send, B: Send, A: Aggregate<Record = Record<B>>>(
     command: &'static str,
     sel: &Selection,
     jobs: Option<usize>,
     init: impl Fn() -> W + Sync + Send,
-    process: impl Fn(&mut W, &Input) -> R + Sync + Send,
-    size: impl Fn(&R) -> u64,
-    sink: &mut dyn RecordSink<R>,
+    process: impl Fn(&mut W, &Input) -> Record<B> + Sync + Send,
+    sink: &mut dyn RecordSink<Record<B>>,
     observer: &mut dyn Observer,
     aggregate: impl Fn(&mut W) -> &mut A + Sync + Send,
 ) -> io::Result<(IndexRun<A>, Vec<W>)> {
@@ -253,8 +264,8 @@ pub fn run_records<W: Send, R: Send, A: Aggregate<Record = R>>(
             aggregate(w).add(&rec);
             rec
         },
-        |i, rec: R| {
-            observer.file_done(size(&rec), &|| inputs[i].display_path());
+        |i, rec: Record<B>| {
+            observer.file_done(rec.size, &|| inputs[i].display_path());
             written(sink.write(&rec), &mut write_err)
         },
     );

@@ -128,17 +128,18 @@ impl Aggregate for DemosAggregate {
         } else {
             self.ok = self.ok.saturating_add(1);
         }
-        self.chunk_bytes = self.chunk_bytes.saturating_add(r.chunk_bytes.unwrap_or(0));
-        let duration = match (r.first_tick, r.last_tick) {
+        let b = &r.body;
+        self.chunk_bytes = self.chunk_bytes.saturating_add(b.chunk_bytes.unwrap_or(0));
+        let duration = match (b.first_tick, b.last_tick) {
             (Some(a), Some(b)) => u64::try_from(i64::from(b) - i64::from(a)).unwrap_or(0),
             _ => 0,
         };
-        if let Some(h) = &r.header {
+        if let Some(h) = &b.header {
             bump(&mut self.versions, &h.version.to_string(), 1);
             bump(&mut self.protocols, h.protocol.unwrap_or("unknown"), 1);
             bump(&mut self.net_versions, &h.net_version, 1);
             bump(&mut self.types, &h.demo_type, 1);
-            if let Some(m) = &r.map {
+            if let Some(m) = &b.map {
                 let u = self
                     .maps
                     .entry(h.map_name.clone())
@@ -147,22 +148,22 @@ impl Aggregate for DemosAggregate {
                     .or_default();
                 u.demos = u.demos.saturating_add(1);
                 u.duration_ticks = u.duration_ticks.saturating_add(duration);
-                let finishes = r.messages.as_ref().map_or(0, |m| m.race_finishes);
+                let finishes = b.messages.as_ref().map_or(0, |m| m.race_finishes);
                 u.finishes = u.finishes.saturating_add(finishes);
             }
         }
         let t = &mut self.totals;
         t.duration_ticks = t.duration_ticks.saturating_add(duration);
-        t.ticks = t.ticks.saturating_add(r.ticks.unwrap_or(0));
+        t.ticks = t.ticks.saturating_add(b.ticks.unwrap_or(0));
         t.snapshots_reconstructed = t
             .snapshots_reconstructed
-            .saturating_add(r.snapshots_reconstructed.unwrap_or(0));
-        if let Some(c) = &r.chunks {
+            .saturating_add(b.snapshots_reconstructed.unwrap_or(0));
+        if let Some(c) = &b.chunks {
             t.snapshots = t.snapshots.saturating_add(c.snapshot);
             t.deltas = t.deltas.saturating_add(c.snapshot_delta);
             t.messages = t.messages.saturating_add(c.message);
         }
-        if let Some(m) = &r.messages {
+        if let Some(m) = &b.messages {
             t.chat_lines = t.chat_lines.saturating_add(m.chat_lines);
             t.kills = t.kills.saturating_add(m.kills);
             t.race_finishes = t.race_finishes.saturating_add(m.race_finishes);
@@ -174,11 +175,11 @@ impl Aggregate for DemosAggregate {
                 bump(&mut self.finishes_by_player, &c.name, c.count);
             }
         }
-        for t in &r.item_types {
+        for t in &b.item_types {
             bump(&mut self.item_types, &t.summary_key(), t.occurrences);
         }
         let mut names = BTreeSet::new();
-        for p in &r.players {
+        for p in &b.players {
             for n in &p.names {
                 names.insert(n.as_str());
                 match self.players.get_mut(n) {

@@ -511,22 +511,23 @@ impl Aggregate for MapsAggregate {
         } else {
             self.ok = self.ok.saturating_add(1);
         }
-        if let Some(sha) = &r.sha256 {
+        let b = &r.body;
+        if let Some(sha) = &b.sha256 {
             self.paths_by_sha256.push(sha, &r.path);
-            if let Some(data) = &r.data_sha256 {
+            if let Some(data) = &b.data_sha256 {
                 self.data_sha256_by_sha256.insert(sha, data, r.size);
             }
         }
         self.compressed_bytes = self
             .compressed_bytes
-            .saturating_add(r.compressed_bytes.unwrap_or(0));
+            .saturating_add(b.compressed_bytes.unwrap_or(0));
         self.decompressed_bytes = self
             .decompressed_bytes
-            .saturating_add(r.decompressed_bytes.unwrap_or(0));
-        if let Some(v) = r.datafile_version {
+            .saturating_add(b.decompressed_bytes.unwrap_or(0));
+        if let Some(v) = b.datafile_version {
             bump(&mut self.datafile_versions, v, 1);
         }
-        let Some(m) = &r.map else { return };
+        let Some(m) = &b.map else { return };
         bump(&mut self.map_version_kinds, m.version_kind, 1);
         if let Some(a) = m.info.as_ref().and_then(|i| i.author.as_deref()) {
             if !a.is_empty() {
@@ -541,7 +542,7 @@ impl Aggregate for MapsAggregate {
         for u in uuids {
             bump(&mut self.uuid_types, u, 1);
         }
-        let images: BTreeSet<&str> = r.external_images.iter().map(String::as_str).collect();
+        let images: BTreeSet<&str> = b.external_images.iter().map(String::as_str).collect();
         for i in images {
             bump(&mut self.external_images, i, 1);
         }

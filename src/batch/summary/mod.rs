@@ -267,6 +267,11 @@ impl Kinds {
         add_outcome(&mut self.errors, &mut self.warnings, path, error, warnings);
     }
 
+    /// Counts one record's error and warnings, with its path as example.
+    pub fn add_record<B>(&mut self, rec: &crate::batch::record::Record<B>) {
+        self.add(&rec.path, rec.error.as_ref(), &rec.warnings);
+    }
+
     /// One line per error kind, then per warning kind: count and the
     /// first example path.
     pub fn digest(&self) -> Vec<String> {
