@@ -199,6 +199,7 @@ mod tests {
                 .map(|k| k.kind())
                 .collect(),
         );
+        #[cfg(feature = "parquet")]
         add(
             Stage::Export,
             crate::batch::export::ExportKind::ALL
@@ -206,6 +207,7 @@ mod tests {
                 .map(|k| k.kind())
                 .collect(),
         );
+        #[cfg(feature = "render")]
         add(
             Stage::Render,
             crate::render::RenderKind::ALL

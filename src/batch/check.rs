@@ -311,10 +311,11 @@ pub fn check_bytes(
 }
 
 /// How `maps check` writes its records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum CheckFormat {
     /// One JSON object per line (`json` is the same).
-    #[value(name = "jsonl", alias = "json")]
+    #[cfg_attr(feature = "cli", value(name = "jsonl", alias = "json"))]
     Jsonl,
     /// `PATH: LOCATION: SEVERITY[RULE]: MESSAGE`.
     Text,

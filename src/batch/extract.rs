@@ -69,13 +69,14 @@ pub struct MapExtract {
 }
 
 /// The format of the manifest.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ManifestFormat {
     /// Comma-separated values with a header row.
     #[default]
     Csv,
     /// One JSON object per line (JSON lines).
-    #[value(alias = "jsonl")]
+    #[cfg_attr(feature = "cli", value(alias = "jsonl"))]
     Json,
 }
 

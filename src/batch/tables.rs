@@ -20,7 +20,8 @@ use parquet::schema::types::ColumnPath;
 use std::io::{self, Write};
 
 /// Output formats of `demos export`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// Comma-separated values with a header line; null is an empty field.
     #[default]

@@ -43,8 +43,7 @@ use crate::datafile::Datafile;
 use crate::map::Map;
 use crate::map::{EnvPoint, ITEM_ENVPOINTS};
 
-/// The name of DDNet's item type of bezier tangents.
-pub const BEZIER_ITEM: &str = "mapitemtype-envpoints-bezier@ddnet.tw";
+pub use crate::map::uuids::BEZIER_ITEM;
 
 /// Ints of one point's bezier tangents.
 const TANGENT_INTS: usize = 16;
