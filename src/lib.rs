@@ -28,6 +28,14 @@
 //! - [`synth`] (cargo feature `synth`, on by default): deterministic map
 //!   and demo generators.
 //!
+//! Cargo features (all on by default; `docs/architecture.md`, Features):
+//! `parquet` (Arrow and Parquet: `demo::export`, `batch::export`,
+//! `batch::tables`, `batch::parquet`), `render` (PNG: `render`,
+//! `batch::render`, `batch::extract`, thumbnails; with `parquet`,
+//! `batch::heat`), `archive` (zip and tar inputs; without it an archive
+//! input is one `archive.not_built` error record), `cli` (clap: the command
+//! line and the binary) and `synth`.
+//!
 //! The format modules (`codec`, `datafile`, `map`, `demo`) never use
 //! `batch`, `limits` or the command line, and no two rooms below `batch`
 //! (`backend`, `codec::kernels`, `synth::map`, ...) use each other, directly

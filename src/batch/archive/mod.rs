@@ -661,3 +661,55 @@ pub fn printable(message: &str) -> String {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod not_built_tests {
+    use super::{not_built, ArchiveKind, Input};
+    use std::path::Path;
+
+    /// The record of an archive input to a build without the cargo
+    /// feature `archive`: the archive stage's `not_built`, naming the
+    /// feature.
+    #[test]
+    fn a_not_built_record_names_the_feature() {
+        let Input::BadArchive { path, error } = not_built(Path::new("pack.zip")) else {
+            panic!("not an archive error");
+        };
+        assert_eq!(path, Path::new("pack.zip"));
+        assert_eq!(error.kind, ArchiveKind::NotBuilt.kind());
+        assert_eq!(error.kind, "not_built");
+        assert_eq!((error.section, error.offset), ("archive", 0));
+        assert_eq!(
+            error.to_string(),
+            "archive at byte 0: this build of teebatch reads no archives (built without the cargo feature `archive`)"
+        );
+    }
+
+    /// Without the feature, every archive kind named as an input, found by
+    /// a walk or on stdin is that one record (and nothing is read).
+    #[cfg(not(feature = "archive"))]
+    #[test]
+    fn without_the_feature_an_archive_input_is_one_not_built_record() {
+        use super::{list, list_named, list_stdin, Kind, STDIN};
+        use crate::limits::Limits;
+        let limits = Limits::default();
+        for (name, kind) in [
+            ("missing.zip", Kind::Zip),
+            ("missing.tar", Kind::Tar),
+            ("missing.tar.gz", Kind::TarGz),
+        ] {
+            for named in [false, true] {
+                let mut out = Vec::new();
+                if named {
+                    list_named(Path::new(name), kind, "map", &limits, &mut out);
+                } else {
+                    list(Path::new(name), kind, "map", &limits, &mut out);
+                }
+                assert_eq!(out, vec![not_built(Path::new(name))], "{name}");
+            }
+        }
+        let mut out = Vec::new();
+        list_stdin("demo", &limits, &mut out);
+        assert_eq!(out, vec![not_built(Path::new(STDIN))]);
+    }
+}
