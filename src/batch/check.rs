@@ -93,7 +93,7 @@ impl CheckRecord {
     /// The record as one line of text (`--format text`):
     /// `PATH:LOCATION: SEVERITY[RULE]: MESSAGE` for a finding,
     /// `PATH: N findings (E errors, W warnings, I info)` for a map.
-    pub fn text_line(&self) -> String {
+    pub(crate) fn text_line(&self) -> String {
         match self {
             CheckRecord::Finding(f) => {
                 let l = &f.finding.location;
@@ -224,7 +224,7 @@ impl CheckRun {
 }
 
 /// Checks one input: its findings and its map record.
-pub fn check_input(w: &mut Worker, input: &Input, opts: &CheckOptions) -> Vec<CheckRecord> {
+pub(crate) fn check_input(w: &mut Worker, input: &Input, opts: &CheckOptions) -> Vec<CheckRecord> {
     let path = input.display_path();
     let mut rec = MapCheckRecord {
         record: "map",

@@ -64,12 +64,12 @@ impl Verify {
     }
 
     /// Whether the record reports `data_crc32`.
-    pub fn reports_crc32(self) -> bool {
+    pub(crate) fn reports_crc32(self) -> bool {
         matches!(self, Verify::Crc | Verify::Full)
     }
 
     /// Whether the record reports `data_sha256`.
-    pub fn reports_sha256(self) -> bool {
+    pub(crate) fn reports_sha256(self) -> bool {
         self == Verify::Full
     }
 }
@@ -245,7 +245,7 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> MapRec
 /// [`index_input`], then `then(bytes, inflater, scratch, record)` on the
 /// same bytes before they are released (e.g. to draw a thumbnail in the
 /// same pass over the file); not called when the file could not be read.
-pub fn index_input_then(
+pub(crate) fn index_input_then(
     w: &mut Worker,
     input: &Input,
     opts: &IndexOptions,

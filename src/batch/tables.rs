@@ -414,7 +414,7 @@ pub const TABLE_ROW_GROUP_ROWS: usize = 1 << 20;
 ///   path, names, kinds, flags and small counts repeat);
 /// - no Arrow schema in the metadata: the dictionary text columns are
 ///   read as plain strings by every reader.
-pub fn table_properties(schema: &SchemaRef) -> WriterProperties {
+pub(crate) fn table_properties(schema: &SchemaRef) -> WriterProperties {
     let mut p = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(TABLE_ROW_GROUP_ROWS))

@@ -363,7 +363,7 @@ impl Build {
 }
 
 /// The 1-minute load average, where the platform says it.
-pub fn load_average() -> Option<f64> {
+pub(crate) fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg")
         .ok()?
         .split_whitespace()
@@ -379,7 +379,7 @@ pub const MIN_MEANINGFUL_BYTES: u64 = 10_000_000;
 /// Why a run's figures may not mean what they seem: a load average above
 /// the cores the bench leaves idle (CPUs − `threads`) by more than 0.5,
 /// or inputs under [`MIN_MEANINGFUL_BYTES`] (the embedded dataset always).
-pub fn warnings_for(
+pub(crate) fn warnings_for(
     inputs: &Inputs,
     threads: usize,
     cpus: usize,
@@ -564,7 +564,7 @@ impl<'a> Report<'a> {
 /// Where `--save NAME` keeps a run and `--compare NAME` finds it: a NAME
 /// ending in `.json` or holding a `/` is a path; any other is
 /// `.teebatch-bench/NAME.json` in the current directory.
-pub fn saved_path(name: &str) -> PathBuf {
+pub(crate) fn saved_path(name: &str) -> PathBuf {
     if name.ends_with(".json") || name.contains('/') {
         PathBuf::from(name)
     } else {

@@ -203,7 +203,7 @@ impl<'a> Envelopes<'a> {
 }
 
 /// The curve id of bezier segments.
-pub const CURVE_BEZIER: i32 = 5;
+pub(crate) const CURVE_BEZIER: i32 = 5;
 
 /// The value at time `t` of a bezier segment from point `p0` (time,
 /// value) to `p3`, with `p0`'s out-tangent `out` and `p3`'s in-tangent

@@ -22,7 +22,8 @@ use std::sync::{Arc, OnceLock};
 /// since the demo's first tick marker (`tick - first_tick`, Int32) and the
 /// same as seconds (`demo_tick / 50`, Float64); see
 /// [`super::builder::time_of`].
-pub const LEADING_COLUMNS: [&str; 5] = ["demo", "demo_sha256", "tick", "demo_tick", "time_s"];
+pub(crate) const LEADING_COLUMNS: [&str; 5] =
+    ["demo", "demo_sha256", "tick", "demo_tick", "time_s"];
 
 /// The tables `demos export` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
