@@ -24,22 +24,29 @@ use std::str::FromStr;
 use std::sync::OnceLock;
 
 /// Which tier the hot kernels use (`--backend`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Backend {
     /// The reference implementation: simple, slow, obviously correct.
-    #[value(help = "The reference implementation: simple, slow, obviously correct")]
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "The reference implementation: simple, slow, obviously correct")
+    )]
     Oracle,
     /// The fast scalar implementation.
-    #[value(help = "The fast scalar implementation")]
+    #[cfg_attr(feature = "cli", value(help = "The fast scalar implementation"))]
     Scalar,
     /// The `wide` SIMD implementation where a kernel has one, else scalar.
     /// `auto` is another name for it: the kernels already pick the widest
     /// instructions this CPU has.
     #[default]
-    #[value(
-        alias = "auto",
-        help = "SIMD kernels where a kernel has one, else scalar (the default; `auto` \
+    #[cfg_attr(
+        feature = "cli",
+        value(
+            alias = "auto",
+            help = "SIMD kernels where a kernel has one, else scalar (the default; `auto` \
                 is the same: the kernels pick the widest instructions the CPU has)"
+        )
     )]
     Simd,
 }

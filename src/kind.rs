@@ -177,6 +177,7 @@ mod tests {
     use super::*;
 
     /// Every (stage, kind) a record can carry, as `stage.kind`, sorted.
+    #[cfg(all(feature = "parquet", feature = "render"))]
     fn all_names() -> Vec<String> {
         use crate::codec::{huffman, snapshot, varint};
         use crate::demo::{self, message, stream};
@@ -199,6 +200,7 @@ mod tests {
                 .map(|k| k.kind())
                 .collect(),
         );
+        #[cfg(feature = "parquet")]
         add(
             Stage::Export,
             crate::batch::export::ExportKind::ALL
@@ -206,6 +208,7 @@ mod tests {
                 .map(|k| k.kind())
                 .collect(),
         );
+        #[cfg(feature = "render")]
         add(
             Stage::Render,
             crate::render::RenderKind::ALL
@@ -339,6 +342,8 @@ mod tests {
         names
     }
 
+    /// (The export and render kinds are in the list: with their features.)
+    #[cfg(all(feature = "parquet", feature = "render"))]
     #[test]
     fn kind_names_are_the_golden_list() {
         let got = all_names();

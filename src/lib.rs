@@ -28,6 +28,14 @@
 //! - [`synth`] (cargo feature `synth`, on by default): deterministic map
 //!   and demo generators.
 //!
+//! Cargo features (all on by default; `docs/architecture.md`, Features):
+//! `parquet` (Arrow and Parquet: `demo::export`, `batch::export`,
+//! `batch::tables`, `batch::parquet`), `render` (PNG: `render`,
+//! `batch::render`, `batch::extract`, thumbnails; with `parquet`,
+//! `batch::heat`), `archive` (zip and tar inputs; without it an archive
+//! input is one `archive.not_built` error record), `cli` (clap: the command
+//! line and the binary) and `synth`.
+//!
 //! The format modules (`codec`, `datafile`, `map`, `demo`) never use
 //! `batch`, `limits` or the command line, and no two rooms below `batch`
 //! (`backend`, `codec::kernels`, `synth::map`, ...) use each other, directly
@@ -78,6 +86,7 @@ pub mod backend;
 pub mod batch;
 pub mod bench;
 pub mod bytes;
+#[cfg(feature = "cli")]
 #[doc(hidden)]
 pub mod cli;
 pub mod codec;
@@ -86,6 +95,7 @@ pub mod demo;
 pub mod kind;
 pub mod limits;
 pub mod map;
+#[cfg(feature = "render")]
 pub mod render;
 pub mod report;
 #[cfg(feature = "synth")]
@@ -320,6 +330,121 @@ mod tests {
             circles.is_empty(),
             "import circles:\n{}",
             circles.join("\n")
+        );
+    }
+
+    /// The optional dependencies stay in the rooms their cargo feature
+    /// gates (`Cargo.toml`, `[features]`): a crate path (`png::...`) named
+    /// anywhere else must be on a line that says its feature (a
+    /// `cfg_attr`) or right under a `#[cfg(...)]` that does, so the
+    /// library builds without it (`.ci/check-lib-only`). Test modules at
+    /// the end of a file (from `#[cfg(test)]` or `#[cfg(all(test, ...))]`
+    /// on) are aside: the tests run with the default features.
+    #[test]
+    fn optional_crates_stay_in_their_features_rooms() {
+        // (feature, its crates, its rooms: files or folders under src/).
+        let features: [(&str, &[&str], &[&str]); 4] = [
+            (
+                "parquet",
+                &[
+                    "arrow_array",
+                    "arrow_buffer",
+                    "arrow_cast",
+                    "arrow_csv",
+                    "arrow_json",
+                    "arrow_schema",
+                    "parquet",
+                    "lexical_core",
+                    "csv_core",
+                ],
+                &[
+                    "demo/export",
+                    "batch/export.rs",
+                    "batch/tables.rs",
+                    "batch/parquet.rs",
+                    "batch/heat.rs",
+                    "bench/export.rs",
+                ],
+            ),
+            (
+                "render",
+                &["png", "font8x8"],
+                &[
+                    "render",
+                    "batch/render.rs",
+                    "batch/extract.rs",
+                    "batch/heat.rs",
+                ],
+            ),
+            (
+                "archive",
+                &["zip", "tar"],
+                &[
+                    "batch/archive/zip.rs",
+                    "batch/archive/tar.rs",
+                    "batch/archive/tests.rs",
+                    // `list_tar_gz` (the stream reader is always built).
+                    "batch/archive/gz.rs",
+                ],
+            ),
+            (
+                "cli",
+                &[
+                    "clap",
+                    "clap_complete",
+                    "clap_mangen",
+                    "indicatif",
+                    "parse_size",
+                ],
+                &["cli", "main.rs"],
+            ),
+        ];
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b':';
+        let mut stray = Vec::new();
+        let mut seen = 0;
+        for f in &files {
+            let rel = f.strip_prefix(&src).unwrap();
+            let text = std::fs::read_to_string(f).unwrap();
+            let mut above = "";
+            for (i, line) in text.lines().enumerate() {
+                let l = line.trim_start();
+                if l.starts_with("#[cfg(test)]") || l.starts_with("#[cfg(all(test,") {
+                    break;
+                }
+                let code = line.split("//").next().unwrap_or("");
+                for (feature, crates, rooms) in &features {
+                    for c in crates.iter() {
+                        let needle = format!("{c}::");
+                        let named = code
+                            .match_indices(&needle)
+                            .any(|(at, _)| at == 0 || !word(code.as_bytes()[at - 1]));
+                        if !named || rooms.iter().any(|r| rel.starts_with(r)) {
+                            continue;
+                        }
+                        seen += 1;
+                        let says = format!("feature = \"{feature}\"");
+                        if !code.contains(&says) && !above.contains(&says) {
+                            stray.push(format!("{}:{}: {}", rel.display(), i + 1, line.trim()));
+                        }
+                    }
+                }
+                if !line.trim().is_empty() {
+                    above = line;
+                }
+            }
+        }
+        // The derives of clap's value names on library enums, at least.
+        assert!(seen >= 8, "{seen}");
+        assert!(files
+            .iter()
+            .any(|f| f.ends_with("batch/archive/not_built.rs")));
+        assert!(
+            stray.is_empty(),
+            "optional crates outside their feature's rooms:\n{}",
+            stray.join("\n")
         );
     }
 

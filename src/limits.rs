@@ -95,7 +95,7 @@ impl Limits {
     /// 1032:1), so no honest member is refused.
     pub const DEFAULT_MAX_ARCHIVE_RATIO: u64 = 1100;
     /// Default [`Limits::max_archive_total_bytes`]: 64 GiB.
-    pub const DEFAULT_MAX_ARCHIVE_TOTAL_BYTES: u64 = 64 << 30;
+    pub(crate) const DEFAULT_MAX_ARCHIVE_TOTAL_BYTES: u64 = 64 << 30;
     /// Default [`Limits::max_map_file_bytes`]: the decompression limit
     /// (1 GiB), so a map file is not read when its size alone is over what
     /// it may inflate to.

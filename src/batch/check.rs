@@ -93,7 +93,7 @@ impl CheckRecord {
     /// The record as one line of text (`--format text`):
     /// `PATH:LOCATION: SEVERITY[RULE]: MESSAGE` for a finding,
     /// `PATH: N findings (E errors, W warnings, I info)` for a map.
-    pub fn text_line(&self) -> String {
+    pub(crate) fn text_line(&self) -> String {
         match self {
             CheckRecord::Finding(f) => {
                 let l = &f.finding.location;
@@ -224,7 +224,7 @@ impl CheckRun {
 }
 
 /// Checks one input: its findings and its map record.
-pub fn check_input(w: &mut Worker, input: &Input, opts: &CheckOptions) -> Vec<CheckRecord> {
+pub(crate) fn check_input(w: &mut Worker, input: &Input, opts: &CheckOptions) -> Vec<CheckRecord> {
     let path = input.display_path();
     let mut rec = MapCheckRecord {
         record: "map",
@@ -311,10 +311,11 @@ pub fn check_bytes(
 }
 
 /// How `maps check` writes its records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum CheckFormat {
     /// One JSON object per line (`json` is the same).
-    #[value(name = "jsonl", alias = "json")]
+    #[cfg_attr(feature = "cli", value(name = "jsonl", alias = "json"))]
     Jsonl,
     /// `PATH: LOCATION: SEVERITY[RULE]: MESSAGE`.
     Text,

@@ -66,7 +66,7 @@ pub fn read_side(path: &Path) -> io::Result<Side> {
 }
 
 /// [`read_side`] from a reader, `name` naming it in errors.
-pub fn read_side_from(mut r: impl BufRead, name: &str) -> io::Result<Side> {
+pub(crate) fn read_side_from(mut r: impl BufRead, name: &str) -> io::Result<Side> {
     let bad = |msg: String| io::Error::new(io::ErrorKind::InvalidData, format!("{name}: {msg}"));
     let mut entries = Vec::new();
     let mut line = String::new();

@@ -106,7 +106,7 @@ impl ErrorRecord {
 /// Default [`ExportOptions::split_bytes`].
 pub const DEFAULT_SPLIT_BYTES: u64 = 64 << 20;
 /// Most segments one demo is split into.
-pub const MAX_SEGMENTS: u64 = 256;
+pub(crate) const MAX_SEGMENTS: u64 = 256;
 
 impl ExportOptions {
     /// The options of a run of one table.
@@ -402,7 +402,7 @@ pub fn run_export(
 /// # Panics
 ///
 /// When there are not as many writers as tables.
-pub fn run_export_tables(
+pub(crate) fn run_export_tables(
     inputs: &[Input],
     jobs: usize,
     opts: &ExportOptions,
@@ -698,7 +698,7 @@ pub fn export_input(
 /// is the demo file's SHA-256 when the caller has it (else the loaded
 /// file is hashed).
 #[allow(clippy::too_many_arguments)]
-pub fn export_input_tables(
+pub(crate) fn export_input_tables(
     decoder: &mut Decoder,
     buf: &mut ReadBuf,
     index: usize,
@@ -760,7 +760,7 @@ pub fn export_bytes(
 /// The `demos` row is made by the demo's first segment (or the whole
 /// demo), from the header and the framing; the other tables from the
 /// stream.
-pub fn export_bytes_tables(
+pub(crate) fn export_bytes_tables(
     decoder: &mut Decoder,
     bytes: &[u8],
     path: String,

@@ -69,13 +69,14 @@ pub struct MapExtract {
 }
 
 /// The format of the manifest.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ManifestFormat {
     /// Comma-separated values with a header row.
     #[default]
     Csv,
     /// One JSON object per line (JSON lines).
-    #[value(alias = "jsonl")]
+    #[cfg_attr(feature = "cli", value(alias = "jsonl"))]
     Json,
 }
 
@@ -195,7 +196,7 @@ impl Claims {
 
 /// The content hash of an image: SHA-256 over its width and height (u32
 /// little-endian) and its RGBA pixels.
-pub fn image_hash(width: u32, height: u32, rgba: &[u8]) -> [u8; 32] {
+pub(crate) fn image_hash(width: u32, height: u32, rgba: &[u8]) -> [u8; 32] {
     let mut h = Sha256::new();
     h.update(width.to_le_bytes());
     h.update(height.to_le_bytes());
@@ -204,7 +205,7 @@ pub fn image_hash(width: u32, height: u32, rgba: &[u8]) -> [u8; 32] {
 }
 
 /// Encodes RGBA pixels as an 8-bit RGBA PNG.
-pub fn encode_rgba_png(width: u32, height: u32, rgba: &[u8]) -> io::Result<Vec<u8>> {
+pub(crate) fn encode_rgba_png(width: u32, height: u32, rgba: &[u8]) -> io::Result<Vec<u8>> {
     let mut out = Vec::new();
     let mut enc = png::Encoder::new(&mut out, width, height);
     enc.set_color(png::ColorType::Rgba);
@@ -219,7 +220,7 @@ pub fn encode_rgba_png(width: u32, height: u32, rgba: &[u8]) -> io::Result<Vec<u
 /// (RGB data expanded), with its size; an error message naming the image
 /// when its data is missing, does not inflate or is not width × height
 /// pixels.
-pub fn image_rgba(
+pub(crate) fn image_rgba(
     df: &Datafile<'_>,
     map: &Map,
     index: usize,

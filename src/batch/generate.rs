@@ -10,7 +10,7 @@ pub fn map_name(seed: u64, index: u32) -> String {
 }
 
 /// File name of demo `index` of a generated collection.
-pub fn demo_name(seed: u64, index: u32) -> String {
+pub(crate) fn demo_name(seed: u64, index: u32) -> String {
     format!("synth-s{seed}-{index:04}.demo")
 }
 

@@ -439,7 +439,7 @@ fn heat_demo(
 /// would be over it becomes the largest scale that fits (or, when not even
 /// one pixel per tile fits, the longest side of 8192 pixels), with the
 /// warning that says so.
-pub fn fit_size(gw: u32, gh: u32, size: Size) -> (Size, Option<String>) {
+pub(crate) fn fit_size(gw: u32, gh: u32, size: Size) -> (Size, Option<String>) {
     use crate::render::Geometry;
     let Size::Scale(s) = size else {
         return (size, None);

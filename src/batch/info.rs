@@ -68,7 +68,7 @@ pub fn info_file(path: &Path, limits: &Limits) -> io::Result<MapInfo> {
 }
 
 /// Inspects the map in `bytes`, reported under `path`.
-pub fn info_bytes(path: String, bytes: &[u8], limits: &Limits) -> MapInfo {
+pub(crate) fn info_bytes(path: String, bytes: &[u8], limits: &Limits) -> MapInfo {
     let mut info = MapInfo {
         path,
         size: bytes.len() as u64,

@@ -58,7 +58,7 @@ impl Input {
     /// The path's bytes, unescaped (what `--list -0` prints): a file's path
     /// as given or walked, an archive member's `ARCHIVE!/MEMBER`, an
     /// embedded input's `embedded:NAME`.
-    pub fn raw_path(&self) -> Vec<u8> {
+    pub(crate) fn raw_path(&self) -> Vec<u8> {
         match self {
             Input::File { path, .. }
             | Input::Unlistable { path, .. }

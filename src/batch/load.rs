@@ -13,22 +13,32 @@ use std::path::Path;
 /// teebatch wrong bytes (reported as a bad file), never end the process.
 /// Mapping is opt-in and unsafe for files that can change (see
 /// [`load`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum MmapMode {
     /// Map files of at least [`MMAP_AUTO_THRESHOLD`] bytes whose size is as
     /// listed; read the others. Unsafe for files that can change: see
     /// [`MmapMode::Always`].
-    #[value(help = "Map files of 16 MiB or more (unsafe if files can change), read the others")]
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Map files of 16 MiB or more (unsafe if files can change), read the others")
+    )]
     Auto,
     /// Map every non-empty file. Unsafe for files that can change: a file
     /// truncated by another process while mapped raises SIGBUS on access
     /// (the process dies), and a file modified while mapped changes under
     /// the parser.
-    #[value(help = "Map every file (unsafe if files can change)")]
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Map every file (unsafe if files can change)")
+    )]
     Always,
     /// Read every file (the default; safe when files may change under us).
     #[default]
-    #[value(help = "Read every file (the default; safe when files may change)")]
+    #[cfg_attr(
+        feature = "cli",
+        value(help = "Read every file (the default; safe when files may change)")
+    )]
     Never,
 }
 

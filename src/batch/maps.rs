@@ -13,7 +13,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 /// What `maps index --verify` does beyond the index.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Verify {
     /// No data block is inflated beyond what the map summary reads.
     #[default]
@@ -63,12 +64,12 @@ impl Verify {
     }
 
     /// Whether the record reports `data_crc32`.
-    pub fn reports_crc32(self) -> bool {
+    pub(crate) fn reports_crc32(self) -> bool {
         matches!(self, Verify::Crc | Verify::Full)
     }
 
     /// Whether the record reports `data_sha256`.
-    pub fn reports_sha256(self) -> bool {
+    pub(crate) fn reports_sha256(self) -> bool {
         self == Verify::Full
     }
 }
@@ -243,7 +244,7 @@ pub fn index_input(w: &mut Worker, input: &Input, opts: &IndexOptions) -> MapRec
 /// [`index_input`], then `then(bytes, inflater, scratch, record)` on the
 /// same bytes before they are released (e.g. to draw a thumbnail in the
 /// same pass over the file); not called when the file could not be read.
-pub fn index_input_then(
+pub(crate) fn index_input_then(
     w: &mut Worker,
     input: &Input,
     opts: &IndexOptions,
@@ -373,7 +374,8 @@ impl super::sink::CsvRecord for MapRecord {
 
 /// The thumbnails of a `maps index` run: `dir/<name>-<sha256>.png` per
 /// map (see [`super::render::picture_name`]), drawn in the same pass over
-/// each file.
+/// each file (cargo feature `render`).
+#[cfg(feature = "render")]
 pub struct Thumbnails {
     /// The folder (it must exist).
     pub dir: std::path::PathBuf,
@@ -390,6 +392,7 @@ pub struct RunOptions {
     pub index: IndexOptions,
     /// Worker threads (`None` or 0: all cores; capped at the inputs).
     pub jobs: Option<usize>,
+    #[cfg(feature = "render")]
     pub thumbnails: Option<Thumbnails>,
 }
 
@@ -423,11 +426,14 @@ pub fn run(
     sink: &mut dyn RecordSink<MapRecord>,
     observer: &mut dyn Observer,
 ) -> std::io::Result<MapsRun> {
+    #[cfg(feature = "render")]
     use super::render::{picture_name, write_thumbnail, WriteFailures};
+    #[cfg(feature = "render")]
     let thumbs = opts
         .thumbnails
         .as_ref()
         .map(|t| (t, super::output::InputFiles::of(&sel.inputs)));
+    #[cfg(feature = "render")]
     let failures = WriteFailures::default();
     let index = &opts.index;
     let (run, _) = run_records(
@@ -435,10 +441,10 @@ pub fn run(
         sel,
         opts.jobs,
         || (Worker::new(index.limits), MapsAggregate::default()),
-        |w, input| match &thumbs {
-            None => index_input(&mut w.0, input, index),
-            Some((t, input_files)) => {
-                index_input_then(&mut w.0, input, index, |bytes, inflater, buf, rec| {
+        |w, input| {
+            #[cfg(feature = "render")]
+            if let Some((t, input_files)) = &thumbs {
+                return index_input_then(&mut w.0, input, index, |bytes, inflater, buf, rec| {
                     let Some(sha) = rec.body.sha256.as_deref().filter(|_| !rec.is_failed()) else {
                         // The record already says why the map is unusable.
                         return;
@@ -458,8 +464,9 @@ pub fn run(
                         Some(warning) => rec.warn([warning]),
                         None => rec.body.thumbnail = Some(name),
                     }
-                })
+                });
             }
+            index_input(&mut w.0, input, index)
         },
         sink,
         observer,
@@ -469,8 +476,27 @@ pub fn run(
     run.summary.options = counting_options(opts);
     Ok(MapsRun {
         index: run,
+        #[cfg(feature = "render")]
         thumbnail_failures: failures.report(),
+        #[cfg(not(feature = "render"))]
+        thumbnail_failures: None,
     })
+}
+
+/// The summary option `thumbnails`: `false`, `true`, or `full` for `--style
+/// full` thumbnails.
+fn thumbnails_option(opts: &RunOptions) -> &'static str {
+    #[cfg(feature = "render")]
+    match &opts.thumbnails {
+        None => "false",
+        Some(t) if t.picture.render.style == crate::render::Style::Full => "full",
+        Some(_) => "true",
+    }
+    #[cfg(not(feature = "render"))]
+    {
+        let _ = opts;
+        "false"
+    }
 }
 
 /// The options of a `maps index` run that change its summary's counts:
@@ -482,15 +508,7 @@ pub fn counting_options(opts: &RunOptions) -> super::summary::CountingOptions {
         ("verify", opts.index.verify.name().to_owned()),
         // `full` thumbnails can fail where `entities` ones draw (their
         // failures are warnings of the records).
-        (
-            "thumbnails",
-            match &opts.thumbnails {
-                None => "false",
-                Some(t) if t.picture.render.style == crate::render::Style::Full => "full",
-                Some(_) => "true",
-            }
-            .to_owned(),
-        ),
+        ("thumbnails", thumbnails_option(opts).to_owned()),
         (
             "max_decompressed_bytes",
             l.max_decompressed_bytes.to_string(),
@@ -502,7 +520,7 @@ pub fn counting_options(opts: &RunOptions) -> super::summary::CountingOptions {
     ])
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::Verify;
 

@@ -20,24 +20,30 @@ pub mod diff;
 mod driver;
 pub mod dump;
 pub mod embedded;
+#[cfg(feature = "parquet")]
 pub mod export;
+#[cfg(feature = "render")]
 pub mod extract;
 #[cfg(feature = "synth")]
 pub mod generate;
+#[cfg(all(feature = "parquet", feature = "render"))]
 pub mod heat;
 pub mod info;
 mod input;
 mod load;
 pub mod maps;
 pub mod output;
+#[cfg(feature = "parquet")]
 pub mod parquet;
 pub mod range;
 pub mod record;
+#[cfg(feature = "render")]
 pub mod render;
 pub mod run;
 pub mod select;
 pub mod sink;
 pub mod summary;
+#[cfg(feature = "parquet")]
 pub mod tables;
 mod walk;
 

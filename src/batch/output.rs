@@ -28,7 +28,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// The suffix of the temporary files that become outputs.
-pub const TEMP_SUFFIX: &str = ".teebatch-tmp";
+pub(crate) const TEMP_SUFFIX: &str = ".teebatch-tmp";
 
 /// Which file a path names: its device and inode on Unix (so links and
 /// other spellings of the path compare equal), its canonical path

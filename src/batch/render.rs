@@ -195,7 +195,7 @@ pub fn write_thumbnail(
 /// most `max_work` work (see [`RunOptions::max_work`]), and writes its
 /// picture into the folder `out_dir`, named by [`picture_name`].
 #[allow(clippy::too_many_arguments)]
-pub fn render_input(
+pub(crate) fn render_input(
     w: &mut Worker,
     input: &Input,
     mmap: crate::batch::MmapMode,

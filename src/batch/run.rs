@@ -110,7 +110,7 @@ impl RunOutcome {
     }
 
     /// The outcome of an index run, from its summary document.
-    pub fn of_summary<A: Aggregate>(
+    pub(crate) fn of_summary<A: Aggregate>(
         command: &'static str,
         summary: &Summary<A>,
         sel: &Selection,
@@ -138,7 +138,7 @@ impl RunOutcome {
     }
 
     /// Files per second.
-    pub fn files_per_s(&self) -> f64 {
+    pub(crate) fn files_per_s(&self) -> f64 {
         per_s(self.files as f64, self.elapsed_s)
     }
 
@@ -217,7 +217,7 @@ pub struct RunInfo {
 }
 
 /// This machine's host name, where the system tells it.
-pub fn host_name() -> String {
+pub(crate) fn host_name() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_owned())
         .ok()

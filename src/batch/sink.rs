@@ -6,7 +6,9 @@
 //! sink of its own; the command line gives a [`RecordWriter`] over stdout
 //! or `-o FILE`.
 
+#[cfg(feature = "parquet")]
 use super::parquet::ParquetSink;
+#[cfg(feature = "parquet")]
 use arrow_schema::SchemaRef;
 use serde::Serialize;
 use std::io::{self, Write};
@@ -70,6 +72,7 @@ enum Inner<R, W: Write + Send> {
         header: fn() -> io::Result<csv::StringRecord>,
         wrote: bool,
     },
+    #[cfg(feature = "parquet")]
     Parquet(Box<ParquetSink<W>>),
 }
 
@@ -84,7 +87,8 @@ impl<R: Serialize, W: Write + Send> RecordWriter<R, W> {
     }
 
     /// Apache Parquet of `schema` (the record's schema in
-    /// [`super::parquet`]).
+    /// [`super::parquet`]; cargo feature `parquet`).
+    #[cfg(feature = "parquet")]
     pub fn parquet(out: W, schema: SchemaRef) -> io::Result<Self> {
         Ok(RecordWriter {
             inner: Inner::Parquet(Box::new(ParquetSink::new(out, schema)?)),
@@ -111,6 +115,7 @@ impl<R: Serialize, W: Write + Send> RecordWriter<R, W> {
                 w.flush()?;
                 w.into_inner().map_err(|e| e.into_error())
             }
+            #[cfg(feature = "parquet")]
             Inner::Parquet(w) => {
                 let mut out = w.finish()?;
                 out.flush()?;
@@ -144,6 +149,7 @@ impl<R: Serialize, W: Write + Send> RecordSink<R> for RecordWriter<R, W> {
                 *wrote = true;
                 w.flush()
             }
+            #[cfg(feature = "parquet")]
             Inner::Parquet(w) => w.write(r),
         }
     }

@@ -20,7 +20,8 @@ use parquet::schema::types::ColumnPath;
 use std::io::{self, Write};
 
 /// Output formats of `demos export`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// Comma-separated values with a header line; null is an empty field.
     #[default]
@@ -413,7 +414,7 @@ pub const TABLE_ROW_GROUP_ROWS: usize = 1 << 20;
 ///   path, names, kinds, flags and small counts repeat);
 /// - no Arrow schema in the metadata: the dictionary text columns are
 ///   read as plain strings by every reader.
-pub fn table_properties(schema: &SchemaRef) -> WriterProperties {
+pub(crate) fn table_properties(schema: &SchemaRef) -> WriterProperties {
     let mut p = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(TABLE_ROW_GROUP_ROWS))

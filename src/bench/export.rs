@@ -215,7 +215,7 @@ pub fn measure(
 }
 
 /// The name of `format` on the command line.
-pub fn format_name(format: Format) -> &'static str {
+pub(crate) fn format_name(format: Format) -> &'static str {
     match format {
         Format::Csv => "csv",
         Format::Jsonl => "jsonl",

@@ -34,7 +34,9 @@ pub enum Bench {
     Demos,
     /// Codec kernels per tier on real demo chunk payloads.
     Codecs,
-    /// `demos export`: each table in each format against the full decode.
+    /// `demos export`: each table in each format against the full decode
+    /// (cargo feature `parquet`).
+    #[cfg(feature = "parquet")]
     Export,
 }
 
@@ -59,12 +61,15 @@ pub struct Options {
     /// A saved run to compare with (`--compare`), named as for `save`.
     pub compare: Option<String>,
     /// `bench export`: the tables (none: all).
+    #[cfg(feature = "parquet")]
     pub tables: Vec<crate::demo::export::Table>,
     /// `bench export`: the table formats (none: all).
+    #[cfg(feature = "parquet")]
     pub writers: Vec<crate::batch::tables::Format>,
 }
 
 impl Options {
+    #[cfg(feature = "parquet")]
     fn backend_name(&self) -> &'static str {
         crate::backend::Backend::default().name()
     }
@@ -167,7 +172,8 @@ fn rate_header(unit: &str) -> String {
 pub type Print<'a> = &'a dyn Fn(fmt::Arguments<'_>);
 
 /// Output format of `teebatch bench`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum BenchFormat {
     /// A table on stdout.
     Text,
@@ -357,7 +363,7 @@ impl Build {
 }
 
 /// The 1-minute load average, where the platform says it.
-pub fn load_average() -> Option<f64> {
+pub(crate) fn load_average() -> Option<f64> {
     std::fs::read_to_string("/proc/loadavg")
         .ok()?
         .split_whitespace()
@@ -373,7 +379,7 @@ pub const MIN_MEANINGFUL_BYTES: u64 = 10_000_000;
 /// Why a run's figures may not mean what they seem: a load average above
 /// the cores the bench leaves idle (CPUs − `threads`) by more than 0.5,
 /// or inputs under [`MIN_MEANINGFUL_BYTES`] (the embedded dataset always).
-pub fn warnings_for(
+pub(crate) fn warnings_for(
     inputs: &Inputs,
     threads: usize,
     cpus: usize,
@@ -558,7 +564,7 @@ impl<'a> Report<'a> {
 /// Where `--save NAME` keeps a run and `--compare NAME` finds it: a NAME
 /// ending in `.json` or holding a `/` is a path; any other is
 /// `.teebatch-bench/NAME.json` in the current directory.
-pub fn saved_path(name: &str) -> PathBuf {
+pub(crate) fn saved_path(name: &str) -> PathBuf {
     if name.ends_with(".json") || name.contains('/') {
         PathBuf::from(name)
     } else {
@@ -735,6 +741,7 @@ macro_rules! out {
 
 mod codecs;
 mod demos;
+#[cfg(feature = "parquet")]
 mod export;
 mod maps;
 
@@ -745,6 +752,7 @@ pub fn run(bench: Bench, opts: &Options, print: Print<'_>) -> io::Result<()> {
         Bench::Maps => maps::bench_maps(opts, print),
         Bench::Codecs => codecs::bench_codecs(opts, print),
         Bench::Demos => demos::bench_demos(opts, print),
+        #[cfg(feature = "parquet")]
         Bench::Export => export::bench_export(opts, print),
     }
 }

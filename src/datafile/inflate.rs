@@ -28,7 +28,7 @@ impl Default for InflateLimits {
 ///
 /// Deflate's densest code is a 258-byte match in about 2 bits, a ratio just
 /// under 1032:1; the slack covers the headers of tiny streams.
-pub fn max_inflated_len(n: usize) -> u64 {
+pub(crate) fn max_inflated_len(n: usize) -> u64 {
     n as u64 * 1032 + 1024
 }
 

@@ -86,7 +86,7 @@ pub enum DumpError {
 }
 
 /// The header line of [`dump_chat`].
-pub const CHAT_HEADER: &str = "#tick\tclient_id\tname\tmode\ttext\n";
+pub(crate) const CHAT_HEADER: &str = "#tick\tclient_id\tname\tmode\ttext\n";
 
 /// The chat log of `demo`: one line per chat message (tick, client id,
 /// sender name, mode, text with tabs and newlines as spaces), written as it

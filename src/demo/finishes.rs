@@ -170,7 +170,7 @@ impl<'a> ChatFinish<'a> {
 /// wordings). `is_player` tells whether a text is a current player's
 /// name: a line whose prefix starts with `Team ` is a player's finish if
 /// the whole prefix is a player's name, else a team's.
-pub fn parse_chat_finish<'a>(
+pub(crate) fn parse_chat_finish<'a>(
     text: &'a str,
     is_player: impl Fn(&str) -> bool,
 ) -> Option<ChatFinish<'a>> {

@@ -53,6 +53,7 @@
 pub mod analysis;
 mod chunk;
 pub mod dump;
+#[cfg(feature = "parquet")]
 pub mod export;
 pub mod finishes;
 mod header;

@@ -443,7 +443,7 @@ pub const ALLOWED_SETTINGS: &[&str] = &[
 ];
 
 /// Settings DDNet runs but its testers question (twmap's list), and why.
-pub const IRREGULAR_SETTINGS: &[(&str, &str)] = &[
+pub(crate) const IRREGULAR_SETTINGS: &[(&str, &str)] = &[
     (
         "sv_no_weak_hook",
         "undecided whether DDNet maps should use it",

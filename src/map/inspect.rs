@@ -201,7 +201,7 @@ pub struct SoundInfo {
 }
 
 /// DDNet's name of an envelope point's curve type (`CURVETYPE_*`).
-pub fn curve_type_name(curve: i32) -> String {
+pub(crate) fn curve_type_name(curve: i32) -> String {
     match curve {
         0 => "step".to_owned(),
         1 => "linear".to_owned(),
@@ -214,7 +214,7 @@ pub fn curve_type_name(curve: i32) -> String {
 }
 
 /// The layer type name of `kind` (see [`LayerInfo::kind`]).
-pub fn layer_type_name(kind: &LayerKind) -> &'static str {
+pub(crate) fn layer_type_name(kind: &LayerKind) -> &'static str {
     use crate::map::PhysicsKind as P;
     match kind {
         LayerKind::Tilemap(t) => match t.kind {

@@ -58,6 +58,7 @@ pub use error::{MapError, MapErrorKind, MapSection, MapWarning, MapWarningKind};
 /// [`MapWarningKind::TooManyWarnings`] and the rest are dropped.
 pub const MAX_WARNINGS: usize = crate::datafile::MAX_WARNINGS;
 /// The envelope point view, for the renderer.
+#[cfg(feature = "render")]
 pub(crate) use items::view::EnvPoint;
 pub use items::{
     absent_reason, AbsentReason, Clip, EnvPoints, Envelope, Group, Image, ImageVariant, Info,

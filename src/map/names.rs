@@ -351,17 +351,17 @@ static SWITCH_NAMES: [Option<&str>; 256] = names_of(TileSpace::Switch);
 static TUNE_NAMES: [Option<&str>; 256] = names_of(TileSpace::Tune);
 
 /// Name of a tile in the game or front layer.
-pub fn game_tile_name(id: u8) -> Option<&'static str> {
+pub(crate) fn game_tile_name(id: u8) -> Option<&'static str> {
     GAME_NAMES[id as usize]
 }
 
 /// Name of a tele layer tile (by its type byte).
-pub fn tele_tile_name(id: u8) -> Option<&'static str> {
+pub(crate) fn tele_tile_name(id: u8) -> Option<&'static str> {
     TELE_NAMES[id as usize]
 }
 
 /// Name of a speedup layer tile.
-pub fn speedup_tile_name(id: u8) -> Option<&'static str> {
+pub(crate) fn speedup_tile_name(id: u8) -> Option<&'static str> {
     SPEEDUP_NAMES[id as usize]
 }
 
@@ -369,7 +369,7 @@ pub fn speedup_tile_name(id: u8) -> Option<&'static str> {
 /// layer places (doors, lasers, draggers, freeze, ...) as in the game
 /// layer; the common tiles (air, `SOLID`, `NOHOOK`, vanilla entities) are
 /// not switch tiles and have no name there.
-pub fn switch_tile_name(id: u8) -> Option<&'static str> {
+pub(crate) fn switch_tile_name(id: u8) -> Option<&'static str> {
     SWITCH_NAMES[id as usize].or_else(|| {
         is_special(super::PhysicsKind::Game, id)
             .then(|| game_tile_name(id))
@@ -378,7 +378,7 @@ pub fn switch_tile_name(id: u8) -> Option<&'static str> {
 }
 
 /// Name of a tune layer tile.
-pub fn tune_tile_name(id: u8) -> Option<&'static str> {
+pub(crate) fn tune_tile_name(id: u8) -> Option<&'static str> {
     TUNE_NAMES[id as usize]
 }
 

@@ -125,7 +125,7 @@ impl MapStats {
 impl MapStats {
     /// Folds one physics layer's histogram into the statistics (names are
     /// collected into `names`).
-    pub fn add_layer(
+    pub(crate) fn add_layer(
         &mut self,
         kind: PhysicsKind,
         h: &TileHistogram,

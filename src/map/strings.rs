@@ -17,7 +17,7 @@ use std::borrow::Cow;
 pub const MAX_STRING_LEN: usize = 4096;
 
 /// Most settings lines kept from the info item's settings block.
-pub const MAX_SETTINGS: usize = 4096;
+pub(crate) const MAX_SETTINGS: usize = 4096;
 
 /// Unpacks I32String ints (DDNet's `IntsToStr`) into `buf`, at most
 /// `buf.len() / 4` of them: each int's bytes big-endian, each minus 128; the

@@ -12,13 +12,16 @@ use std::sync::OnceLock;
 use uuid::Uuid;
 
 /// DDNet's UUID namespace.
-pub const DDNET_NAMESPACE: Uuid = Uuid::from_u128(0xe05ddaaa_c4e6_4cfb_b642_5d48e80c0029);
+pub(crate) const DDNET_NAMESPACE: Uuid = Uuid::from_u128(0xe05ddaaa_c4e6_4cfb_b642_5d48e80c0029);
+
+/// The name of DDNet's item type of bezier tangents.
+pub const BEZIER_ITEM: &str = "mapitemtype-envpoints-bezier@ddnet.tw";
 
 /// Names of the map item types DDNet declares by UUID.
-pub const KNOWN_NAMES: &[&str] = &[
+pub(crate) const KNOWN_NAMES: &[&str] = &[
     "mapitemtype-test@ddnet.tw",
     "mapitemtype-automapper-config@ddnet.tw",
-    "mapitemtype-envpoints-bezier@ddnet.tw",
+    BEZIER_ITEM,
     "mapitemtype-group-ex@ddnet.tw",
 ];
 

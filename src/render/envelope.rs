@@ -43,8 +43,7 @@ use crate::datafile::Datafile;
 use crate::map::Map;
 use crate::map::{EnvPoint, ITEM_ENVPOINTS};
 
-/// The name of DDNet's item type of bezier tangents.
-pub const BEZIER_ITEM: &str = "mapitemtype-envpoints-bezier@ddnet.tw";
+pub use crate::map::uuids::BEZIER_ITEM;
 
 /// Ints of one point's bezier tangents.
 const TANGENT_INTS: usize = 16;
@@ -204,7 +203,7 @@ impl<'a> Envelopes<'a> {
 }
 
 /// The curve id of bezier segments.
-pub const CURVE_BEZIER: i32 = 5;
+pub(crate) const CURVE_BEZIER: i32 = 5;
 
 /// The value at time `t` of a bezier segment from point `p0` (time,
 /// value) to `p3`, with `p0`'s out-tangent `out` and `p3`'s in-tangent

@@ -310,7 +310,7 @@ impl Trail {
 
 /// World distance beyond which two successive positions are not joined
 /// (a teleport, a respawn): 8 tiles.
-pub const TRAIL_JUMP: i64 = 8 * TILE as i64;
+pub(crate) const TRAIL_JUMP: i64 = 8 * TILE as i64;
 
 /// Draws `trails` over `canvas`, trail `i` in colour `TRAIL_COLOURS[i % 12]`.
 pub fn draw_trails(canvas: &mut Canvas, geo: &Geometry, trails: &[Trail]) {

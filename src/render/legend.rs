@@ -39,15 +39,15 @@ pub const PAD: u32 = 3;
 /// Side of a colour swatch.
 pub const SWATCH: u32 = 8;
 /// Pixels between a swatch and its label.
-pub const GAP: u32 = 4;
+pub(crate) const GAP: u32 = 4;
 /// Most characters of a label.
-pub const MAX_LABEL_CHARS: usize = 16;
+pub(crate) const MAX_LABEL_CHARS: usize = 16;
 /// Fewest characters of a label for a legend to be drawn.
 pub const MIN_LABEL_CHARS: usize = 4;
 /// The panel (straight RGBA).
-pub const PANEL: [u8; 4] = [0, 0, 0, 200];
+pub(crate) const PANEL: [u8; 4] = [0, 0, 0, 200];
 /// The text colour.
-pub const TEXT: [u8; 3] = [255, 255, 255];
+pub(crate) const TEXT: [u8; 3] = [255, 255, 255];
 
 /// What [`draw`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -76,7 +76,7 @@ pub struct Rect {
 }
 
 /// `label` as ASCII printable characters (others as `?`), at most `max`.
-pub fn ascii(label: &str, max: usize) -> String {
+pub(crate) fn ascii(label: &str, max: usize) -> String {
     label
         .chars()
         .take(max)

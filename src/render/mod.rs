@@ -444,7 +444,7 @@ impl Textures {
     /// (DDNet's atlas has no tele, speedup, switch and tune cells) the
     /// palette colour, and a speedup drawn with an arrow pointing right
     /// (turned by the tile's angle when drawn).
-    pub fn entity_cells(&self, kind: PhysicsKind, n: u32) -> Arc<Cells> {
+    pub(crate) fn entity_cells(&self, kind: PhysicsKind, n: u32) -> Arc<Cells> {
         let kind = match kind {
             PhysicsKind::Tiles | PhysicsKind::Front => PhysicsKind::Game,
             k => k,

@@ -350,7 +350,7 @@ fn pixel(img: &Rgba, x: u32, y: u32) -> Option<[u8; 4]> {
 /// For each of `d` output pixels, the source pixels (of `s`) it covers and
 /// their overlap, in units where a source pixel is `d` long and an output
 /// pixel `s` long (so each list sums to `s`).
-pub fn box_weights(s: u32, d: u32) -> Vec<Vec<(u32, u32)>> {
+pub(crate) fn box_weights(s: u32, d: u32) -> Vec<Vec<(u32, u32)>> {
     (0..d)
         .map(|o| {
             let (lo, hi) = (o * s, (o + 1) * s);

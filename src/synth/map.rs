@@ -163,7 +163,7 @@ impl Grid {
 }
 
 /// Packs 4-byte tiles with tile skip runs (at most 256 tiles per run).
-pub fn pack_tile_skip(tiles: &[u8]) -> Vec<u8> {
+pub(crate) fn pack_tile_skip(tiles: &[u8]) -> Vec<u8> {
     let mut out: Vec<u8> = Vec::new();
     let mut last: Option<[u8; 4]> = None;
     for t in tiles.chunks_exact(4) {

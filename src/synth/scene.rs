@@ -234,7 +234,7 @@ impl Scene {
             .iter()
             .any(|e| e.points.iter().any(|p| p.tangents.is_some()));
         if !upstream && any {
-            let uuid = uuids::uuid_of_name(crate::render::envelope::BEZIER_ITEM);
+            let uuid = uuids::uuid_of_name(uuids::BEZIER_ITEM);
             df.add_item(ITEM_UUID_INDEX, BEZIER_TYPE, &uuids::uuid_to_ints(&uuid));
             df.add_item(BEZIER_TYPE, 0, &tangents);
         }

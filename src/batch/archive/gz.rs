@@ -1,10 +1,15 @@
 //! `.tar.gz` streams: listed once, then read forward by one decompressor
 //! shared by the workers ([`GzStream`]).
 
+#[cfg(feature = "archive")]
 use super::checks::check_members;
+#[cfg(feature = "archive")]
 use super::tar::list_tar_entries;
 use super::ArchiveKind;
-use super::{ArchiveError, Input, Listed, Member, Source};
+#[cfg(feature = "archive")]
+use super::Listed;
+use super::{ArchiveError, Input, Member, Source};
+#[cfg(feature = "archive")]
 use crate::limits::Limits;
 use flate2::read::MultiGzDecoder;
 use std::fmt;
@@ -23,11 +28,13 @@ fn open_gz(path: &Path) -> io::Result<GzReader> {
 }
 
 /// Counts the bytes read through it (the decompressed tar's length).
+#[cfg(feature = "archive")]
 struct Counting<R> {
     inner: R,
     n: u64,
 }
 
+#[cfg(feature = "archive")]
 impl<R: Read> Read for Counting<R> {
     fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(b)?;
@@ -37,6 +44,7 @@ impl<R: Read> Read for Counting<R> {
 }
 
 #[allow(clippy::type_complexity)]
+#[cfg(feature = "archive")]
 pub(super) fn list_tar_gz(
     path: &Path,
     ext: &str,

@@ -36,20 +36,36 @@
 //! record for that member, and the other members get their records. Member
 //! names are only ever shown, never used to open or write anything.
 
+// Without the cargo feature `archive` (the `zip` and `tar` crates) every
+// archive input is one `not_built` error record ([`list`], [`list_stdin`]);
+// the readers are stand-ins that are never called, so the member types stay
+// whole but are never made.
+#![cfg_attr(not(feature = "archive"), allow(dead_code))]
+
 mod checks;
 mod gz;
+#[cfg(not(feature = "archive"))]
+mod not_built;
+#[cfg(feature = "archive")]
 mod tar;
-#[cfg(test)]
+#[cfg(all(test, feature = "archive"))]
 mod tests;
+#[cfg(feature = "archive")]
 mod zip;
 
+#[cfg(not(feature = "archive"))]
+use self::not_built::{inflate_into, list_tar, list_tar_gz, list_zip};
+#[cfg(feature = "archive")]
 use self::tar::list_tar;
+#[cfg(feature = "archive")]
 pub use self::tar::{MAX_NAME_BYTES, MAX_PAX_BYTES};
+#[cfg(feature = "archive")]
 use self::zip::{inflate_into, list_zip};
 use super::Input;
 use crate::limits::Limits;
 use checks::check_members;
 use flate2::read::MultiGzDecoder;
+#[cfg(feature = "archive")]
 use gz::list_tar_gz;
 pub use gz::{mark_selected, GzStream, StreamOps, READ_AHEAD_BYTES};
 use std::fmt;
@@ -100,7 +116,9 @@ pub struct ArchiveError {
     /// A stable snake_case kind: `bad_archive`, `lying_size`, `zip_bomb`,
     /// `total_limit`, `overlapping`, `unsafe_name`, `crc_mismatch`,
     /// `size_mismatch`, `nested_archive`, `unsupported`, `inflate`,
-    /// `duplicate_name`, `name_too_long`, `encrypted`, `no_members`.
+    /// `duplicate_name`, `name_too_long`, `encrypted`, `no_members`,
+    /// `not_built` (an archive input to a build without the cargo feature
+    /// `archive`).
     pub kind: &'static str,
     /// `archive`, `central_directory`, or `member` (the member is in the path).
     pub section: &'static str,
@@ -128,6 +146,8 @@ pub enum ArchiveKind {
     NameTooLong,
     Encrypted,
     NoMembers,
+    /// An archive input to a build without the cargo feature `archive`.
+    NotBuilt,
 }
 
 crate::kind::kind_names!(ArchiveKind {
@@ -146,6 +166,7 @@ crate::kind::kind_names!(ArchiveKind {
     NameTooLong => "name_too_long",
     Encrypted => "encrypted",
     NoMembers => "no_members",
+    NotBuilt => "not_built",
 });
 
 impl ArchiveError {
@@ -364,6 +385,10 @@ pub const STDIN: &str = "-";
 /// [`Limits::max_archive_total_bytes`] is refused as a whole.
 pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
     let path = Path::new(STDIN);
+    if !cfg!(feature = "archive") {
+        out.push(not_built(path));
+        return;
+    }
     let bad = |kind, offset, message: String| Input::BadArchive {
         path: path.to_path_buf(),
         error: ArchiveError::new(kind, "archive", offset, message),
@@ -461,6 +486,21 @@ pub fn list_stdin(ext: &str, limits: &Limits, out: &mut Vec<Input>) {
     }
 }
 
+/// The record of an archive input to a build without the cargo feature
+/// `archive`: the archive is not read.
+fn not_built(path: &Path) -> Input {
+    Input::BadArchive {
+        path: path.to_path_buf(),
+        error: ArchiveError::new(
+            ArchiveKind::NotBuilt,
+            "archive",
+            0,
+            "this build of teebatch reads no archives (built without the cargo feature `archive`)"
+                .into(),
+        ),
+    }
+}
+
 /// The record of an archive named as an input that gives none.
 fn no_members(path: &Path, ext: &str) -> Input {
     Input::BadArchive {
@@ -529,6 +569,10 @@ impl Listed {
 /// archives inside it (as `nested_archive` errors), or one error for the
 /// whole archive.
 pub fn list(path: &Path, kind: Kind, ext: &str, limits: &Limits, out: &mut Vec<Input>) {
+    if !cfg!(feature = "archive") {
+        out.push(not_built(path));
+        return;
+    }
     let bad = |e: ArchiveError| Input::BadArchive {
         path: path.to_path_buf(),
         error: e,
@@ -616,4 +660,56 @@ pub fn printable(message: &str) -> String {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod not_built_tests {
+    use super::{not_built, ArchiveKind, Input};
+    use std::path::Path;
+
+    /// The record of an archive input to a build without the cargo
+    /// feature `archive`: the archive stage's `not_built`, naming the
+    /// feature.
+    #[test]
+    fn a_not_built_record_names_the_feature() {
+        let Input::BadArchive { path, error } = not_built(Path::new("pack.zip")) else {
+            panic!("not an archive error");
+        };
+        assert_eq!(path, Path::new("pack.zip"));
+        assert_eq!(error.kind, ArchiveKind::NotBuilt.kind());
+        assert_eq!(error.kind, "not_built");
+        assert_eq!((error.section, error.offset), ("archive", 0));
+        assert_eq!(
+            error.to_string(),
+            "archive at byte 0: this build of teebatch reads no archives (built without the cargo feature `archive`)"
+        );
+    }
+
+    /// Without the feature, every archive kind named as an input, found by
+    /// a walk or on stdin is that one record (and nothing is read).
+    #[cfg(not(feature = "archive"))]
+    #[test]
+    fn without_the_feature_an_archive_input_is_one_not_built_record() {
+        use super::{list, list_named, list_stdin, Kind, STDIN};
+        use crate::limits::Limits;
+        let limits = Limits::default();
+        for (name, kind) in [
+            ("missing.zip", Kind::Zip),
+            ("missing.tar", Kind::Tar),
+            ("missing.tar.gz", Kind::TarGz),
+        ] {
+            for named in [false, true] {
+                let mut out = Vec::new();
+                if named {
+                    list_named(Path::new(name), kind, "map", &limits, &mut out);
+                } else {
+                    list(Path::new(name), kind, "map", &limits, &mut out);
+                }
+                assert_eq!(out, vec![not_built(Path::new(name))], "{name}");
+            }
+        }
+        let mut out = Vec::new();
+        list_stdin("demo", &limits, &mut out);
+        assert_eq!(out, vec![not_built(Path::new(STDIN))]);
+    }
 }

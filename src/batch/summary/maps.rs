@@ -20,7 +20,7 @@ use std::hash::BuildHasher;
 use std::path::Path;
 
 /// Buckets of [`GameLayerSizes::area_log2_histogram`].
-pub const AREA_BUCKETS: usize = 64;
+pub(crate) const AREA_BUCKETS: usize = 64;
 
 /// min, max and sum of a value over the maps that have it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -36,7 +36,7 @@ use std::fmt;
 use std::path::Path;
 
 /// The `format` field of every summary document.
-pub const FORMAT: &str = "teebatch-summary";
+pub(crate) const FORMAT: &str = "teebatch-summary";
 /// The document version this teebatch reads and writes.
 pub const VERSION: u32 = 1;
 /// Example paths kept per error or warning kind (the smallest ones).
@@ -137,7 +137,7 @@ pub fn add_outcome(
     error.is_some()
 }
 
-pub fn add_kind(map: &mut ByKind, kind: KindKey, path: &str) {
+pub(crate) fn add_kind(map: &mut ByKind, kind: KindKey, path: &str) {
     let k = map.entry(kind).or_default();
     k.count = k.count.saturating_add(1);
     k.examples.insert(path);
@@ -339,7 +339,7 @@ pub struct Walk {
 }
 
 impl Walk {
-    pub fn is_default(&self) -> bool {
+    pub(crate) fn is_default(&self) -> bool {
         *self == Walk::default()
     }
 }

@@ -58,7 +58,7 @@ impl fmt::Display for Shard {
 }
 
 /// FNV-1a 64 of `bytes`.
-pub fn path_hash(bytes: &[u8]) -> u64 {
+pub(crate) fn path_hash(bytes: &[u8]) -> u64 {
     let mut h = fnv::FnvHasher::default();
     h.write(bytes);
     h.finish()

@@ -20,7 +20,7 @@ pub const NUM_SYMBOLS: usize = 257;
 /// The end-of-stream symbol.
 pub const EOF: u16 = 256;
 /// Leaves plus internal nodes of a full binary tree over [`NUM_SYMBOLS`].
-pub const NUM_NODES: usize = 2 * NUM_SYMBOLS - 1;
+pub(crate) const NUM_NODES: usize = 2 * NUM_SYMBOLS - 1;
 /// The longest code in the tree built from [`FREQUENCIES`] (EOF and 0x77).
 pub const MAX_CODE_LEN: u32 = 15;
 

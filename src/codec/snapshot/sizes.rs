@@ -27,9 +27,9 @@ pub enum Protocol {
 }
 
 /// `net_version` of Teeworlds 0.6 and DDNet demos.
-pub const NET_VERSION_06: &str = "0.6 626fce9a778df4d4";
+pub(crate) const NET_VERSION_06: &str = "0.6 626fce9a778df4d4";
 /// `net_version` of Teeworlds 0.7 demos.
-pub const NET_VERSION_07: &str = "0.7 802f1be60a05665f";
+pub(crate) const NET_VERSION_07: &str = "0.7 802f1be60a05665f";
 
 /// Declares a protocol's ordinal item types once: the module of type id
 /// constants (e.g. `v06::CHARACTER`) and the (size in ints, name) table
@@ -122,7 +122,7 @@ item_types! {
 
 /// Name of item type 0, which declares an extended (UUID) type (DDNet's
 /// `NETOBJTYPE_EX`).
-pub const TYPE_0_NAME: &str = "obj_ex";
+pub(crate) const TYPE_0_NAME: &str = "obj_ex";
 
 impl Protocol {
     /// The protocol a demo's `net_version` header string names, if known.

@@ -41,7 +41,7 @@ pub struct KnownType {
 
 /// (UUID name, netobject name) of the extended snapshot item types DDNet
 /// registers (objects and events).
-pub const KNOWN_TYPE_NAMES: [(&str, &str); 18] = [
+pub(crate) const KNOWN_TYPE_NAMES: [(&str, &str); 18] = [
     ("my-own-object@heinrich5991.de", "MyOwnObject"),
     ("character@netobj.ddnet.tw", "DDNetCharacter"),
     ("player@netobj.ddnet.tw", "DDNetPlayer"),
@@ -63,7 +63,7 @@ pub const KNOWN_TYPE_NAMES: [(&str, &str); 18] = [
 ];
 
 /// All known extended types, UUIDs computed on first use.
-pub fn known_types() -> &'static [KnownType] {
+pub(crate) fn known_types() -> &'static [KnownType] {
     static KNOWN: OnceLock<Vec<KnownType>> = OnceLock::new();
     KNOWN.get_or_init(|| {
         KNOWN_TYPE_NAMES

@@ -50,7 +50,7 @@ use crate::backend::Backend;
 use crate::warn::Warn;
 
 /// The most bytes one int takes.
-pub const MAX_BYTES: usize = 5;
+pub(crate) const MAX_BYTES: usize = 5;
 
 /// The tier [`unpack`] uses; chosen by measurement (see the module docs of
 /// [`simd`]).

@@ -22,14 +22,16 @@ use std::sync::{Arc, OnceLock};
 /// since the demo's first tick marker (`tick - first_tick`, Int32) and the
 /// same as seconds (`demo_tick / 50`, Float64); see
 /// [`super::builder::time_of`].
-pub const LEADING_COLUMNS: [&str; 5] = ["demo", "demo_sha256", "tick", "demo_tick", "time_s"];
+pub(crate) const LEADING_COLUMNS: [&str; 5] =
+    ["demo", "demo_sha256", "tick", "demo_tick", "time_s"];
 
 /// The tables `demos export` writes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Table {
     Positions,
     Players,
-    #[value(name = "player_changes")]
+    #[cfg_attr(feature = "cli", value(name = "player_changes"))]
     PlayerChanges,
     Projectiles,
     Lasers,

@@ -25,7 +25,7 @@ pub enum ChatMode {
 
 impl ChatMode {
     /// The mode of a 0.6 `m_Team` or 0.7 `m_Mode` value.
-    pub fn from_raw(protocol: Protocol, raw: i32) -> ChatMode {
+    pub(crate) fn from_raw(protocol: Protocol, raw: i32) -> ChatMode {
         match (protocol, raw) {
             (Protocol::V06, 0) | (Protocol::V07, 1) => ChatMode::All,
             (Protocol::V06, 1) | (Protocol::V07, 2) => ChatMode::Team,

@@ -151,7 +151,7 @@ pub struct Header {
 }
 
 /// Reads the header int and, for id 0, the UUID.
-pub fn decode_header(
+pub(crate) fn decode_header(
     bytes: &[u8],
     warnings: &mut dyn Warn<MessageWarning>,
 ) -> Result<Header, MessageError> {

@@ -133,7 +133,7 @@ impl PlayerChanges {
     }
 
     /// A full update is due.
-    pub fn set_rebuild(&mut self) {
+    pub(crate) fn set_rebuild(&mut self) {
         self.clear();
         self.rebuild = true;
     }

@@ -62,7 +62,7 @@ pub const MAX_TIMELINE_MARKERS: usize = 64;
 /// Largest uncompressed chunk payload in bytes (DDNet's 64 KiB buffers).
 pub const MAX_DATA_SIZE: usize = 64 * 1024;
 /// Largest compressed payload a chunk header can describe.
-pub const MAX_PAYLOAD_SIZE: usize = u16::MAX as usize;
+pub(crate) const MAX_PAYLOAD_SIZE: usize = u16::MAX as usize;
 
 const HEADER_LEN: u64 = 8 + 168;
 const LENGTH_OFFSET: u64 = 152;
@@ -558,7 +558,7 @@ impl<W: Write + Seek> DemoWriter<W> {
     }
 
     /// Length in seconds as `finish` will write it.
-    pub fn length_seconds(&self) -> i32 {
+    pub(crate) fn length_seconds(&self) -> i32 {
         match (self.first_tick, self.last_tick) {
             (Some(f), Some(l)) => (l - f) / TICKS_PER_SECOND,
             _ => 0,

@@ -211,6 +211,7 @@ impl<'a> EnvPoint<'a> {
     }
 
     /// The four channel values (fixed point).
+    #[cfg(feature = "render")]
     pub fn values(&self) -> [i32; 4] {
         [
             self.value_0(),

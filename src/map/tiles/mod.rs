@@ -46,12 +46,12 @@ pub enum PhysicsKind {
 }
 
 /// Tile layer flag bits (`TILESLAYERFLAG_*`).
-pub const FLAG_GAME: i32 = 1;
-pub const FLAG_TELE: i32 = 2;
-pub const FLAG_SPEEDUP: i32 = 4;
-pub const FLAG_FRONT: i32 = 8;
-pub const FLAG_SWITCH: i32 = 16;
-pub const FLAG_TUNE: i32 = 32;
+pub(crate) const FLAG_GAME: i32 = 1;
+pub(crate) const FLAG_TELE: i32 = 2;
+pub(crate) const FLAG_SPEEDUP: i32 = 4;
+pub(crate) const FLAG_FRONT: i32 = 8;
+pub(crate) const FLAG_SWITCH: i32 = 16;
+pub(crate) const FLAG_TUNE: i32 = 32;
 
 impl PhysicsKind {
     /// The special (non-plain) kinds in a fixed order.
@@ -84,7 +84,7 @@ impl PhysicsKind {
 
     /// Offsets of the bytes that must be zero in uncompressed data (skip and
     /// reserved of 4-byte tiles, the speedup padding byte).
-    pub fn padding_offsets(self) -> &'static [usize] {
+    pub(crate) fn padding_offsets(self) -> &'static [usize] {
         match self {
             PhysicsKind::Tiles | PhysicsKind::Game | PhysicsKind::Front => &[2, 3],
             PhysicsKind::Speedup => &[3],

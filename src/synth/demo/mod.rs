@@ -259,7 +259,7 @@ pub fn generate_to<W: Write + Seek>(
 
 /// [`generate_to`], reporting every snapshot and message to `on_event`;
 /// returns the output too.
-pub fn generate_to_with<W: Write + Seek>(
+pub(crate) fn generate_to_with<W: Write + Seek>(
     params: &SynthParams,
     out: W,
     mut on_event: impl FnMut(SynthEvent<'_>),

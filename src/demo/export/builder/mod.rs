@@ -136,7 +136,7 @@ struct Slab {
 }
 
 /// Most item columns of a table (the bits of a row's validity mask).
-pub const MAX_BLOCK: usize = 64;
+pub(crate) const MAX_BLOCK: usize = 64;
 
 impl Slab {
     /// A slot of nulls.
