@@ -275,7 +275,12 @@ struct LastFloat {
 /// One column of a batch as the row encoders read it.
 enum Cells<'a> {
     I32(&'a [i32], Option<&'a NullBuffer>),
-    F64(&'a [f64], Option<&'a NullBuffer>, FloatText, Option<LastFloat>),
+    F64(
+        &'a [f64],
+        Option<&'a NullBuffer>,
+        FloatText,
+        Option<LastFloat>,
+    ),
     Bool(&'a BooleanArray),
     /// Dictionary text: keys, and each dictionary value already encoded
     /// (piece `first + key`).
@@ -416,9 +421,8 @@ fn encode_rows(batch: &RecordBatch, out: &mut Vec<u8>, format: RowFormat) -> io:
                     if nulls.is_some_and(|n| n.is_null(r)) {
                         pieces.put(NULL, out, pos)
                     } else {
-                        let w: &mut [u8; 16] = (&mut out[pos..pos + 16])
-                            .try_into()
-                            .expect("16 bytes");
+                        let w: &mut [u8; 16] =
+                            (&mut out[pos..pos + 16]).try_into().expect("16 bytes");
                         pos + write_i32(v[r], w)
                     }
                 }
@@ -607,42 +611,9 @@ pub fn table_properties(schema: &SchemaRef) -> WriterProperties {
         .set_max_row_group_row_count(Some(TABLE_ROW_GROUP_ROWS))
         .set_statistics_enabled(EnabledStatistics::Chunk)
         .set_created_by(format!("teebatch {}", env!("CARGO_PKG_VERSION")));
-    // EXPERIMENT (temporary): TEEBATCH_PQ_EXP=flag,flag...
-    let exp = std::env::var("TEEBATCH_PQ_EXP").unwrap_or_default();
-    let has = |f: &str| exp.split(',').any(|e| e == f);
-    if has("none") {
-        p = p.set_compression(Compression::UNCOMPRESSED);
-    }
-    if has("nostats") {
-        p = p.set_statistics_enabled(EnabledStatistics::None);
-    }
-    if has("wbs8k") {
-        p = p.set_write_batch_size(8192);
-    }
-    if has("page4m") {
-        p = p.set_data_page_size_limit(4 << 20);
-    }
-    if has("v2") {
-        p = p.set_writer_version(parquet::file::properties::WriterVersion::PARQUET_2_0);
-    }
     for f in schema.fields() {
         let path = ColumnPath::from(f.name().as_str());
-        let small = !spread_out(f.name()) && matches!(f.data_type(), DataType::Int32);
-        if has("nodictall") {
-            p = p.set_column_dictionary_enabled(path, false);
-        } else if has("deltasmall") && small {
-            p = p
-                .set_column_dictionary_enabled(path.clone(), false)
-                .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
-        } else if has("plainsmall") && small {
-            p = p.set_column_dictionary_enabled(path, false);
-        } else if has("nodicttext") && matches!(f.data_type(), DataType::Dictionary(..)) {
-            p = p.set_column_dictionary_enabled(path, false);
-        } else if has("deltaspread") && spread_out(f.name()) && matches!(f.data_type(), DataType::Int32) {
-            p = p
-                .set_column_dictionary_enabled(path.clone(), false)
-                .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
-        } else if matches!(f.name().as_str(), "tick" | "demo_tick") {
+        if matches!(f.name().as_str(), "tick" | "demo_tick") {
             p = p
                 .set_column_dictionary_enabled(path.clone(), false)
                 .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED);
