@@ -3,7 +3,7 @@
 //!
 //! A [`Columns`] holds one typed buffer per column of the table's Arrow
 //! schema ([`super::Table::schema`]): `Vec<i32>` (`Vec<f64>`) values and
-//! `Vec<bool>` validity for the integer (float) columns, dictionary keys for repeated text
+//! validity bitmaps ([`Bits`]) for the integer (float) columns, dictionary keys for repeated text
 //! (the demo path, player names, kinds), offsets and bytes for free text.
 //! The table builder appends to them directly, column by column for the
 //! item tables (a snapshot's items at a time) and row by row through
@@ -18,17 +18,95 @@ use arrow_array::types::Int32Type;
 use arrow_array::{
     ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, RecordBatch, StringArray,
 };
-use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, SchemaRef};
 use std::collections::HashMap;
 use std::sync::Arc;
+
+/// A bitmap being appended to, in Arrow's bit order (bit `i` of the
+/// little-endian words), handed to Arrow without a copy.
+#[derive(Debug, Default)]
+pub struct Bits {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Bits {
+    fn with_capacity(bits: usize) -> Bits {
+        Bits {
+            words: Vec::with_capacity(bits.div_ceil(64)),
+            len: 0,
+        }
+    }
+
+    /// Bits appended so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends `v`.
+    #[inline]
+    pub fn push(&mut self, v: bool) {
+        let bit = self.len % 64;
+        if bit == 0 {
+            self.words.push(u64::from(v));
+        } else if let Some(w) = self.words.last_mut() {
+            *w |= u64::from(v) << bit;
+        }
+        self.len += 1;
+    }
+
+    /// Appends `v` `n` times.
+    pub fn push_n(&mut self, v: bool, n: usize) {
+        if !v {
+            // Bits past the end are clear.
+            self.len += n;
+            self.words.resize(self.len.div_ceil(64), 0);
+            return;
+        }
+        let mut left = n;
+        while left > 0 {
+            let bit = self.len % 64;
+            if bit == 0 {
+                self.words.push(0);
+            }
+            let take = left.min(64 - bit);
+            let ones = if take == 64 {
+                u64::MAX
+            } else {
+                ((1u64 << take) - 1) << bit
+            };
+            if let Some(w) = self.words.last_mut() {
+                *w |= ones;
+            }
+            self.len += take;
+            left -= take;
+        }
+    }
+
+    /// Appends one bit per item of `bits`.
+    #[inline]
+    pub fn extend(&mut self, bits: impl IntoIterator<Item = bool>) {
+        for b in bits {
+            self.push(b);
+        }
+    }
+
+    fn finish(self) -> BooleanBuffer {
+        BooleanBuffer::new(Buffer::from_vec(self.words), 0, self.len)
+    }
+}
 
 /// A nullable or non-null `Int32` column.
 #[derive(Debug, Default)]
 pub struct I32Col {
     pub values: Vec<i32>,
     /// One flag per value; empty for a non-null column.
-    pub valid: Vec<bool>,
+    pub valid: Bits,
     nullable: bool,
 }
 
@@ -57,7 +135,7 @@ impl I32Col {
 pub struct F64Col {
     pub values: Vec<f64>,
     /// One flag per value; empty for a non-null column.
-    pub valid: Vec<bool>,
+    pub valid: Bits,
     nullable: bool,
 }
 
@@ -75,8 +153,8 @@ impl F64Col {
 /// A `Boolean` column.
 #[derive(Debug, Default)]
 pub struct BoolCol {
-    values: Vec<bool>,
-    valid: Vec<bool>,
+    values: Bits,
+    valid: Bits,
     nullable: bool,
 }
 
@@ -84,9 +162,9 @@ impl BoolCol {
     /// Appends `v`, never null, `n` times.
     #[inline]
     pub fn extend_value(&mut self, v: bool, n: usize) {
-        self.values.extend(std::iter::repeat_n(v, n));
+        self.values.push_n(v, n);
         if self.nullable {
-            self.valid.extend(std::iter::repeat_n(true, n));
+            self.valid.push_n(true, n);
         }
     }
 }
@@ -95,11 +173,13 @@ impl BoolCol {
 #[derive(Debug, Default)]
 pub struct DictCol {
     keys: Vec<i32>,
-    valid: Vec<bool>,
+    valid: Bits,
     nullable: bool,
     /// The batch's values, by key.
     values: Vec<Arc<str>>,
     index: HashMap<Arc<str>, i32>,
+    /// Keys of static text by its address and length ([`DictCol::push_static`]).
+    statics: Vec<(usize, usize, i32)>,
 }
 
 impl DictCol {
@@ -135,6 +215,28 @@ impl DictCol {
         }
     }
 
+    /// Appends static text `s` (`None`: null): code names, team names, a
+    /// handful of values repeated row after row, whose keys are looked up
+    /// by the text's address (without hashing the text; two copies of the
+    /// same text still get one key).
+    #[inline]
+    pub fn push_static(&mut self, s: Option<&'static str>) {
+        let k = s.map(|s| {
+            let (at, len) = (s.as_ptr() as usize, s.len());
+            match self.statics.iter().find(|e| e.0 == at && e.1 == len) {
+                Some(e) => e.2,
+                None => {
+                    let k = self.key(s);
+                    if self.statics.len() < 64 {
+                        self.statics.push((at, len, k));
+                    }
+                    k
+                }
+            }
+        });
+        self.push_key(k);
+    }
+
     /// Appends `s` (`None`: null).
     pub fn push(&mut self, s: Option<&str>) {
         let k = s.map(|s| self.key(s));
@@ -147,7 +249,7 @@ impl DictCol {
 pub struct StrCol {
     offsets: Vec<i32>,
     bytes: Vec<u8>,
-    valid: Vec<bool>,
+    valid: Bits,
     nullable: bool,
 }
 
@@ -212,12 +314,12 @@ impl Col {
         match self {
             Col::I32(c) => Col::I32(I32Col {
                 values: Vec::with_capacity(rows),
-                valid: Vec::with_capacity(if c.nullable { rows } else { 0 }),
+                valid: Bits::with_capacity(if c.nullable { rows } else { 0 }),
                 nullable: c.nullable,
             }),
             Col::F64(c) => Col::F64(F64Col {
                 values: Vec::with_capacity(rows),
-                valid: Vec::with_capacity(if c.nullable { rows } else { 0 }),
+                valid: Bits::with_capacity(if c.nullable { rows } else { 0 }),
                 nullable: c.nullable,
             }),
             Col::Bool(c) => Col::Bool(BoolCol {
@@ -226,7 +328,7 @@ impl Col {
             }),
             Col::Dict(c) => Col::Dict(DictCol {
                 keys: Vec::with_capacity(rows),
-                valid: Vec::with_capacity(if c.nullable { rows } else { 0 }),
+                valid: Bits::with_capacity(if c.nullable { rows } else { 0 }),
                 nullable: c.nullable,
                 ..DictCol::default()
             }),
@@ -239,11 +341,12 @@ impl Col {
     }
 }
 
-fn nulls(valid: Vec<bool>) -> Option<NullBuffer> {
-    if valid.iter().all(|&v| v) {
+fn nulls(valid: Bits) -> Option<NullBuffer> {
+    let bits = valid.finish();
+    if bits.count_set_bits() == bits.len() {
         return None;
     }
-    Some(NullBuffer::new(BooleanBuffer::from(valid)))
+    Some(NullBuffer::new(bits))
 }
 
 impl Col {
@@ -257,10 +360,7 @@ impl Col {
                 ScalarBuffer::from(c.values),
                 nulls(c.valid),
             )),
-            Col::Bool(c) => Arc::new(BooleanArray::new(
-                BooleanBuffer::from(c.values),
-                nulls(c.valid),
-            )),
+            Col::Bool(c) => Arc::new(BooleanArray::new(c.values.finish(), nulls(c.valid))),
             Col::Dict(c) => {
                 let keys = Int32Array::new(ScalarBuffer::from(c.keys), nulls(c.valid));
                 let values: StringArray = c.values.iter().map(|v| Some(&**v)).collect();
@@ -532,6 +632,30 @@ mod tests {
         let name = b.column(2).as_dictionary::<Int32Type>();
         assert_eq!(name.values().as_string::<i32>().value(0), "y");
         assert_eq!(name.values().len(), 1);
+    }
+
+    /// A bitmap appended bit by bit and in runs (across word bounds)
+    /// holds the bits of the same appends to a `Vec<bool>`.
+    #[test]
+    fn bits_equal_a_vec_of_bools() {
+        let mut bits = Bits::default();
+        let mut want = Vec::new();
+        let mut seed = 7u32;
+        for step in 0..400 {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let v = seed >> 16 & 1 == 1;
+            if step % 3 == 0 {
+                let n = (seed >> 20) as usize % 150;
+                bits.push_n(v, n);
+                want.extend(std::iter::repeat_n(v, n));
+            } else {
+                bits.push(v);
+                want.push(v);
+            }
+            assert_eq!(bits.len(), want.len());
+        }
+        let got: Vec<bool> = bits.finish().iter().collect();
+        assert_eq!(got, want);
     }
 
     #[test]

@@ -897,13 +897,13 @@ impl TableBuilder {
             if any & bit == 0 {
                 // No row has it: nulls (values are never read).
                 col.values.extend(std::iter::repeat_n(0, n));
-                col.valid.extend(std::iter::repeat_n(false, n));
+                col.valid.push_n(false, n);
                 continue;
             }
             col.values
                 .extend(order.iter().map(|&(s, _, _)| ints[s as usize * w + k]));
             if all & bit != 0 {
-                col.valid.extend(std::iter::repeat_n(true, n));
+                col.valid.push_n(true, n);
             } else {
                 col.valid
                     .extend(order.iter().map(|&(s, _, _)| valid[s as usize] & bit != 0));
@@ -914,7 +914,7 @@ impl TableBuilder {
             let bit = 1u64 << cn.block;
             for &(s, _, _) in order {
                 let set = valid[s as usize] & bit != 0;
-                names.push(if set {
+                names.push_static(if set {
                     (cn.names)(ints[s as usize * w + cn.block])
                 } else {
                     None
@@ -947,7 +947,7 @@ impl TableBuilder {
         }
         let team_names = self.columns.dict(self.cols.team_name);
         for &(_, team, _) in &name_team {
-            team_names.push(team.and_then(super::tables::team_name));
+            team_names.push_static(team.and_then(super::tables::team_name));
         }
         let sessions = self.columns.i32(self.cols.session);
         for &(_, _, session) in &name_team {
