@@ -125,6 +125,41 @@ impl<R: Serialize, W: Write + Send> RecordWriter<R, W> {
     }
 }
 
+/// A record writer over an output named on the command line (`None` or
+/// `-`: stdout; see [`super::output::open`]), and the commit that puts a
+/// finished file in place.
+pub type OpenedWriter<R> = (
+    RecordWriter<R, super::output::RecordOut>,
+    super::output::Commit,
+);
+
+impl<R: Serialize> RecordWriter<R, super::output::RecordOut> {
+    /// JSON lines to `path`.
+    pub fn open_json(path: Option<&std::path::Path>) -> io::Result<OpenedWriter<R>> {
+        let (out, commit) = super::output::open(path)?;
+        Ok((RecordWriter::json(out), commit))
+    }
+
+    /// Parquet of `schema` to `path`, which must be named (a binary
+    /// format, see [`super::output::open_binary`]).
+    #[cfg(feature = "parquet")]
+    pub fn open_parquet(
+        path: Option<&std::path::Path>,
+        schema: SchemaRef,
+    ) -> io::Result<OpenedWriter<R>> {
+        let (out, commit) = super::output::open_binary(path, "--format parquet")?;
+        Ok((RecordWriter::parquet(out, schema)?, commit))
+    }
+}
+
+impl<R: Serialize + CsvRecord> RecordWriter<R, super::output::RecordOut> {
+    /// CSV to `path`.
+    pub fn open_csv(path: Option<&std::path::Path>) -> io::Result<OpenedWriter<R>> {
+        let (out, commit) = super::output::open(path)?;
+        Ok((RecordWriter::csv(out), commit))
+    }
+}
+
 impl<R: Serialize + CsvRecord, W: Write + Send> RecordWriter<R, W> {
     /// Comma-separated values with a header row (the record's
     /// [`CsvRecord::Row`]).

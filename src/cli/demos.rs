@@ -1,6 +1,6 @@
 //! `teebatch demos ...`.
 
-use super::{open_output, BatchArgs};
+use super::BatchArgs;
 use crate::backend::Backend;
 use crate::batch::demos::{IndexOptions, RunOptions};
 use crate::batch::sink::RecordWriter;
@@ -320,18 +320,11 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
             ("--summary", args.summary.as_deref()),
         ],
     )?;
+    let out = args.output.as_deref();
     let (mut sink, commit) = match args.format {
-        IndexFormat::Json => {
-            let (out, commit) = open_output(args.output.as_deref())?;
-            (RecordWriter::json(out), commit)
-        }
+        IndexFormat::Json => RecordWriter::open_json(out)?,
         IndexFormat::Parquet => {
-            let (out, commit) =
-                crate::batch::output::open_binary(args.output.as_deref(), "--format parquet")?;
-            (
-                RecordWriter::parquet(out, crate::batch::parquet::demos_schema())?,
-                commit,
-            )
+            RecordWriter::open_parquet(out, crate::batch::parquet::demos_schema())?
         }
     };
     let opts = RunOptions {

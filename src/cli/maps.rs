@@ -246,19 +246,11 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
             ("--summary", args.summary.as_deref()),
         ],
     )?;
+    let out = args.output.as_deref();
     let (mut sink, commit) = match args.format {
-        Format::Json => {
-            let (out, commit) = open_output(args.output.as_deref())?;
-            (RecordWriter::json(out), commit)
-        }
-        Format::Csv => {
-            let (out, commit) = open_output(args.output.as_deref())?;
-            (RecordWriter::csv(out), commit)
-        }
-        Format::Parquet => {
-            let (out, commit) = output::open_binary(args.output.as_deref(), "--format parquet")?;
-            (RecordWriter::parquet(out, maps_schema())?, commit)
-        }
+        Format::Json => RecordWriter::open_json(out)?,
+        Format::Csv => RecordWriter::open_csv(out)?,
+        Format::Parquet => RecordWriter::open_parquet(out, maps_schema())?,
     };
     if args.thumbnails.is_none()
         && (args.picture.no_legend || args.picture.crop != super::render::CropArg::None)

@@ -1002,43 +1002,52 @@ fn check_unused(
             .map(|(i, _)| i)
             .collect::<Vec<_>>()
     };
-    if rules.has(R::ImageUnused) {
-        for i in unused(&images) {
-            let name = map.images[i].name.as_deref().unwrap_or("");
-            c.add(
-                R::ImageUnused,
-                format!("image {i} {name:?} is not used"),
-                Location {
-                    image: Some(i as u32),
-                    ..Location::default()
-                },
-            );
-        }
-    }
-    if rules.has(R::EnvelopeUnused) {
-        for i in unused(&envelopes) {
-            let name = &map.envelopes[i].name;
-            c.add(
-                R::EnvelopeUnused,
-                format!("envelope {i} {name:?} is not used"),
-                Location {
-                    envelope: Some(i as u32),
-                    ..Location::default()
-                },
-            );
-        }
-    }
-    if rules.has(R::SoundUnused) {
-        for i in unused(&sounds) {
-            let name = map.sounds[i].name.as_deref().unwrap_or("");
-            c.add(
-                R::SoundUnused,
-                format!("sound {i} {name:?} is not used"),
-                Location {
-                    sound: Some(i as u32),
-                    ..Location::default()
-                },
-            );
+    // Images, envelopes and sounds no layer uses: the rule, what is used,
+    // the finding's noun, the item's name and where it is.
+    let image_name = |i: usize| map.images[i].name.as_deref().unwrap_or("");
+    let envelope_name = |i: usize| map.envelopes[i].name.as_str();
+    let sound_name = |i: usize| map.sounds[i].name.as_deref().unwrap_or("");
+    type Unused<'a> = (
+        R,
+        &'a [bool],
+        &'a str,
+        &'a dyn Fn(usize) -> &'a str,
+        fn(u32) -> Location,
+    );
+    let kinds: [Unused<'_>; 3] = [
+        (R::ImageUnused, &images, "image", &image_name, |i| {
+            Location {
+                image: Some(i),
+                ..Location::default()
+            }
+        }),
+        (
+            R::EnvelopeUnused,
+            &envelopes,
+            "envelope",
+            &envelope_name,
+            |i| Location {
+                envelope: Some(i),
+                ..Location::default()
+            },
+        ),
+        (R::SoundUnused, &sounds, "sound", &sound_name, |i| {
+            Location {
+                sound: Some(i),
+                ..Location::default()
+            }
+        }),
+    ];
+    for (rule, used, noun, name, at) in kinds {
+        if rules.has(rule) {
+            for i in unused(used) {
+                let name = name(i);
+                c.add(
+                    rule,
+                    format!("{noun} {i} {name:?} is not used"),
+                    at(i as u32),
+                );
+            }
         }
     }
     Ok(())

@@ -714,17 +714,7 @@ fn render_datafile_in(
         Ok(None) if crate::map::legacy::is_legacy(df) => {
             let drawn = draw_legacy(df, opts, textures, inflater, buf, &mut map_warnings);
             warnings.extend(map_warnings.iter().map(WarningRecord::map));
-            return match drawn {
-                Ok(d) => Ok(Picture {
-                    canvas: d.canvas,
-                    geometry: d.geometry,
-                    warnings,
-                    legend: d.legend,
-                    work: d.work,
-                    held_bytes: d.held_bytes,
-                }),
-                Err(error) => Err(RenderFailure { error, warnings }),
-            };
+            return Drawn::picture(drawn, warnings);
         }
         Ok(None) => {
             let reason = crate::map::absent_reason(df)
@@ -756,17 +746,7 @@ fn render_datafile_in(
         max_work,
     );
     warnings.extend(drawing.into_vec());
-    match drawn {
-        Ok(d) => Ok(Picture {
-            canvas: d.canvas,
-            geometry: d.geometry,
-            warnings,
-            legend: d.legend,
-            work: d.work,
-            held_bytes: d.held_bytes,
-        }),
-        Err(error) => Err(RenderFailure { error, warnings }),
-    }
+    Drawn::picture(drawn, warnings)
 }
 
 /// A drawn picture before its warnings are added.
@@ -776,6 +756,27 @@ struct Drawn {
     legend: Vec<legend::Entry>,
     work: u64,
     held_bytes: u64,
+}
+
+impl Drawn {
+    /// The picture of a drawing, or its failure, with all of the map's
+    /// `warnings`.
+    fn picture(
+        drawn: Result<Drawn, ErrorRecord>,
+        warnings: Vec<WarningRecord>,
+    ) -> Result<Picture, RenderFailure> {
+        match drawn {
+            Ok(d) => Ok(Picture {
+                canvas: d.canvas,
+                geometry: d.geometry,
+                warnings,
+                legend: d.legend,
+                work: d.work,
+                held_bytes: d.held_bytes,
+            }),
+            Err(error) => Err(RenderFailure { error, warnings }),
+        }
+    }
 }
 
 /// The picture of a parsed map in `opts`' style: its canvas, geometry,
