@@ -47,18 +47,25 @@ pub mod in_place;
 pub mod sizes;
 pub mod uuid;
 
+mod changes;
+mod error;
+mod index;
+
 pub use add::{
     wrapping_add_assign_kernel, wrapping_add_assign_oracle, wrapping_add_assign_scalar,
     wrapping_add_assign_simd, wrapping_add_oracle, wrapping_add_scalar, wrapping_add_simd,
     AddKernel,
 };
 pub use applier::{AddTier, DeltaApplier, SnapshotKernels};
+pub use changes::Changes;
 pub use checksum::{checksum_oracle, checksum_scalar, checksum_simd};
 pub use delta::{apply_delta, create_delta, Delta, ItemDelta, ItemDeltas};
+pub use error::{Error, ErrorKind, Warning, WarningKind};
 pub use in_place::apply_delta_in_place;
 pub use sizes::{v06, v07, Protocol};
 pub use uuid::{extended_types, lookup_uuid, resolve_type, ExtendedType, ItemType, KnownType};
 
+use index::KeyIndex;
 use std::fmt;
 
 /// Most items a snapshot may hold (DDNet `CSnapshot::MAX_ITEMS`).
@@ -90,267 +97,6 @@ pub fn item_type(key: u32) -> u16 {
 #[inline]
 pub fn item_id(key: u32) -> u16 {
     key as u16
-}
-
-/// What went wrong; see [`Error`] for where.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorKind {
-    /// The stream ends before a field or an item's data.
-    Truncated,
-    /// `num_items`, `num_removed` or `num_item_deltas` is negative.
-    NegativeCount,
-    /// `num_removed` or `num_item_deltas` needs more ints than remain.
-    CountTooLarge,
-    /// `data_size` or an explicit item size is negative.
-    NegativeSize,
-    /// `data_size` or an item offset is not a multiple of 4 bytes.
-    UnalignedSize,
-    /// An item offset is out of order, out of range, leaves no room for the
-    /// item key, or the first is not 0 (or there is data but no item).
-    BadOffset,
-    /// Ints follow the last item of a full snapshot.
-    TrailingData,
-    /// Two items of a snapshot have the same key.
-    DuplicateKey,
-    /// More than [`MAX_ITEMS`] items.
-    TooManyItems,
-    /// More than [`MAX_SIZE`] bytes.
-    TooLarge,
-    /// An item of more than [`MAX_ITEM_SIZE`] bytes.
-    ItemTooLarge,
-    /// An item delta's type is outside `0..=MAX_TYPE`.
-    TypeOutOfRange,
-    /// An item delta's id is outside `0..=MAX_ID`.
-    IdOutOfRange,
-    /// An item delta updates an item of another size (or, when creating a
-    /// delta, an item's size differs from the old one or the pre-agreed one).
-    SizeMismatch,
-}
-
-crate::kind::kind_names!(ErrorKind {
-    Truncated => "truncated",
-    NegativeCount => "negative_count",
-    CountTooLarge => "count_too_large",
-    NegativeSize => "negative_size",
-    UnalignedSize => "unaligned_size",
-    BadOffset => "bad_offset",
-    TrailingData => "trailing_data",
-    DuplicateKey => "duplicate_key",
-    TooManyItems => "too_many_items",
-    TooLarge => "too_large",
-    ItemTooLarge => "item_too_large",
-    TypeOutOfRange => "type_out_of_range",
-    IdOutOfRange => "id_out_of_range",
-    SizeMismatch => "size_mismatch",
-});
-
-impl ErrorKind {
-    /// What the kind means, for messages.
-    fn describe(self) -> &'static str {
-        match self {
-            ErrorKind::Truncated => "truncated",
-            ErrorKind::NegativeCount => "negative count",
-            ErrorKind::CountTooLarge => "count larger than the remaining ints",
-            ErrorKind::NegativeSize => "negative size",
-            ErrorKind::UnalignedSize => "size or offset not a multiple of 4",
-            ErrorKind::BadOffset => "bad item offset",
-            ErrorKind::TrailingData => "trailing data after the last item",
-            ErrorKind::DuplicateKey => "duplicate item key",
-            ErrorKind::TooManyItems => "too many items",
-            ErrorKind::TooLarge => "snapshot too large",
-            ErrorKind::ItemTooLarge => "item too large",
-            ErrorKind::TypeOutOfRange => "item type out of range",
-            ErrorKind::IdOutOfRange => "item id out of range",
-            ErrorKind::SizeMismatch => "item size mismatch",
-        }
-    }
-}
-
-impl fmt::Display for ErrorKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.describe())
-    }
-}
-
-/// A snapshot or delta error: its kind and the int offset in the input stream
-/// (for [`Snapshot::push`] and [`create_delta`], the index of the item).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
-#[error("{kind} at int {offset}")]
-pub struct Error {
-    pub kind: ErrorKind,
-    pub offset: usize,
-}
-
-impl Error {
-    #[inline]
-    pub(crate) fn new(kind: ErrorKind, offset: usize) -> Error {
-        Error { kind, offset }
-    }
-}
-
-/// A non-fatal oddity met while applying a delta.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum WarningKind {
-    /// A removed key is not in the old snapshot (DDNet ignores it).
-    RemovedKeyMissing,
-    /// An item delta repeats a key already added by this delta; like DDNet,
-    /// the later one replaces the earlier one's data in place.
-    DuplicateItemDelta,
-    /// The `_zero` header field is not zero.
-    NonZeroPadding,
-    /// Ints follow the last item delta (DDNet ignores them).
-    TrailingData,
-}
-
-crate::kind::kind_names!(WarningKind {
-    RemovedKeyMissing => "removed_key_missing",
-    DuplicateItemDelta => "duplicate_item_delta",
-    NonZeroPadding => "non_zero_padding",
-    TrailingData => "trailing_data",
-});
-
-/// A warning kind and the int offset it applies to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Warning {
-    pub kind: WarningKind,
-    pub offset: usize,
-}
-
-const EMPTY_SLOT: u64 = u64::MAX;
-/// Index half of a slot whose key was removed (a tombstone: probe chains
-/// run on through it). Item positions are below [`MAX_ITEMS`], and
-/// `key << 32 | DEAD` never equals [`EMPTY_SLOT`].
-const DEAD: u32 = u32::MAX - 1;
-
-/// Open-addressing (linear probing) map from item key to item position. A
-/// slot packs `key << 32 | position`. At most half the slots are used
-/// (live or tombstones); a key has at most one slot.
-#[derive(Debug, Default)]
-struct KeyIndex {
-    slots: Vec<u64>,
-    shift: u32,
-    /// Used slots, tombstones included.
-    used: usize,
-}
-
-impl Clone for KeyIndex {
-    fn clone(&self) -> Self {
-        KeyIndex {
-            slots: self.slots.clone(),
-            shift: self.shift,
-            used: self.used,
-        }
-    }
-    /// Reuses `self`'s slots (the derived one would reallocate).
-    fn clone_from(&mut self, source: &Self) {
-        self.slots.clone_from(&source.slots);
-        self.shift = source.shift;
-        self.used = source.used;
-    }
-}
-
-impl KeyIndex {
-    /// Empties the index, sized for `items` items without growing.
-    fn reset(&mut self, items: usize) {
-        let want = (items.max(8) * 2).next_power_of_two();
-        self.slots.clear();
-        self.slots.resize(want, EMPTY_SLOT);
-        self.shift = 32 - want.trailing_zeros();
-        self.used = 0;
-    }
-
-    #[inline]
-    fn home(&self, key: u32) -> usize {
-        (key.wrapping_mul(0x9e37_79b9) >> self.shift) as usize
-    }
-
-    /// The slot holding `key` (live or dead).
-    #[inline]
-    fn slot_of(&self, key: u32) -> Option<usize> {
-        let mask = self.slots.len().wrapping_sub(1);
-        let mut i = self.home(key);
-        for _ in 0..self.slots.len() {
-            let s = self.slots[i & mask];
-            if s == EMPTY_SLOT {
-                return None;
-            }
-            if (s >> 32) as u32 == key {
-                return Some(i & mask);
-            }
-            i = (i & mask) + 1;
-        }
-        None
-    }
-
-    #[inline]
-    fn find(&self, key: u32) -> Option<usize> {
-        let s = self.slots[self.slot_of(key)?] as u32;
-        (s != DEAD).then_some(s as usize)
-    }
-
-    /// Marks `key` removed, if present.
-    #[inline]
-    fn remove(&mut self, key: u32) {
-        if let Some(i) = self.slot_of(key) {
-            self.slots[i] = (key as u64) << 32 | DEAD as u64;
-        }
-    }
-
-    /// Moves the live `key` to `position`.
-    #[inline]
-    fn set(&mut self, key: u32, position: usize) {
-        if let Some(i) = self.slot_of(key) {
-            self.slots[i] = (key as u64) << 32 | position as u64;
-        }
-    }
-
-    /// Inserts `key -> position` (reviving its tombstone if it has one), or
-    /// returns the position already stored for a live `key`.
-    #[inline]
-    fn insert(&mut self, key: u32, position: usize) -> Result<(), usize> {
-        if (self.used + 1) * 2 > self.slots.len() {
-            self.rehash();
-        }
-        let mask = self.slots.len() - 1;
-        let mut i = self.home(key) & mask;
-        loop {
-            let s = self.slots[i];
-            if s == EMPTY_SLOT {
-                self.slots[i] = (key as u64) << 32 | position as u64;
-                self.used += 1;
-                return Ok(());
-            }
-            if (s >> 32) as u32 == key {
-                if s as u32 == DEAD {
-                    self.slots[i] = (key as u64) << 32 | position as u64;
-                    return Ok(());
-                }
-                return Err(s as u32 as usize);
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    /// Rebuilds without tombstones, with at most a quarter of the slots
-    /// used, so that at least as many inserts as there are live keys come
-    /// before the next rebuild (amortised O(1) per insert). Sized for one
-    /// more live key only, a table just under half full after the rebuild
-    /// (e.g. 120 live keys in 256 slots) was rebuilt after every few new
-    /// keys.
-    #[cold]
-    fn rehash(&mut self) {
-        let old = std::mem::take(&mut self.slots);
-        let live = old
-            .iter()
-            .filter(|&&s| s != EMPTY_SLOT && s as u32 != DEAD)
-            .count();
-        self.reset(2 * (live + 1));
-        for s in old {
-            if s != EMPTY_SLOT && s as u32 != DEAD {
-                let _ = self.insert((s >> 32) as u32, s as u32 as usize);
-            }
-        }
-    }
 }
 
 /// The figures a golden `snapshots_full.tsv` row holds for one snapshot
@@ -385,94 +131,6 @@ impl fmt::Display for SnapshotSummary {
         )
     }
 }
-
-/// What one snapshot chunk changed, for readers that keep state from one
-/// snapshot to the next and want to update only what changed
-/// ([`DeltaApplier::apply_in_place_tracked`] fills it while applying a delta).
-///
-/// When [`Changes::is_known`] is `false` (a full snapshot, or a delta
-/// applied the copying way) the lists are empty and every item of the new
-/// snapshot is to be taken as new. Otherwise the new snapshot is the old one
-/// without [`Changes::removed`], with the items at [`Changes::updated`]
-/// given new data (possibly equal to the old), and the items from
-/// [`Changes::added_from`] on appended (a key both removed and updated is
-/// both removed and appended, as DDNet does).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Changes {
-    known: bool,
-    removed: Vec<(u32, u32)>,
-    updated: Vec<u32>,
-    added_from: usize,
-}
-
-impl Changes {
-    /// Empty and known: "nothing changed" (a tick without snapshot chunk).
-    pub fn clear(&mut self) {
-        self.known = true;
-        self.removed.clear();
-        self.updated.clear();
-        self.added_from = usize::MAX;
-    }
-
-    /// Unknown: every item counts as new.
-    pub fn set_unknown(&mut self) {
-        self.clear();
-        self.known = false;
-    }
-
-    /// Whether the lists describe the change.
-    #[inline]
-    pub fn is_known(&self) -> bool {
-        self.known
-    }
-
-    /// Keys and data sizes (ints) of the removed items, in old order.
-    #[inline]
-    pub fn removed(&self) -> &[(u32, u32)] {
-        &self.removed
-    }
-
-    /// Positions in the new snapshot of the kept items the delta updated,
-    /// each once, in delta order.
-    #[inline]
-    pub fn updated(&self) -> &[u32] {
-        &self.updated
-    }
-
-    /// Position in the new snapshot of the first appended item (the
-    /// snapshot's length, or more, when none was appended).
-    #[inline]
-    pub fn added_from(&self) -> usize {
-        self.added_from
-    }
-
-    /// Whether the change removed, updated or appended an item whose key
-    /// satisfies `f` in making `snap` (always, when unknown).
-    pub fn touches(&self, snap: &Snapshot, mut f: impl FnMut(u32) -> bool) -> bool {
-        if !self.known {
-            return true;
-        }
-        let keys = snap.keys();
-        self.removed.iter().any(|&(k, _)| f(k))
-            || self
-                .updated
-                .iter()
-                .any(|&i| keys.get(i as usize).is_some_and(|&k| f(k)))
-            || keys
-                .get(self.added_from..)
-                .is_some_and(|added| added.iter().any(|&k| f(k)))
-    }
-
-    /// Number of items the change touched (removed, updated and appended
-    /// in `snap`, the snapshot it produced); `snap.len()` when unknown.
-    pub fn touched(&self, snap: &Snapshot) -> usize {
-        if !self.known {
-            return snap.len();
-        }
-        self.removed.len() + self.updated.len() + snap.len().saturating_sub(self.added_from)
-    }
-}
-
 /// A snapshot: items (key + data ints) in order.
 pub struct Snapshot {
     keys: Vec<u32>,
@@ -906,52 +564,6 @@ mod tests {
         }
         assert_eq!(a.len(), 200);
         assert!(w.is_empty());
-    }
-
-    #[test]
-    fn key_index_tombstones() {
-        let mut ix = KeyIndex::default();
-        ix.reset(8);
-        // Churn far more keys through than the table holds: removed keys
-        // leave tombstones, rehashing clears them. With 3 or 4 live keys
-        // the table settles at 32 slots (a rebuild leaves at most a
-        // quarter used) and stays there.
-        let mut rehashes = 0;
-        for k in 0..1000u32 {
-            let before = (ix.slots.len(), ix.used);
-            assert_eq!(ix.insert(k, (k % 7) as usize), Ok(()));
-            if ix.used <= before.1 {
-                rehashes += 1;
-            }
-            assert_eq!(ix.insert(k, 99), Err((k % 7) as usize));
-            if k >= 3 {
-                ix.remove(k - 3);
-                assert_eq!(ix.find(k - 3), None);
-            }
-            if k >= 100 {
-                assert_eq!(ix.slots.len(), 32, "key {k}");
-            }
-        }
-        // Each rebuild leaves room for at least 12 new keys (16 − 4 live).
-        assert!(rehashes <= 1000 / 12 + 1, "{rehashes} rebuilds");
-        for k in 997..1000u32 {
-            assert_eq!(ix.find(k), Some((k % 7) as usize));
-        }
-        // A removed key comes back in its own tombstone.
-        ix.remove(998);
-        let used = ix.used;
-        assert_eq!(ix.insert(998, 5), Ok(()));
-        assert_eq!(ix.used, used);
-        assert_eq!(ix.find(998), Some(5));
-        ix.set(998, 6);
-        assert_eq!(ix.find(998), Some(6));
-        // Keys that look like the empty slot or a tombstone still work.
-        assert_eq!(ix.insert(u32::MAX, 1), Ok(()));
-        assert_eq!(ix.find(u32::MAX), Some(1));
-        ix.remove(u32::MAX);
-        assert_eq!(ix.find(u32::MAX), None);
-        assert_eq!(ix.insert(u32::MAX, 2), Ok(()));
-        assert_eq!(ix.find(u32::MAX), Some(2));
     }
 
     #[test]
