@@ -1,11 +1,76 @@
 //! The rows of `players`, `player_changes` and of the message tables
 //! (`chat`, `kills`, `broadcasts`, `finishes`, `records`).
 
-use super::{chat_mode, time_of, PlayerState, Table, TableBuilder};
+use super::{time_of, Table, TableBuilder};
 use crate::demo::export::tables::{team_name, weapon_name};
 use crate::demo::finishes::finishes_of;
-use crate::demo::message::{self, Body};
+use crate::demo::message::{self, Body, ChatMode};
+use crate::demo::players::PlayerView;
 use crate::warn::Discard;
+
+/// One player's state as the `player_changes` table compares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct PlayerState {
+    client_id: u16,
+    session: Option<i32>,
+    name: Option<String>,
+    clan: Option<String>,
+    country: Option<i32>,
+    skin: Option<String>,
+    team: Option<i32>,
+    score: Option<i32>,
+    local: bool,
+}
+
+impl PlayerState {
+    fn same_as(&self, v: &PlayerView) -> bool {
+        self.name == v.name
+            && self.clan == v.clan
+            && self.country == v.country
+            && self.skin == v.skin
+            && self.team == v.team
+            && self.score == v.score
+            && self.local == v.local
+    }
+
+    fn set(&mut self, v: &PlayerView) {
+        self.client_id = v.client_id;
+        self.name.clone_from(&v.name);
+        self.clan.clone_from(&v.clan);
+        self.country = v.country;
+        self.skin.clone_from(&v.skin);
+        self.team = v.team;
+        self.score = v.score;
+        self.local = v.local;
+    }
+
+    fn from_view(v: &PlayerView, session: Option<i32>) -> PlayerState {
+        let mut s = PlayerState {
+            client_id: 0,
+            session,
+            name: None,
+            clan: None,
+            country: None,
+            skin: None,
+            team: None,
+            score: None,
+            local: false,
+        };
+        s.set(v);
+        s
+    }
+}
+
+fn chat_mode(m: ChatMode) -> &'static str {
+    match m {
+        ChatMode::All => "all",
+        ChatMode::Team => "team",
+        ChatMode::Whisper => "whisper",
+        ChatMode::WhisperSent => "whisper_sent",
+        ChatMode::WhisperReceived => "whisper_received",
+        ChatMode::Other(_) => "other",
+    }
+}
 
 /// DDNet's hundredths of a second as seconds (`Sv_Record`).
 fn hundredths_s(v: i32) -> f64 {

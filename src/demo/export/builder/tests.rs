@@ -1,5 +1,6 @@
 //! The builder on hand-made snapshots and messages.
 use super::*;
+use crate::codec::snapshot::item_key;
 use crate::demo::export::readback::{accepts, rows, Value};
 use Protocol::V06;
 
