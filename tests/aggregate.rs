@@ -14,11 +14,29 @@ use teebatch::batch::{collect_inputs, demos, maps, Input};
 /// Runs `teebatch args --summary FILE -q`, requires exit `code`, returns the
 /// summary without `run` and the records.
 fn summary_of(args: &[&str], code: i32) -> (Value, Vec<Value>) {
+    summary_in(None, args, code)
+}
+
+/// `teebatch args`, in the folder `cwd` if given.
+fn teebatch_in(cwd: Option<&Path>, args: &[&str]) -> std::process::Output {
+    match cwd {
+        None => teebatch(args),
+        Some(d) => std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
+            .current_dir(d)
+            .args(args)
+            .output()
+            .expect("run teebatch"),
+    }
+}
+
+/// [`summary_of`], run in the folder `cwd` if given (paths in `args`
+/// relative to it).
+fn summary_in(cwd: Option<&Path>, args: &[&str], code: i32) -> (Value, Vec<Value>) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("s.json");
     let mut a = args.to_vec();
     a.extend(["-q", "--summary", file.to_str().unwrap()]);
-    let out = teebatch(&a);
+    let out = teebatch_in(cwd, &a);
     assert_eq!(
         out.status.code(),
         Some(code),
@@ -51,23 +69,33 @@ fn merge(files: &[&Path]) -> (i32, String, Option<Value>) {
     )
 }
 
-/// Writes `teebatch <cmd> index --shard K/N --summary` for K in 1..=N.
-fn shard_summaries(cmd: &str, dir: &Path, root: &str, n: u32) -> (Vec<PathBuf>, Vec<Value>) {
+/// Writes `teebatch <cmd> index --shard K/N --summary` for K in 1..=N, run
+/// in the folder `cwd` if given.
+fn shard_summaries(
+    cmd: &str,
+    dir: &Path,
+    cwd: Option<&Path>,
+    root: &str,
+    n: u32,
+) -> (Vec<PathBuf>, Vec<Value>) {
     let mut files = Vec::new();
     let mut recs = Vec::new();
     for k in 1..=n {
         let f = dir.join(format!("{cmd}-{k}.json"));
         let shard = format!("{k}/{n}");
-        let out = teebatch(&[
-            cmd,
-            "index",
-            "-q",
-            "--shard",
-            &shard,
-            "--summary",
-            f.to_str().unwrap(),
-            root,
-        ]);
+        let out = teebatch_in(
+            cwd,
+            &[
+                cmd,
+                "index",
+                "-q",
+                "--shard",
+                &shard,
+                "--summary",
+                f.to_str().unwrap(),
+                root,
+            ],
+        );
         assert_eq!(out.status.code(), Some(0));
         let r = records(&out);
         assert!(!r.is_empty(), "shard {shard} of {root} is empty");
@@ -259,18 +287,22 @@ fn demos_summary_matches_golden_summaries() {
 /// `--jobs 1` and `--jobs 2` give the same summary; three shards, merged
 /// in every order, give the summary of one run, and their records are
 /// those of one run.
+///
+/// Run in the datasets folder on the relative roots `maps` and `demos`: a
+/// file's shard follows from its path as given, so the shards (every one
+/// of them non-empty here: demos 7, 1 and 2 of 10) do not depend on where
+/// the checkout is.
 #[test]
 fn shards_merged_in_any_order_equal_one_run() {
     let Some(ds) = common::datasets() else { return };
     let dir = tempfile::tempdir().unwrap();
-    for (cmd, sub) in [("maps", "maps"), ("demos", "demos")] {
-        let root = ds.join(sub);
-        let root = root.to_str().unwrap();
-        let (one, mut one_recs) = summary_of(&[cmd, "index", "-j", "1", root], 0);
-        let (two, _) = summary_of(&[cmd, "index", "-j", "2", "--mmap", "always", root], 0);
+    let cwd = Some(ds.as_path());
+    for (cmd, root) in [("maps", "maps"), ("demos", "demos")] {
+        let (one, mut one_recs) = summary_in(cwd, &[cmd, "index", "-j", "1", root], 0);
+        let (two, _) = summary_in(cwd, &[cmd, "index", "-j", "2", "--mmap", "always", root], 0);
         assert_eq!(one, two, "{cmd}: -j1 vs -j2");
         assert_eq!(one["inputs"]["parts"][0]["shard"], Value::Null);
-        let (files, mut shard_recs) = shard_summaries(cmd, dir.path(), root, 3);
+        let (files, mut shard_recs) = shard_summaries(cmd, dir.path(), cwd, root, 3);
         let key = |r: &Value| r["path"].as_str().unwrap().to_owned();
         shard_recs.sort_by_key(key);
         one_recs.sort_by_key(key);
@@ -304,7 +336,7 @@ fn merge_refusals() {
     let d = dir.path();
     let maps = ds.join("maps");
     let root = maps.to_str().unwrap();
-    let (files, _) = shard_summaries("maps", d, root, 2);
+    let (files, _) = shard_summaries("maps", d, None, root, 2);
     let whole = d.join("whole.json");
     let third = d.join("third.json");
     let ddnet = d.join("ddnet.json");
