@@ -53,7 +53,8 @@ pub struct ExportOptions {
     /// `--tables`), each to its own writer ([`run_tables`]).
     pub tables: TableSet,
     /// Ticks `from..=to` give rows: absolute ticks, or ticks since each
-    /// demo's first tick, resolved per demo ([`resolve_range`]).
+    /// demo's first tick, resolved per demo
+    /// ([`resolve_range`](super::range::resolve_range)).
     pub from: TickBound,
     pub to: TickBound,
     pub mmap: MmapMode,
@@ -70,7 +71,8 @@ pub struct ExportOptions {
     /// `--every-tick`: the item tables and `positions` also give rows at
     /// the tick markers without a snapshot chunk, carried from the
     /// snapshot in effect (`filled` true; see
-    /// [`TableBuilder::set_every_tick`]). The other tables ignore it.
+    /// [`TableBuilder::set_every_tick`](crate::demo::export::TableBuilder::set_every_tick)).
+    /// The other tables ignore it.
     pub every_tick: bool,
 }
 
