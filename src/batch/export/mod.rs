@@ -31,7 +31,7 @@ mod parallel;
 mod units;
 
 pub use demo::{export_bytes, export_input, ReadBuf};
-pub use files::{open_table_writers, table_files, TableOutput};
+pub use files::{TableFiles, TableOutputs};
 pub use parallel::run_export;
 use parallel::run_export_tables;
 pub use units::{plan_units, Unit};
