@@ -359,7 +359,7 @@ mod tests {
                 ],
                 &[
                     "demo/export",
-                    "batch/export.rs",
+                    "batch/export",
                     "batch/tables.rs",
                     "batch/parquet.rs",
                     "batch/heat.rs",

@@ -244,9 +244,8 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 }
 
 fn export(args: ExportArgs) -> io::Result<ExitCode> {
-    use crate::batch::export::{self, ExportOptions};
+    use crate::batch::export::{ExportOptions, TableFiles};
     use crate::batch::range::TickBound;
-    use crate::batch::tables;
     use crate::demo::export::TableSet;
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
@@ -259,46 +258,31 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
     };
     // `--tables`: one file per table in `--out DIR`; `--table`: `-o` or
     // stdout.
-    let files = export::table_files(
+    let files = TableFiles::new(
         set,
         args.format,
         args.out.as_deref(),
         args.output.as_deref(),
     );
-    let flag = if args.out.is_some() { "--out" } else { "-o" };
-    let flags: Vec<(&str, Option<&std::path::Path>)> =
-        files.iter().map(|f| (flag, f.as_deref())).collect();
-    if let Some(dir) = &args.out {
-        crate::batch::output::create_dir(dir)?;
-    }
-    let sel = args
-        .batch
-        .select_checked(&args.paths, "demo", embedded::demo_inputs, &flags)?;
-    let (mut writers, commits): (Vec<_>, Vec<_>) =
-        export::open_table_writers(set, args.format, &files)?
-            .into_iter()
-            .unzip();
-    let mut opts = ExportOptions::for_tables(set);
-    opts.from = args.from.unwrap_or(TickBound::START);
-    opts.to = args.to.unwrap_or(TickBound::END);
-    opts.mmap = args.batch.mmap;
-    opts.backend = args.backend;
-    opts.limits = args.limits();
-    opts.split_bytes = args.split_bytes;
-    opts.every_tick = args.every_tick;
+    files.create_dir()?;
+    let sel =
+        args.batch
+            .select_checked(&args.paths, "demo", embedded::demo_inputs, &files.outputs())?;
+    let outputs = files.open()?;
+    let opts = ExportOptions {
+        from: args.from.unwrap_or(TickBound::START),
+        to: args.to.unwrap_or(TickBound::END),
+        mmap: args.batch.mmap,
+        backend: args.backend,
+        limits: args.limits(),
+        split_bytes: args.split_bytes,
+        every_tick: args.every_tick,
+        ..ExportOptions::for_tables(set)
+    };
     // Capped again at the units of work (demos, or segments of split ones).
     let jobs = args.batch.jobs(usize::MAX);
-    let on_stdout = args.out.is_none() && super::is_stdout(args.output.as_deref());
-    let mut bar = args.batch.bar(&sel, on_stdout);
-    let (outcome, totals) = {
-        let mut refs: Vec<&mut dyn tables::TableWriter> =
-            writers.iter_mut().map(|w| &mut **w as _).collect();
-        export::run_tables(&sel, jobs, &opts, &mut refs, &mut bar)?
-    };
-    drop(writers);
-    for c in commits {
-        c.commit()?;
-    }
+    let mut bar = args.batch.bar(&sel, files.on_stdout());
+    let (outcome, totals) = outputs.run(&sel, jobs, &opts, &mut bar)?;
     bar.finish();
     if !args.batch.quiet {
         super::note!("{}", outcome.line());
