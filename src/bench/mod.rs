@@ -10,6 +10,10 @@
 //! loaded or the input is too small for its figures to mean anything;
 //! `--save NAME` keeps the JSON document and `--compare NAME|FILE` prints
 //! the change of every figure against a saved one ([`compare`]).
+//!
+//! [`payloads`] is the decode-every-payload loop of `bench codecs`, public
+//! for the criterion benches (`benches/codecs`) that measure the same
+//! kernels on the same inputs.
 
 use crate::backend::Backend;
 use crate::batch::maps::{index_bytes, IndexOptions, MapRecord, Verify};
@@ -253,6 +257,7 @@ mod demos;
 #[cfg(feature = "parquet")]
 mod export;
 mod maps;
+pub mod payloads;
 mod report;
 
 /// Runs `bench` with `opts`; each line of the report (the table as it
