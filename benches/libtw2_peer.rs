@@ -13,6 +13,9 @@ use teebatch::codec::snapshot::Protocol;
 use teebatch::demo::stream::{Decoder, Event, Visitor};
 use teebatch::demo::Demo;
 
+#[path = "../tests/common/datasets.rs"]
+mod datasets;
+
 pub struct Input {
     pub name: String,
     /// The demo without its embedded map.
@@ -22,7 +25,7 @@ pub struct Input {
 }
 
 pub fn inputs() -> Vec<Input> {
-    let Some(root) = teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
+    let Some(root) = datasets::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
         eprintln!("SKIPPED: ../shared/datasets not found");
         return Vec::new();
     };

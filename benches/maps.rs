@@ -13,6 +13,9 @@ use std::time::Duration;
 use teebatch::batch::maps::{index_bytes, IndexOptions, MapRecord};
 use teebatch::datafile::{Datafile, Inflater};
 
+#[path = "../tests/common/datasets.rs"]
+mod datasets;
+
 const STOCK: &[&str] = &["ddnet", "ddnet7", "themes", "tw-themes"];
 
 fn load(dirs: &[PathBuf]) -> Vec<Vec<u8>> {
@@ -27,7 +30,7 @@ fn load(dirs: &[PathBuf]) -> Vec<Vec<u8>> {
 }
 
 fn corpora() -> Vec<(&'static str, Vec<Vec<u8>>)> {
-    let Some(ds) = teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
+    let Some(ds) = datasets::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
         eprintln!("SKIPPED: ../shared/datasets not found; benchmarking the embedded dataset");
         return vec![(
             "embedded",

@@ -30,6 +30,9 @@ use teebatch::datafile::{Datafile, Inflater, Version};
 mod race;
 use race::{arg, mb, num, print_machine, race, teebatch_exe, timing, TempDir};
 
+#[path = "../tests/common/datasets.rs"]
+mod datasets;
+
 /// Bytes hashed per piece by the fused variant: the CRC-32 and the SHA-256
 /// of a piece are taken while it is still in L1/L2 after the first of them.
 const PIECE: usize = 64 << 10;
@@ -91,8 +94,7 @@ pub fn main() {
     let dir = match (arg("--maps"), num("--synth", 0.0) as u32) {
         (Some(d), _) => PathBuf::from(d),
         (None, 0) => {
-            let Some(ds) = teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR"))
-            else {
+            let Some(ds) = datasets::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
                 eprintln!("SKIPPED: ../shared/datasets not found");
                 return;
             };

@@ -24,6 +24,9 @@ use std::process::{Command, Stdio};
 mod race;
 use race::{flag, mb, num, print_machine, race, teebatch_exe, timing, TempDir};
 
+#[path = "../tests/common/datasets.rs"]
+mod datasets;
+
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = walkdir::WalkDir::new(dir)
         .into_iter()
@@ -71,7 +74,7 @@ fn main() {
             "warm"
         }
     );
-    let Some(ds) = teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
+    let Some(ds) = datasets::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) else {
         eprintln!("SKIPPED: ../shared/datasets not found");
         return;
     };

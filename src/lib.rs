@@ -24,7 +24,9 @@
 //!   (`maps index`, `demos index`, `maps render`, `demos heatmap`) that
 //!   takes plain values and a record sink and returns what the run says
 //!   ([`batch::run`]), for the command line and any other caller.
-//! - [`bench`](mod@bench): the benchmark program of `teebatch bench`.
+//! - [`bench`](mod@bench): the benchmark program of `teebatch bench`, and
+//!   the decode-every-payload loop it shares with the criterion benches
+//!   ([`bench::payloads`]).
 //! - [`synth`] (cargo feature `synth`, on by default): deterministic map
 //!   and demo generators.
 //!
@@ -40,9 +42,8 @@
 //! `batch`, `limits` or the command line, and no two rooms below `batch`
 //! (`backend`, `codec::kernels`, `synth::map`, ...) use each other, directly
 //! or round a circle (tests check both). The command
-//! line (`cli`, for the `teebatch` binary) and `test_support` (for the
-//! tests and benchmarks) are public only for those; they are hidden from
-//! the documentation and are not API.
+//! line (`cli`, for the `teebatch` binary) is public only for it; it is
+//! hidden from the documentation and is not API.
 //!
 //! # Examples
 //!
@@ -100,9 +101,10 @@ pub mod render;
 pub mod report;
 #[cfg(feature = "synth")]
 pub mod synth;
-#[doc(hidden)]
-pub mod test_support;
 pub mod warn;
+
+#[cfg(test)]
+mod test_support;
 
 #[cfg(test)]
 mod tests {

@@ -35,7 +35,7 @@ fn huffman_md() -> Option<String> {
         candidates.push(std::path::PathBuf::from(r));
     }
     candidates.push(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/reference"));
-    if let Some(d) = teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) {
+    if let Some(d) = crate::common::datasets::shared_datasets_dir(env!("CARGO_MANIFEST_DIR")) {
         candidates.push(d.join("../reference"));
     }
     candidates

@@ -2,14 +2,17 @@
 #![allow(dead_code)]
 use std::path::PathBuf;
 
+use teebatch::bench::payloads::decoded_payloads;
 use teebatch::codec::{huffman, varint};
 use teebatch::demo::Demo;
 use teebatch::synth::Rng;
-use teebatch::test_support::decoded_payloads;
+
+#[path = "../../tests/common/datasets.rs"]
+mod datasets;
 
 /// `../shared/datasets` (or `$TEEBATCH_DATASETS`), if present.
 pub fn datasets_dir() -> Option<PathBuf> {
-    teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR"))
+    datasets::shared_datasets_dir(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A decoded chunk payload never exceeds 64 KiB.

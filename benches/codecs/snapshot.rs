@@ -12,11 +12,11 @@
 use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use libtw2_snapshot::snap::{Delta as TwDelta, RawBuilder, RawSnap};
 use teebatch::backend::Backend;
+use teebatch::bench::payloads::unpacked_snapshot_chunks;
 use teebatch::codec::snapshot::uuid::{uuid_from_name, uuid_to_ints};
 use teebatch::codec::snapshot::*;
 use teebatch::demo::Demo;
 use teebatch::synth::Rng;
-use teebatch::test_support::unpacked_snapshot_chunks;
 
 const PLAYERS: u16 = 64;
 const TICKS: usize = 250;

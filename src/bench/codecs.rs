@@ -19,7 +19,7 @@ fn demo_payloads(files: &[(Input, Vec<u8>)]) -> Payloads {
         let Ok(demo) = crate::demo::Demo::parse(bytes) else {
             continue;
         };
-        for payload in crate::test_support::decoded_payloads(&demo) {
+        for payload in super::payloads::decoded_payloads(&demo) {
             if let (Some(d), Some(i)) = (payload.decompressed, payload.ints) {
                 p.compressed.push(payload.compressed.to_vec());
                 p.decompressed.push(d);
@@ -177,13 +177,13 @@ pub(super) fn bench_codecs(a: &Options, print: Print<'_>) -> io::Result<()> {
 type DeltaStream = (crate::codec::snapshot::Protocol, Vec<(bool, Vec<i32>)>);
 
 /// The snapshot and delta chunks of every demo that parses, unpacked
-/// ([`crate::test_support::unpacked_snapshot_chunks`]).
+/// ([`super::payloads::unpacked_snapshot_chunks`]).
 fn delta_streams(files: &[(Input, Vec<u8>)]) -> Vec<DeltaStream> {
     files
         .iter()
         .filter_map(|(_, bytes)| crate::demo::Demo::parse(bytes).ok())
         .map(|demo| {
-            let chunks = crate::test_support::unpacked_snapshot_chunks(&demo);
+            let chunks = super::payloads::unpacked_snapshot_chunks(&demo);
             (demo.decode_protocol(), chunks)
         })
         .collect()

@@ -4,6 +4,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+pub mod datasets;
+
 /// The shared real-file datasets (`$TEEBATCH_DATASETS` or `../shared/datasets`).
 ///
 /// Returns `None` where neither exists (a user's fresh clone) and counts the
@@ -20,7 +22,7 @@ pub fn datasets() -> Option<PathBuf> {
 /// As [`datasets`] for a test that also runs without them (on less data):
 /// not counted as skipped.
 pub fn optional_datasets() -> Option<PathBuf> {
-    let found = teebatch::test_support::shared_datasets_dir(env!("CARGO_MANIFEST_DIR"));
+    let found = datasets::shared_datasets_dir(env!("CARGO_MANIFEST_DIR"));
     if found.is_none() && require_data() {
         panic!("TEEBATCH_REQUIRE_DATASETS is set but ../shared/datasets is missing");
     }
