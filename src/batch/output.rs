@@ -479,18 +479,28 @@ pub fn check_run_outputs(
 /// stdout) before anything is read: its folder exists, and it is none of
 /// the `summaries` merged (a usage error naming both).
 pub fn check_merge_output(output: Option<&Path>, summaries: &[PathBuf]) -> io::Result<()> {
+    check_output_of("-o", output, "the summary", summaries)
+}
+
+/// Checks the output `flag output` (`None` or `-`: stdout) of a command
+/// that reads the named `files` (each described as `what`, e.g. "the
+/// input file"), before anything is read: its folder exists, and it is
+/// none of `files`, also through links (a usage error naming both).
+pub fn check_output_of(
+    flag: &str,
+    output: Option<&Path>,
+    what: &str,
+    files: &[PathBuf],
+) -> io::Result<()> {
     let Some(path) = output.filter(|p| !is_stdout(Some(p))) else {
         return Ok(());
     };
     check_output_path(path)?;
-    let lists: Vec<Named<'_>> = summaries
+    let lists: Vec<Named<'_>> = files
         .iter()
-        .map(|path| Named {
-            flag: "the summary",
-            path,
-        })
+        .map(|path| Named { flag: what, path })
         .collect();
-    check_outputs(&[Named { flag: "-o", path }], &lists, &[])
+    check_outputs(&[Named { flag, path }], &lists, &[])
         .map_err(|msg| io::Error::new(io::ErrorKind::InvalidInput, msg))
 }
 

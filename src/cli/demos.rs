@@ -353,14 +353,13 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
             args.from, args.to
         ));
     }
-    if crate::batch::output::FileId::of(&args.file)
-        .is_some_and(|id| crate::batch::output::FileId::of(&args.output) == Some(id))
-    {
-        usage_error(format!(
-            "-o {} is the input file {}: refusing to overwrite it",
-            args.output.display(),
-            args.file.display()
-        ));
+    if let Err(e) = crate::batch::output::check_output_of(
+        "-o",
+        Some(&args.output),
+        "the input file",
+        std::slice::from_ref(&args.file),
+    ) {
+        usage_error(e.to_string());
     }
     let bytes = read_named_file(&args.file)?;
     let opts = SliceOptions {
