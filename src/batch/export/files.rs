@@ -76,22 +76,29 @@ impl TableFiles {
         let (writers, commits) = open_table_writers(self.tables, self.format, &self.files)?
             .into_iter()
             .unzip();
-        Ok(TableOutputs { writers, commits })
+        Ok(TableOutputs {
+            tables: self.tables,
+            writers,
+            commits,
+        })
     }
 }
 
 /// The open writers of a run's tables ([`TableFiles::open`]), each with
 /// what makes its file visible.
 pub struct TableOutputs {
+    /// The tables the writers are for, in order.
+    tables: TableSet,
     writers: Vec<Box<dyn TableWriter>>,
     commits: Vec<Commit>,
 }
 
 impl TableOutputs {
-    /// [`run_tables`] into these writers (`opts.tables` must be the tables
-    /// of the [`TableFiles`] opened), then each file renamed into place, in
-    /// table order. On an error the files not yet committed are removed,
-    /// their targets left as they were.
+    /// [`run_tables`] into these writers, then each file renamed into
+    /// place, in table order. On an error the files not yet committed are
+    /// removed, their targets left as they were. `opts.tables` other than
+    /// the tables of the [`TableFiles`] opened is an `InvalidInput` error
+    /// before anything is read (the rows would go to the wrong files).
     pub fn run(
         self,
         sel: &Selection,
@@ -100,9 +107,16 @@ impl TableOutputs {
         observer: &mut dyn Observer,
     ) -> io::Result<(RunOutcome, ExportTotals)> {
         let TableOutputs {
+            tables,
             mut writers,
             commits,
         } = self;
+        if opts.tables != tables {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "the export options name other tables than the files opened",
+            ));
+        }
         let done = {
             let mut refs: Vec<&mut dyn TableWriter> =
                 writers.iter_mut().map(|w| &mut **w as _).collect();
@@ -193,5 +207,24 @@ mod tests {
         assert!(!files.on_stdout());
         // No folder to create without --out.
         files.create_dir().unwrap();
+    }
+
+    /// Options for other tables than the files opened are refused before
+    /// anything is read, and no file is left behind.
+    #[test]
+    fn options_for_other_tables_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let chat = TableSet::one(Table::Chat);
+        let files = TableFiles::new(chat, Format::Csv, Some(dir.path()), None);
+        let outputs = files.open().unwrap();
+        let opts = ExportOptions::for_tables(TableSet::one(Table::Positions));
+        let sel = Selection::of(Vec::new());
+        let e = outputs.run(&sel, 1, &opts, &mut ()).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::InvalidInput);
+        assert_eq!(
+            e.to_string(),
+            "the export options name other tables than the files opened"
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }
