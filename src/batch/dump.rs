@@ -1,9 +1,11 @@
 //! `demos dump`: one demo file's snapshots, ticks, chunks or chat log in
 //! the golden TSV formats ([`crate::demo::dump`]), decoded on several
-//! threads by splitting at keyframes.
+//! threads by splitting at keyframes; and `demos slice`, a tick range of
+//! one demo file into a new one ([`slice_file`]).
 
 use crate::backend::Backend;
 use crate::demo::dump::{dump_chat, dump_parallel, dump_with, DumpError, DumpKind};
+use crate::demo::slice::{slice, SliceOptions, SliceStats};
 use crate::demo::stream::segments;
 use crate::demo::Demo;
 use std::io::{self, Write};
@@ -16,6 +18,30 @@ pub enum DumpWhat {
     Chat,
     /// One of the TSV tables.
     Table(DumpKind),
+}
+
+/// Cuts ticks `from..=to` of the demo file at `input` into a new demo
+/// written whole to `output` ([`crate::demo::slice::slice`]): its
+/// statistics and size in bytes. The inner error, `input: error`, says the
+/// demo could not be cut (not a demo, no tick in the range); the outer one
+/// is an I/O error (`input` cannot be read or `output` written). The caller
+/// checks first that `output` is not `input`
+/// ([`super::output::check_output_of`]).
+pub fn slice_file(
+    input: &Path,
+    output: &Path,
+    from: i32,
+    to: i32,
+    opts: SliceOptions,
+) -> io::Result<Result<(SliceStats, usize), String>> {
+    let bytes = super::read_named_file(input)?;
+    match slice(&bytes, from, to, opts) {
+        Ok((out, stats)) => {
+            super::output::write_whole(output, &out)?;
+            Ok(Ok((stats, out.len())))
+        }
+        Err(e) => Ok(Err(format!("{}: {e}", input.display()))),
+    }
 }
 
 /// Prints `what` of the demo file at `path` to `out` (flushed at the end)

@@ -3,8 +3,8 @@
 use super::BatchArgs;
 use crate::backend::Backend;
 use crate::batch::demos::{IndexOptions, RunOptions};
+use crate::batch::embedded;
 use crate::batch::sink::RecordWriter;
-use crate::batch::{embedded, read_named_file};
 use crate::demo::dump::DumpKind;
 use crate::limits::Limits;
 use std::io;
@@ -346,7 +346,8 @@ fn usage_error(msg: String) -> ! {
 }
 
 fn slice(args: SliceArgs) -> io::Result<ExitCode> {
-    use crate::demo::slice::{slice, SliceOptions};
+    use crate::batch::dump::slice_file;
+    use crate::demo::slice::SliceOptions;
     if args.from > args.to {
         usage_error(format!(
             "--from {} is after --to {}: the range holds no tick",
@@ -361,13 +362,11 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
     ) {
         usage_error(e.to_string());
     }
-    let bytes = read_named_file(&args.file)?;
     let opts = SliceOptions {
         drop_chat: args.no_chat,
     };
-    match slice(&bytes, args.from, args.to, opts) {
-        Ok((out, stats)) => {
-            crate::batch::output::write_whole(&args.output, &out)?;
+    match slice_file(&args.file, &args.output, args.from, args.to, opts)? {
+        Ok((stats, bytes)) => {
             super::note!(
                 "{}: ticks {}..={}: {} ticks, {} snapshots, {} messages ({} chat lines dropped), {} bytes",
                 args.output.display(),
@@ -377,12 +376,12 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
                 stats.snapshots,
                 stats.messages,
                 stats.chat_dropped,
-                out.len()
+                bytes
             );
             Ok(ExitCode::SUCCESS)
         }
-        Err(e) => {
-            super::note!("{}: {e}", args.file.display());
+        Err(message) => {
+            super::note!("{message}");
             Ok(ExitCode::from(1))
         }
     }
