@@ -53,6 +53,8 @@ ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 # Kills the teebatch subprocess of partition 0's first attempt once (the
 # marker file records that it happened): the fault test's hook.
 FAULT_ENV = "TEEBATCH_SPARK_KILL_ONCE"
+# The file in a hold directory that lets held tasks go on (`hold_task`).
+HOLD_RELEASE = "release"
 EXT = {"maps": "map", "demos": "demo"}
 
 
@@ -92,14 +94,34 @@ def list_paths(teebatch, kind, inputs, index_args=()):
     return units
 
 
-def run_teebatch(teebatch, args, stdin_writer, work, kill_once=None, want_summary=True):
+def hold_task(hold, partition, teebatch):
+    """The worker fault test's hook: the first attempt of each task writes
+    HOLD/task-P holding the path of the teebatch it is about to run (under
+    its worker's directory, so it names the worker) and waits until
+    HOLD/release exists (2 minutes at most). The test kills a worker while
+    one of its tasks surely runs, however short the tasks are."""
+    mark = os.path.join(hold, f"task-{partition}")
+    with open(mark + ".tmp", "w") as f:
+        f.write(teebatch)
+    os.replace(mark + ".tmp", mark)
+    release = os.path.join(hold, HOLD_RELEASE)
+    deadline = time.time() + 120
+    while not os.path.exists(release) and time.time() < deadline:
+        time.sleep(0.05)
+
+
+def run_teebatch(teebatch, args, stdin_writer, work, kill_once=None, want_summary=True,
+                 hold=None):
     """Runs teebatch with `args` in `work`, feeding stdin from
     `stdin_writer(pipe)`. Returns (path of the records' Parquet file,
     summary bytes or None, exit code, stderr). Raises (failing the task)
-    when teebatch did not finish with exit code 0 or 1."""
+    when teebatch did not finish with exit code 0 or 1. `hold`: see
+    `hold_task`."""
     from pyspark import TaskContext
 
     ctx = TaskContext.get()
+    if hold and ctx is not None and ctx.attemptNumber() == 0:
+        hold_task(hold, ctx.partitionId(), teebatch)
     fault = kill_once
     records = os.path.join(work, "records.parquet")
     summary = os.path.join(work, "summary.json")
@@ -286,7 +308,8 @@ def arrow_task(spec, acc):
                     pipe.write(b"\0".join(paths))
                 args = [*spec["args"], "--files-from", "-", "-0"]
             records, summ, code, stderr = run_teebatch(
-                teebatch, args, feed, work, spec["kill_once"], want_summary=spec["summary"])
+                teebatch, args, feed, work, spec["kill_once"], want_summary=spec["summary"],
+                hold=spec.get("hold"))
             if count[0] == 0:
                 return
             target = spec["schema"]
@@ -507,14 +530,15 @@ def reports_of(acc):
 
 
 def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None,
-            index_args=()):
+            index_args=(), hold=None):
     """Runs the job; returns the summary document written to
     OUT/summary.json. Spark writes OUT/records/ (Parquet, its commit
     protocol: a failed or speculative task attempt leaves no rows); the
     driver gets one small report per partition. `kill_once`: a marker file
     path; the first task of partition 0 that creates it kills its teebatch
     (the fault test). `index_args`: options passed to every `teebatch KIND
-    index`."""
+    index`. `hold`: a directory where tasks wait (`hold_task`; the worker
+    fault test)."""
     sc = spark.sparkContext
     started = time.time()
     inputs = absolute_inputs(inputs)
@@ -531,7 +555,8 @@ def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None,
 
     acc = sc.accumulator([], ListParam())
     spec = {"kind": kind, "binary": binary_name, "kill_once": kill_once, "storage": storage,
-            "args": [kind, "index", *index_args], "summary": True, "schema": schema}
+            "args": [kind, "index", *index_args], "summary": True, "schema": schema,
+            "hold": hold}
     frame.mapInArrow(arrow_task(spec, acc), from_arrow_schema(schema)) \
         .write.mode("overwrite").parquet(records_uri(out, "records"))
     results = reports_of(acc)
@@ -590,7 +615,7 @@ def export_args(table, from_tick=None, to_tick=None):
 
 
 def run_export(spark, inputs, out, teebatch, table, partitions=None, kill_once=None,
-               from_tick=None, to_tick=None, buckets=DEFAULT_BUCKETS):
+               from_tick=None, to_tick=None, buckets=DEFAULT_BUCKETS, hold=None):
     """`teebatch demos export --table TABLE` on Spark: Spark writes the rows
     to OUT/TABLE/demo_bucket=K/part-*.parquet (its commit protocol), K =
     pmod(crc32(demo), buckets) of the row's demo path, so a reader looking
@@ -598,7 +623,8 @@ def run_export(spark, inputs, out, teebatch, table, partitions=None, kill_once=N
     the files by bucket before cutting them into partitions, so a task
     writes one file (an archive's members may spread over buckets). Returns
     the document written to OUT/TABLE.json: rows, files, buckets and the
-    errors of demos that failed (teebatch's stderr)."""
+    errors of demos that failed (teebatch's stderr). `kill_once`, `hold`:
+    the fault tests' hooks (see `run_job`)."""
     sc = spark.sparkContext
     started = time.time()
     inputs = absolute_inputs(inputs)
@@ -622,7 +648,8 @@ def run_export(spark, inputs, out, teebatch, table, partitions=None, kill_once=N
     spark_schema = from_arrow_schema(schema).add(StructField(BUCKET_COLUMN, IntegerType(), False))
     acc = sc.accumulator([], ListParam())
     spec = {"kind": "demos", "binary": binary_name, "kill_once": kill_once, "storage": storage,
-            "args": args, "summary": False, "schema": schema, "buckets": buckets}
+            "args": args, "summary": False, "schema": schema, "buckets": buckets,
+            "hold": hold}
     # No sort before the write: a task keeps one open file per bucket it
     # meets (in paths mode one) instead of sorting its rows by bucket.
     spark.conf.set("spark.sql.optimizer.plannedWrite.enabled", "false")

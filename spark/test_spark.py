@@ -103,11 +103,15 @@ def run_case(spark, case, tmp, teebatch, i):
     marker = os.path.join(tmp, f"killed{i}") if fault == "kill" else None
     t = time.time()
     killer = None
+    hold = None
     if fault == "worker":
-        killer = WorkerKiller(case["cluster"])
+        hold = os.path.join(tmp, f"hold{i}")
+        os.makedirs(hold)
+        killer = WorkerKiller(case["cluster"], hold)
         killer.start()
     if kind == "export":
-        doc = job.run_export(spark, inputs, out, teebatch, case["table"], parts, marker)
+        doc = job.run_export(spark, inputs, out, teebatch, case["table"], parts, marker,
+                             hold=hold)
         run = doc["run"]
         problems = job.verify_export(job.absolute_inputs(inputs), out, teebatch, case["table"])
         if doc["errors"]:
@@ -116,7 +120,8 @@ def run_case(spark, case, tmp, teebatch, i):
         records = os.path.join(out, case["table"])
         name = f"export {case['table']} {run['mode']} mode"
     else:
-        doc = job.run_job(spark, kind, inputs, out, teebatch, parts, marker, index_args)
+        doc = job.run_job(spark, kind, inputs, out, teebatch, parts, marker, index_args,
+                          hold=hold)
         run = doc["run"]
         problems = job.verify(kind, job.absolute_inputs(inputs), out, teebatch, index_args)
         what = f"{doc['files']} files ({doc['failed']} failed)"
@@ -247,42 +252,48 @@ WORKER = "org.apache.spark.deploy.worker.Worker"
 
 
 class WorkerKiller(threading.Thread):
-    """Kills worker 2's JVM (SIGKILL) as soon as a teebatch runs in its
-    directory (an executor of that worker runs a task); the executors it
-    started end with it, and Spark runs their tasks again on worker 1."""
+    """Kills worker 2's JVM (SIGKILL) while one of its executors runs a
+    task: the job's first task attempts wait in a hold directory (the job's
+    `hold` hook) and name the teebatch they are about to run, which lies in
+    their worker's directory; once one of worker 2 waits, its JVM is killed
+    and the tasks are let go. The executors it started end with it, and
+    Spark runs their tasks again on worker 1."""
 
-    def __init__(self, state):
+    def __init__(self, state, hold):
         super().__init__(daemon=True)
         self.state = state
+        self.hold = hold
         self.killed = False
         self.note = ""
 
     def run(self):
+        try:
+            self.note = self.kill()
+        finally:
+            with open(os.path.join(self.hold, job.HOLD_RELEASE), "w"):
+                pass
+
+    def kill(self):
         pidfile = os.path.join(self.state, "pids", f"spark-teebatch-{WORKER}-2.pid")
         try:
             with open(pidfile) as f:
                 pid = int(f.read().strip())
         except (OSError, ValueError) as e:
-            self.note = f"no pid of worker 2: {e}"
-            return
-        work = os.path.join(self.state, "work", "2").encode() + b"/"
+            return f"no pid of worker 2: {e}"
+        work = os.path.join(self.state, "work", "2", "")
         deadline = time.time() + 120
         while time.time() < deadline:
-            for d in os.listdir("/proc"):
-                if not d.isdigit():
+            for name in sorted(os.listdir(self.hold)):
+                if not name.startswith("task-") or name.endswith(".tmp"):
                     continue
-                try:
-                    with open(f"/proc/{d}/cmdline", "rb") as f:
-                        exe = f.read().split(b"\0")[0]
-                except OSError:
-                    continue
-                if exe.startswith(work) and exe.endswith(b"/teebatch"):
+                with open(os.path.join(self.hold, name)) as f:
+                    exe = f.read()
+                if exe.startswith(work):
                     os.kill(pid, signal.SIGKILL)
                     self.killed = True
-                    self.note = f"killed worker 2 (pid {pid}) while {exe.decode()} ran"
-                    return
-            time.sleep(0.02)
-        self.note = "no teebatch ran on worker 2 within 2 minutes"
+                    return f"killed worker 2 (pid {pid}) while its {name} waited to run {exe}"
+            time.sleep(0.05)
+        return "no task ran on worker 2 within 2 minutes"
 
 
 def cluster_cases(tmp, teebatch, demos, failures, first):
