@@ -10,6 +10,9 @@ use std::hint::black_box;
 
 use arrow_array::RecordBatch;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use parquet::arrow::arrow_writer::{ArrowWriter, ArrowWriterOptions};
+use parquet::basic::Compression;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use teebatch::backend::Backend;
 use teebatch::batch::tables::{writer, Format};
 use teebatch::demo::export::{export_demo, Table, TableBuilder};
@@ -69,18 +72,81 @@ fn bench(c: &mut Criterion) {
         ("jsonl", Format::Jsonl),
         ("parquet", Format::Parquet),
     ] {
+        let write = |batches: &[RecordBatch]| {
+            let mut out = Vec::new();
+            let mut w =
+                writer(format, &Table::Positions.schema(), Box::new(&mut out)).expect("writer");
+            for batch in batches {
+                w.write_batch(black_box(batch)).expect("write");
+            }
+            w.finish().expect("finish");
+            drop(w);
+            out.len()
+        };
+        let size = write(&batches);
+        println!(
+            "export_write/{label}/{name}: {rows} rows, {size} bytes, {:.1} bytes/row",
+            size as f64 / rows as f64
+        );
         g.bench_with_input(BenchmarkId::new(label, name), &batches, |b, batches| {
-            b.iter(|| {
-                let mut out = Vec::new();
-                let mut w =
-                    writer(format, &Table::Positions.schema(), Box::new(&mut out)).expect("writer");
-                for batch in batches {
-                    w.write_batch(black_box(batch)).expect("write");
-                }
-                w.finish().expect("finish");
-                drop(w);
-                out.len()
-            })
+            b.iter(|| write(batches))
+        });
+    }
+    g.finish();
+
+    // What Arrow's Parquet writer costs at its cheapest on the same
+    // batches, beside the table settings above: no compression, no
+    // statistics, every column plain (no dictionary), then each of the
+    // table's choices alone. The floor under any `--format parquet` run.
+    let mut g = c.benchmark_group("export_write_parquet_settings");
+    g.throughput(Throughput::Elements(rows as u64));
+    let schema = Table::Positions.schema();
+    let cheapest = || {
+        WriterProperties::builder()
+            .set_compression(Compression::UNCOMPRESSED)
+            .set_statistics_enabled(EnabledStatistics::None)
+            .set_dictionary_enabled(false)
+            .set_max_row_group_row_count(Some(1 << 20))
+    };
+    let settings: [(&str, WriterProperties); 4] = [
+        ("plain_uncompressed", cheapest().build()),
+        (
+            "plain_snappy",
+            cheapest().set_compression(Compression::SNAPPY).build(),
+        ),
+        (
+            "dictionary_uncompressed",
+            cheapest().set_dictionary_enabled(true).build(),
+        ),
+        (
+            "chunk_statistics_uncompressed",
+            cheapest()
+                .set_statistics_enabled(EnabledStatistics::Chunk)
+                .build(),
+        ),
+    ];
+    let write = |options: &ArrowWriterOptions, batches: &[RecordBatch]| {
+        let mut out = Vec::new();
+        let mut w = ArrowWriter::try_new_with_options(&mut out, schema.clone(), options.clone())
+            .expect("writer");
+        for batch in batches {
+            w.write(black_box(batch)).expect("write");
+        }
+        w.close().expect("close");
+        out.len()
+    };
+    for (label, props) in settings {
+        let options = ArrowWriterOptions::new()
+            .with_properties(props)
+            .with_skip_arrow_metadata(true);
+        // The size each setting gives, beside its time.
+        let size = write(&options, &batches);
+        println!(
+            "export_write_parquet_settings/{label}/{name}: {size} bytes, {:.1} bytes/row",
+            size as f64 / rows as f64
+        );
+        g.bench_with_input(BenchmarkId::new(label, name), &batches, |b, batches| {
+            b.iter(|| write(&options, batches))
         });
     }
     g.finish();
