@@ -4,6 +4,7 @@ use super::BatchArgs;
 use crate::backend::Backend;
 use crate::batch::demos::{IndexOptions, RunOptions};
 use crate::batch::embedded;
+use crate::batch::range::TickBound;
 use crate::batch::sink::RecordWriter;
 use crate::demo::dump::DumpKind;
 use crate::limits::Limits;
@@ -79,18 +80,8 @@ pub struct ExportArgs {
     /// Write rows here instead of stdout (--table only).
     #[arg(long, short = 'o', conflicts_with = "tables")]
     pub output: Option<PathBuf>,
-    /// Only ticks from this one on. A bare integer is an absolute server
-    /// tick, as `demos dump --ticks` lists them; `+4500` is 4500 ticks after
-    /// each demo's first tick (`demo_tick`), `90s` / `1.5s` seconds and
-    /// `1:30` minutes:seconds since it (`time_s`).
-    #[arg(long, allow_negative_numbers = true, value_name = "TICK")]
-    pub from: Option<crate::batch::range::TickBound>,
-    /// Only ticks up to this one (inclusive; decoding stops after it), in
-    /// the forms of --from. Bounds of the same kind must be in order;
-    /// otherwise a demo where --from resolves after --to fails with
-    /// `export.empty_range`.
-    #[arg(long, allow_negative_numbers = true, value_name = "TICK")]
-    pub to: Option<crate::batch::range::TickBound>,
+    #[command(flatten)]
+    pub range: TickRangeArgs,
     /// Item tables and positions: one row per tick marker per item of the
     /// snapshot in effect, carried from the last snapshot at the markers
     /// where none arrived (column `filled` true). Without it (the
@@ -99,16 +90,8 @@ pub struct ExportArgs {
     /// (every 2nd tick in most demos): ticks between them give no rows.
     #[arg(long)]
     pub every_tick: bool,
-    /// Kernel tier (the output is the same for all).
-    #[arg(long, value_enum, default_value_t = Backend::Simd)]
-    pub backend: Backend,
-    /// Most tick markers decoded per demo (as `demos index`).
-    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_TICKS)]
-    pub max_ticks: u64,
-    /// Demo files larger than this are not read (error `too_large`): bytes,
-    /// or with a binary unit (K, M, G, T: 1K = 1024, 1G = 2^30), e.g. 512M.
-    #[arg(long, default_value = "4G", value_name = "SIZE", value_parser = super::parse_byte_size)]
-    pub max_file_bytes: u64,
+    #[command(flatten)]
+    pub decode: DecodeArgs,
     /// Demos of at least this size are exported in segments cut at
     /// keyframes, in parallel (same rows; tables that need the whole demo
     /// are not split). For tests and measurement.
@@ -118,11 +101,63 @@ pub struct ExportArgs {
     pub batch: BatchArgs,
 }
 
-impl ExportArgs {
-    /// The run's limits: the flags over the defaults.
-    pub fn limits(&self) -> Limits {
-        self.batch.select.limits(Limits {
+/// `--from` and `--to` (of `demos export` and `demos heatmap`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct TickRangeArgs {
+    /// Only ticks from this one on. A bare integer is an absolute server
+    /// tick, as `demos dump --ticks` lists them; `+4500` is 4500 ticks after
+    /// each demo's first tick (`demo_tick`), `90s` / `1.5s` seconds and
+    /// `1:30` minutes:seconds since it (`time_s`).
+    #[arg(long, allow_negative_numbers = true, value_name = "TICK")]
+    pub from: Option<TickBound>,
+    /// Only ticks up to this one (inclusive; decoding stops after it), in
+    /// the forms of --from. Bounds of the same kind must be in order;
+    /// otherwise a demo where --from resolves after --to fails with
+    /// `export.empty_range`.
+    #[arg(long, allow_negative_numbers = true, value_name = "TICK")]
+    pub to: Option<TickBound>,
+}
+
+impl TickRangeArgs {
+    /// The bounds (the whole demo where one is not given), or the usage
+    /// error (exit 2) of a `--from` after a `--to` of the same kind: the
+    /// range holds no tick of any demo
+    /// ([`crate::batch::range::check_order`]).
+    pub fn bounds(&self) -> io::Result<(TickBound, TickBound)> {
+        let (from, to) = (
+            self.from.unwrap_or(TickBound::START),
+            self.to.unwrap_or(TickBound::END),
+        );
+        if self.from.is_some() && self.to.is_some() {
+            crate::batch::range::check_order(from, to)
+                .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        }
+        Ok((from, to))
+    }
+}
+
+/// How demos are decoded (of `demos index` and `demos export`).
+#[derive(clap::Args, Debug, Clone, Copy)]
+pub struct DecodeArgs {
+    /// Kernel tier (the output is the same for all).
+    #[arg(long, value_enum, default_value_t = Backend::Simd)]
+    pub backend: Backend,
+    /// Most tick markers decoded per demo; a demo with more ends with a
+    /// `too_many_ticks` error after them (default: one week at 50 ticks/s).
+    #[arg(long, default_value_t = Limits::DEFAULT_MAX_TICKS)]
+    pub max_ticks: u64,
+    /// Demo files larger than this are not read (error `too_large`): bytes,
+    /// or with a binary unit (K, M, G, T: 1K = 1024, 1G = 2^30), e.g. 512M.
+    #[arg(long, default_value = "4G", value_name = "SIZE", value_parser = super::parse_byte_size)]
+    pub max_file_bytes: u64,
+}
+
+impl DecodeArgs {
+    /// The run's limits: these flags and `batch`'s over the defaults.
+    pub fn limits(&self, batch: &BatchArgs, max_warnings: usize) -> Limits {
+        batch.select.limits(Limits {
             max_ticks: self.max_ticks,
+            max_warnings,
             max_demo_file_bytes: self.max_file_bytes,
             ..Limits::default()
         })
@@ -173,35 +208,14 @@ pub struct IndexArgs {
     /// `teebatch merge` combines; see the README) to this file.
     #[arg(long)]
     pub summary: Option<PathBuf>,
-    /// Kernel tier (the output is the same for all).
-    #[arg(long, value_enum, default_value_t = Backend::Simd)]
-    pub backend: Backend,
-    /// Most tick markers decoded per demo; a demo with more ends with a
-    /// `too_many_ticks` error after them (default: one week at 50 ticks/s).
-    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_TICKS)]
-    pub max_ticks: u64,
+    #[command(flatten)]
+    pub decode: DecodeArgs,
     /// Most warnings kept per demo and stage; one `too_many_warnings`
     /// warning stands for the rest.
-    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_WARNINGS)]
+    #[arg(long, default_value_t = Limits::DEFAULT_MAX_WARNINGS)]
     pub max_warnings: usize,
-    /// Demo files larger than this are not read (error `too_large`): bytes,
-    /// or with a binary unit (K, M, G, T: 1K = 1024, 1G = 2^30), e.g. 512M.
-    #[arg(long, default_value = "4G", value_name = "SIZE", value_parser = super::parse_byte_size)]
-    pub max_file_bytes: u64,
     #[command(flatten)]
     pub batch: BatchArgs,
-}
-
-impl IndexArgs {
-    /// The run's limits: the flags over the defaults.
-    pub fn limits(&self) -> Limits {
-        self.batch.select.limits(Limits {
-            max_ticks: self.max_ticks,
-            max_warnings: self.max_warnings,
-            max_demo_file_bytes: self.max_file_bytes,
-            ..Limits::default()
-        })
-    }
 }
 
 #[derive(clap::Args, Debug)]
@@ -245,12 +259,11 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 
 fn export(args: ExportArgs) -> io::Result<ExitCode> {
     use crate::batch::export::{ExportOptions, TableFiles};
-    use crate::batch::range::TickBound;
     use crate::demo::export::TableSet;
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
-    super::render::check_range(args.from, args.to)?;
+    let (from, to) = args.range.bounds()?;
     let set = match (args.table, args.tables) {
         (Some(t), _) => TableSet::one(t),
         (None, Some(s)) => s,
@@ -270,11 +283,13 @@ fn export(args: ExportArgs) -> io::Result<ExitCode> {
             .select_checked(&args.paths, "demo", embedded::demo_inputs, &files.outputs())?;
     let outputs = files.open()?;
     let opts = ExportOptions {
-        from: args.from.unwrap_or(TickBound::START),
-        to: args.to.unwrap_or(TickBound::END),
+        from,
+        to,
         mmap: args.batch.mmap,
-        backend: args.backend,
-        limits: args.limits(),
+        backend: args.decode.backend,
+        limits: args
+            .decode
+            .limits(&args.batch, Limits::DEFAULT_MAX_WARNINGS),
         split_bytes: args.split_bytes,
         every_tick: args.every_tick,
         ..ExportOptions::for_tables(set)
@@ -314,8 +329,8 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let opts = RunOptions {
         index: IndexOptions {
             mmap: args.batch.mmap,
-            backend: args.backend,
-            limits: args.limits(),
+            backend: args.decode.backend,
+            limits: args.decode.limits(&args.batch, args.max_warnings),
         },
         jobs: args.batch.jobs,
     };

@@ -176,18 +176,8 @@ pub struct HeatmapArgs {
     /// are drawn pure red, the legend's top row reads `N+` (nearest rank).
     #[arg(long, value_name = "PERCENTILE", value_parser = parse_percentile)]
     pub clip: Option<f64>,
-    /// Only ticks from this one on. A bare integer is an absolute server
-    /// tick, as `demos dump --ticks` lists them; `+4500` is 4500 ticks after
-    /// each demo's first tick (`demo_tick`), `90s` / `1.5s` seconds and
-    /// `1:30` minutes:seconds since it (`time_s`).
-    #[arg(long, allow_negative_numbers = true, value_name = "TICK")]
-    pub from: Option<crate::batch::range::TickBound>,
-    /// Only ticks up to this one (inclusive), in
-    /// the forms of --from. Bounds of the same kind must be in order;
-    /// otherwise a demo where --from resolves after --to fails with
-    /// `export.empty_range` (no picture counts it).
-    #[arg(long, allow_negative_numbers = true, value_name = "TICK")]
-    pub to: Option<crate::batch::range::TickBound>,
+    #[command(flatten)]
+    pub range: super::demos::TickRangeArgs,
     /// Draw each player's path (one colour per player) instead of the density.
     #[arg(long)]
     pub trails: bool,
@@ -205,20 +195,6 @@ fn parse_percentile(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
         _ => Err(format!("{s:?} is not a percentile over 0 and at most 100")),
-    }
-}
-
-/// The usage error (exit 2) of a `--from` after `--to` of the same kind:
-/// the range holds no tick of any demo
-/// ([`crate::batch::range::check_order`]).
-pub fn check_range(
-    from: Option<crate::batch::range::TickBound>,
-    to: Option<crate::batch::range::TickBound>,
-) -> io::Result<()> {
-    match from.zip(to) {
-        Some((f, t)) => crate::batch::range::check_order(f, t)
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e)),
-        None => Ok(()),
     }
 }
 
@@ -259,7 +235,7 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
-    check_range(args.from, args.to)?;
+    let (from, to) = args.range.bounds()?;
     let players = heat::Players::parse(&args.players)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
     // The records go to stdout; the picture is the output to check.
@@ -283,8 +259,8 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
         every_tick: args.every_tick,
         exclude_idle: args.exclude_idle,
         clip: args.clip,
-        from: args.from.unwrap_or(crate::batch::range::TickBound::START),
-        to: args.to.unwrap_or(crate::batch::range::TickBound::END),
+        from,
+        to,
         trails: args.trails,
         size: args.size.size(),
         mmap: args.batch.mmap,
