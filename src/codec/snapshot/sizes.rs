@@ -32,14 +32,17 @@ pub(crate) const NET_VERSION_06: &str = "0.6 626fce9a778df4d4";
 pub(crate) const NET_VERSION_07: &str = "0.7 802f1be60a05665f";
 
 /// Declares a protocol's ordinal item types once: the module of type id
-/// constants (e.g. `v06::CHARACTER`) and the (size in ints, name) table
-/// indexed by `type_id - 1`, which must number the types 1, 2, 3, … in order
-/// (checked when compiling).
+/// constants (e.g. `v06::CHARACTER`) and the table of [`OrdinalType`]s
+/// indexed by `type_id - 1`, which must number the types 1, 2, 3, … in
+/// order, and name either none or all of a type's ints (both checked when
+/// compiling).
 macro_rules! item_types {
+    (@fields) => { &[] };
+    (@fields $fields:expr) => { &$fields };
     (
         $(#[$meta:meta])*
         $module:ident, $table:ident: [
-            $($konst:ident = $id:literal: $size:literal, $name:literal;)*
+            $($konst:ident = $id:literal: $size:literal, $name:literal $(, $fields:expr)?;)*
         ]
     ) => {
         $(#[$meta])*
@@ -50,43 +53,89 @@ macro_rules! item_types {
             )*
         }
 
-        /// (size in ints, name) by `type_id - 1`.
-        const $table: &[(u8, &str)] = &[$(($size, $name)),*];
+        /// The item types by `type_id - 1`.
+        const $table: &[OrdinalType] = &[$(OrdinalType {
+            size: $size,
+            name: $name,
+            fields: item_types!(@fields $($fields)?),
+        }),*];
 
         const _: () = {
             let ids: &[u16] = &[$($id),*];
             let mut i = 0;
             while i < ids.len() {
                 assert!(ids[i] as usize == i + 1, "item types must be numbered 1, 2, 3, …");
+                let t = &$table[i];
+                assert!(
+                    t.fields.is_empty() || t.fields.len() == t.size as usize,
+                    "an item type names none or all of its ints"
+                );
                 i += 1;
             }
         };
     };
 }
 
+/// One ordinal item type of a protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OrdinalType {
+    /// The pre-agreed size in ints.
+    pub size: u8,
+    /// The protocol's name, e.g. `obj_character`.
+    pub name: &'static str,
+    /// The names of its ints, in order, as the protocol's generated
+    /// netobjects name them (libtw2's and DDNet's `datasrc`), for the
+    /// types teebatch's tables read; empty for the others.
+    pub fields: &'static [&'static str],
+}
+
+/// The ints of `obj_character_core` (0.6 and 0.7 alike).
+macro_rules! character_core {
+    ($($more:literal),*) => {
+        [
+            "tick", "x", "y", "vel_x", "vel_y", "angle", "direction", "jumped",
+            "hooked_player", "hook_state", "hook_tick", "hook_x", "hook_y", "hook_dx",
+            "hook_dy", $($more),*
+        ]
+    };
+}
+
+// Ints several types share.
+const XY: [&str; 2] = ["x", "y"];
+const PROJECTILE_FIELDS: [&str; 6] = ["x", "y", "vel_x", "vel_y", "type", "start_tick"];
+const LASER_FIELDS: [&str; 5] = ["x", "y", "from_x", "from_y", "start_tick"];
+const FLAG_FIELDS: [&str; 3] = ["x", "y", "team"];
+
 item_types! {
     /// The ordinal item type ids of 0.6 (types 1..=20).
     v06, TABLE_06: [
         PLAYER_INPUT = 1: 10, "obj_player_input";
-        PROJECTILE = 2: 6, "obj_projectile";
-        LASER = 3: 5, "obj_laser";
-        PICKUP = 4: 4, "obj_pickup";
-        FLAG = 5: 3, "obj_flag";
-        GAME_INFO = 6: 8, "obj_game_info";
-        GAME_DATA = 7: 4, "obj_game_data";
-        CHARACTER_CORE = 8: 15, "obj_character_core";
-        CHARACTER = 9: 22, "obj_character";
+        PROJECTILE = 2: 6, "obj_projectile", PROJECTILE_FIELDS;
+        LASER = 3: 5, "obj_laser", LASER_FIELDS;
+        PICKUP = 4: 4, "obj_pickup", ["x", "y", "type", "subtype"];
+        FLAG = 5: 3, "obj_flag", FLAG_FIELDS;
+        GAME_INFO = 6: 8, "obj_game_info", [
+            "game_flags", "game_state_flags", "round_start_tick", "warmup_timer",
+            "score_limit", "time_limit", "round_num", "round_current",
+        ];
+        GAME_DATA = 7: 4, "obj_game_data", [
+            "teamscore_red", "teamscore_blue", "flag_carrier_red", "flag_carrier_blue",
+        ];
+        CHARACTER_CORE = 8: 15, "obj_character_core", character_core!();
+        CHARACTER = 9: 22, "obj_character", character_core!(
+            "player_flags", "health", "armor", "ammo_count", "weapon", "emote", "attack_tick"
+        );
         PLAYER_INFO = 10: 5, "obj_player_info";
         CLIENT_INFO = 11: 17, "obj_client_info";
         SPECTATOR_INFO = 12: 3, "obj_spectator_info";
-        EVENT_COMMON = 13: 2, "event_common";
-        EVENT_EXPLOSION = 14: 2, "event_explosion";
-        EVENT_SPAWN = 15: 2, "event_spawn";
-        EVENT_HAMMERHIT = 16: 2, "event_hammerhit";
-        EVENT_DEATH = 17: 3, "event_death";
-        EVENT_SOUND_GLOBAL = 18: 3, "event_sound_global";
-        EVENT_SOUND_WORLD = 19: 3, "event_sound_world";
-        EVENT_DAMAGE_INDICATOR = 20: 3, "event_damage_indicator";
+        EVENT_COMMON = 13: 2, "event_common", XY;
+        EVENT_EXPLOSION = 14: 2, "event_explosion", XY;
+        EVENT_SPAWN = 15: 2, "event_spawn", XY;
+        EVENT_HAMMERHIT = 16: 2, "event_hammerhit", XY;
+        EVENT_DEATH = 17: 3, "event_death", ["x", "y", "client_id"];
+        EVENT_SOUND_GLOBAL = 18: 3, "event_sound_global", ["x", "y", "sound_id"];
+        EVENT_SOUND_WORLD = 19: 3, "event_sound_world", ["x", "y", "sound_id"];
+        EVENT_DAMAGE_INDICATOR = 20: 3, "event_damage_indicator", ["x", "y", "angle"];
     ]
 }
 
@@ -94,29 +143,41 @@ item_types! {
     /// The ordinal item type ids of 0.7 (types 1..=24).
     v07, TABLE_07: [
         PLAYER_INPUT = 1: 10, "obj_player_input";
-        PROJECTILE = 2: 6, "obj_projectile";
-        LASER = 3: 5, "obj_laser";
-        PICKUP = 4: 3, "obj_pickup";
-        FLAG = 5: 3, "obj_flag";
-        GAME_DATA = 6: 3, "obj_game_data";
-        GAME_DATA_TEAM = 7: 2, "obj_game_data_team";
-        GAME_DATA_FLAG = 8: 4, "obj_game_data_flag";
-        CHARACTER_CORE = 9: 15, "obj_character_core";
-        CHARACTER = 10: 22, "obj_character";
+        PROJECTILE = 2: 6, "obj_projectile", PROJECTILE_FIELDS;
+        LASER = 3: 5, "obj_laser", LASER_FIELDS;
+        PICKUP = 4: 3, "obj_pickup", ["x", "y", "type"];
+        FLAG = 5: 3, "obj_flag", FLAG_FIELDS;
+        GAME_DATA = 6: 3, "obj_game_data", [
+            "game_start_tick", "game_state_flags", "game_state_end_tick",
+        ];
+        GAME_DATA_TEAM = 7: 2, "obj_game_data_team", ["teamscore_red", "teamscore_blue"];
+        GAME_DATA_FLAG = 8: 4, "obj_game_data_flag", [
+            "flag_carrier_red", "flag_carrier_blue", "flag_drop_tick_red",
+            "flag_drop_tick_blue",
+        ];
+        CHARACTER_CORE = 9: 15, "obj_character_core", character_core!();
+        CHARACTER = 10: 22, "obj_character", character_core!(
+            "health", "armor", "ammo_count", "weapon", "emote", "attack_tick",
+            "triggered_events"
+        );
         PLAYER_INFO = 11: 3, "obj_player_info";
         SPECTATOR_INFO = 12: 4, "obj_spectator_info";
         DE_CLIENT_INFO = 13: 58, "obj_de_client_info";
-        DE_GAME_INFO = 14: 5, "obj_de_game_info";
+        DE_GAME_INFO = 14: 5, "obj_de_game_info", [
+            "game_flags", "score_limit", "time_limit", "match_num", "match_current",
+        ];
         DE_TUNE_PARAMS = 15: 32, "obj_de_tune_params";
-        EVENT_COMMON = 16: 2, "event_common";
-        EVENT_EXPLOSION = 17: 2, "event_explosion";
-        EVENT_SPAWN = 18: 2, "event_spawn";
-        EVENT_HAMMER_HIT = 19: 2, "event_hammer_hit";
-        EVENT_DEATH = 20: 3, "event_death";
-        EVENT_SOUND_WORLD = 21: 3, "event_sound_world";
-        EVENT_DAMAGE = 22: 7, "event_damage";
+        EVENT_COMMON = 16: 2, "event_common", XY;
+        EVENT_EXPLOSION = 17: 2, "event_explosion", XY;
+        EVENT_SPAWN = 18: 2, "event_spawn", XY;
+        EVENT_HAMMER_HIT = 19: 2, "event_hammer_hit", XY;
+        EVENT_DEATH = 20: 3, "event_death", ["x", "y", "client_id"];
+        EVENT_SOUND_WORLD = 21: 3, "event_sound_world", ["x", "y", "sound_id"];
+        EVENT_DAMAGE = 22: 7, "event_damage", [
+            "x", "y", "client_id", "angle", "health_amount", "armor_amount", "self",
+        ];
         PLAYER_INFO_RACE = 23: 1, "obj_player_info_race";
-        GAME_DATA_RACE = 24: 3, "obj_game_data_race";
+        GAME_DATA_RACE = 24: 3, "obj_game_data_race", ["best_time", "precision", "race_flags"];
     ]
 }
 
@@ -142,11 +203,20 @@ impl Protocol {
         }
     }
 
-    fn table(self) -> &'static [(u8, &'static str)] {
+    const fn table(self) -> &'static [OrdinalType] {
         match self {
             Protocol::V06 => TABLE_06,
             Protocol::V07 => TABLE_07,
         }
+    }
+
+    /// The ordinal item type `type_id`, if the protocol has it.
+    pub const fn item_type(self, type_id: u16) -> Option<&'static OrdinalType> {
+        let t = self.table();
+        if type_id == 0 || type_id as usize > t.len() {
+            return None;
+        }
+        Some(&t[type_id as usize - 1])
     }
 
     /// The pre-agreed size in ints of items of `type_id`, or `None` when item
@@ -154,7 +224,7 @@ impl Protocol {
     #[inline]
     pub fn static_size(self, type_id: u32) -> Option<usize> {
         let i = (type_id as usize).checked_sub(1)?;
-        self.table().get(i).map(|&(size, _)| size as usize)
+        self.table().get(i).map(|t| t.size as usize)
     }
 
     /// The name of ordinal (non-extended) item type `type_id` (e.g.
@@ -164,7 +234,7 @@ impl Protocol {
             return Some(TYPE_0_NAME);
         }
         let i = (type_id as usize).checked_sub(1)?;
-        self.table().get(i).map(|&(_, name)| name)
+        self.table().get(i).map(|t| t.name)
     }
 
     /// All pre-agreed `(type_id, size in ints)` pairs, in type order.
@@ -172,7 +242,7 @@ impl Protocol {
         self.table()
             .iter()
             .enumerate()
-            .map(|(i, &(size, _))| (i as u32 + 1, size as usize))
+            .map(|(i, t)| (i as u32 + 1, t.size as usize))
     }
 }
 
@@ -206,5 +276,21 @@ mod tests {
         assert_eq!(Protocol::V07.item_name(0), Some("obj_ex"));
         assert_eq!(Protocol::V07.item_name(25), None);
         assert_eq!(Protocol::V06.static_sizes().len(), 20);
+        let character = Protocol::V07.item_type(v07::CHARACTER).unwrap();
+        assert_eq!(character.name, "obj_character");
+        assert_eq!(character.fields[0], "tick");
+        assert_eq!(character.fields[15], "health");
+        assert_eq!(character.fields[21], "triggered_events");
+        assert_eq!(
+            Protocol::V06.item_type(v06::CHARACTER).unwrap().fields[15],
+            "player_flags"
+        );
+        assert!(Protocol::V06
+            .item_type(v06::CLIENT_INFO)
+            .unwrap()
+            .fields
+            .is_empty());
+        assert_eq!(Protocol::V06.item_type(0), None);
+        assert_eq!(Protocol::V06.item_type(21), None);
     }
 }

@@ -222,8 +222,9 @@ impl TableBuilder {
         // order.
         let item_field = |name: &str| {
             let mut layouts = table.layouts().iter();
-            layouts.any(|l| l.fields.contains(&name))
-                || (table == Table::Positions && DDNET_CHARACTER_LAYOUT.fields.contains(&name))
+            layouts.any(|l| l.columns().any(|c| c == name))
+                || (table == Table::Positions
+                    && DDNET_CHARACTER_LAYOUT.columns().any(|c| c == name))
         };
         let block_cols: Vec<usize> = schema
             .fields()
@@ -243,8 +244,7 @@ impl TableBuilder {
             Resolved {
                 kind: kind as i32,
                 slots: l
-                    .fields
-                    .iter()
+                    .columns()
                     .map(|f| {
                         let c = table.column_index(f).expect("layout field in schema");
                         block_cols

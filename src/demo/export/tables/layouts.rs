@@ -72,25 +72,34 @@ pub enum TypeRef {
 }
 
 /// Where the data ints of one item type go: `fields[i]` names the column
-/// of int `i` (ints past the list are not exported).
+/// of int `i` (ints past the list are not exported). Ordinal types take
+/// their fields from the protocol's table
+/// ([`OrdinalType::fields`](crate::codec::snapshot::OrdinalType::fields));
+/// a field may go to a column of another name ([`ItemLayout::rename`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ItemLayout {
     pub ty: TypeRef,
     /// The `kind` column of the row (item tables other than `positions`).
     pub kind: &'static str,
     pub fields: &'static [&'static str],
+    /// (field, column): the field that goes to a column of another name.
+    pub rename: Option<(&'static str, &'static str)>,
 }
 
-const fn ord(
-    p: Protocol,
-    t: u16,
-    kind: &'static str,
-    fields: &'static [&'static str],
-) -> ItemLayout {
+/// The layout of ordinal type `t` of protocol `p`: all its ints, named as
+/// the protocol's table names them (a type the table names no ints of
+/// fails to compile).
+const fn ord(p: Protocol, t: u16, kind: &'static str) -> ItemLayout {
+    let fields = match p.item_type(t) {
+        Some(ty) => ty.fields,
+        None => panic!("no such item type"),
+    };
+    assert!(!fields.is_empty(), "the item type's ints have no names");
     ItemLayout {
         ty: TypeRef::Ordinal(p, t),
         kind,
         fields,
+        rename: None,
     }
 }
 
@@ -99,14 +108,27 @@ const fn ex(name: &'static str, kind: &'static str, fields: &'static [&'static s
         ty: TypeRef::Ex(name),
         kind,
         fields,
+        rename: None,
     }
 }
 
+impl ItemLayout {
+    /// The table column of each int, in order.
+    pub fn columns(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.fields.iter().map(|&f| match self.rename {
+            Some((from, to)) if f == from => to,
+            _ => f,
+        })
+    }
+}
+
+use crate::codec::snapshot::{v06, v07};
 use Protocol::{V06, V07};
 
 /// The character columns of `positions`, in order: the character core
 /// (its `tick` field as `core_tick`), then the rest of the 0.6 and 0.7
-/// character items.
+/// character items (the 0.6 order, then 0.7's `triggered_events`; checked
+/// against the two layouts by a test).
 pub const POSITION_FIELDS: [&str; 23] = [
     "core_tick",
     "x",
@@ -133,59 +155,6 @@ pub const POSITION_FIELDS: [&str; 23] = [
     "triggered_events",
 ];
 
-/// 0.6 `obj_character` (22 ints).
-const CHARACTER_06: [&str; 22] = [
-    "core_tick",
-    "x",
-    "y",
-    "vel_x",
-    "vel_y",
-    "angle",
-    "direction",
-    "jumped",
-    "hooked_player",
-    "hook_state",
-    "hook_tick",
-    "hook_x",
-    "hook_y",
-    "hook_dx",
-    "hook_dy",
-    "player_flags",
-    "health",
-    "armor",
-    "ammo_count",
-    "weapon",
-    "emote",
-    "attack_tick",
-];
-
-/// 0.7 `obj_character` (22 ints): no `player_flags`, `triggered_events`
-/// at the end.
-const CHARACTER_07: [&str; 22] = [
-    "core_tick",
-    "x",
-    "y",
-    "vel_x",
-    "vel_y",
-    "angle",
-    "direction",
-    "jumped",
-    "hooked_player",
-    "hook_state",
-    "hook_tick",
-    "hook_x",
-    "hook_y",
-    "hook_dx",
-    "hook_dy",
-    "health",
-    "armor",
-    "ammo_count",
-    "weapon",
-    "emote",
-    "attack_tick",
-    "triggered_events",
-];
-
 /// DDNet's `DDNetCharacter` (`character@netobj.ddnet.tw`), joined to the
 /// character with the same id; older servers send fewer ints.
 pub const DDNET_CHARACTER: [&str; 11] = [
@@ -202,18 +171,26 @@ pub const DDNET_CHARACTER: [&str; 11] = [
     "tune_zone_override",
 ];
 
+/// A character item: its core's `tick` is the `core_tick` column (`tick`
+/// is the row's).
+const fn character(p: Protocol, t: u16) -> ItemLayout {
+    ItemLayout {
+        rename: Some(("tick", "core_tick")),
+        ..ord(p, t, "character")
+    }
+}
+
 const CHARACTER_LAYOUTS: &[ItemLayout] = &[
-    ord(V06, 9, "character", &CHARACTER_06),
-    ord(V07, 10, "character", &CHARACTER_07),
+    character(V06, v06::CHARACTER),
+    character(V07, v07::CHARACTER),
 ];
 
 pub(crate) const DDNET_CHARACTER_LAYOUT: ItemLayout =
     ex("DDNetCharacter", "ddnet_character", &DDNET_CHARACTER);
 
-const PROJECTILE: &[&str] = &["x", "y", "vel_x", "vel_y", "type", "start_tick"];
 const PROJECTILES: &[ItemLayout] = &[
-    ord(V06, 2, "projectile", PROJECTILE),
-    ord(V07, 2, "projectile", PROJECTILE),
+    ord(V06, v06::PROJECTILE, "projectile"),
+    ord(V07, v07::PROJECTILE, "projectile"),
     ex(
         "DDNetProjectile",
         "ddnet_projectile",
@@ -237,10 +214,9 @@ const PROJECTILES: &[ItemLayout] = &[
     ),
 ];
 
-const LASER: &[&str] = &["x", "y", "from_x", "from_y", "start_tick"];
 const LASERS: &[ItemLayout] = &[
-    ord(V06, 3, "laser", LASER),
-    ord(V07, 3, "laser", LASER),
+    ord(V06, v06::LASER, "laser"),
+    ord(V07, v07::LASER, "laser"),
     // DDNet's `to_x`/`to_y` are the laser's end, `x`/`y` of the others.
     ex(
         "DDNetLaser",
@@ -261,8 +237,8 @@ const LASERS: &[ItemLayout] = &[
 ];
 
 const PICKUPS: &[ItemLayout] = &[
-    ord(V06, 4, "pickup", &["x", "y", "type", "subtype"]),
-    ord(V07, 4, "pickup", &["x", "y", "type"]),
+    ord(V06, v06::PICKUP, "pickup"),
+    ord(V07, v07::PICKUP, "pickup"),
     ex(
         "DDNetPickup",
         "ddnet_pickup",
@@ -270,79 +246,16 @@ const PICKUPS: &[ItemLayout] = &[
     ),
 ];
 
-const FLAGS: &[ItemLayout] = &[
-    ord(V06, 5, "flag", &["x", "y", "team"]),
-    ord(V07, 5, "flag", &["x", "y", "team"]),
-];
+const FLAGS: &[ItemLayout] = &[ord(V06, v06::FLAG, "flag"), ord(V07, v07::FLAG, "flag")];
 
 const GAME: &[ItemLayout] = &[
-    ord(
-        V06,
-        6,
-        "game_info",
-        &[
-            "game_flags",
-            "game_state_flags",
-            "round_start_tick",
-            "warmup_timer",
-            "score_limit",
-            "time_limit",
-            "round_num",
-            "round_current",
-        ],
-    ),
-    ord(
-        V06,
-        7,
-        "game_data",
-        &[
-            "teamscore_red",
-            "teamscore_blue",
-            "flag_carrier_red",
-            "flag_carrier_blue",
-        ],
-    ),
-    ord(
-        V07,
-        6,
-        "game_data",
-        &["game_start_tick", "game_state_flags", "game_state_end_tick"],
-    ),
-    ord(
-        V07,
-        7,
-        "game_data_team",
-        &["teamscore_red", "teamscore_blue"],
-    ),
-    ord(
-        V07,
-        8,
-        "game_data_flag",
-        &[
-            "flag_carrier_red",
-            "flag_carrier_blue",
-            "flag_drop_tick_red",
-            "flag_drop_tick_blue",
-        ],
-    ),
-    ord(
-        V07,
-        14,
-        "de_game_info",
-        &[
-            "game_flags",
-            "score_limit",
-            "time_limit",
-            "match_num",
-            "match_current",
-        ],
-    ),
-    ord(
-        V07,
-        24,
-        "game_data_race",
-        &["best_time", "precision", "race_flags"],
-    ),
+    ord(V06, v06::GAME_INFO, "game_info"),
+    ord(V06, v06::GAME_DATA, "game_data"),
+    ord(V07, v07::GAME_DATA, "game_data"),
+    ord(V07, v07::GAME_DATA_TEAM, "game_data_team"),
+    ord(V07, v07::GAME_DATA_FLAG, "game_data_flag"),
+    ord(V07, v07::DE_GAME_INFO, "de_game_info"),
+    ord(V07, v07::GAME_DATA_RACE, "game_data_race"),
     ex(
         "GameInfoEx",
         "game_info_ex",
@@ -352,32 +265,19 @@ const GAME: &[ItemLayout] = &[
 
 const XY: &[&str] = &["x", "y"];
 const EVENTS: &[ItemLayout] = &[
-    ord(V06, 14, "explosion", XY),
-    ord(V06, 15, "spawn", XY),
-    ord(V06, 16, "hammer_hit", XY),
-    ord(V06, 17, "death", &["x", "y", "client_id"]),
-    ord(V06, 18, "sound_global", &["x", "y", "sound_id"]),
-    ord(V06, 19, "sound_world", &["x", "y", "sound_id"]),
-    ord(V06, 20, "damage_indicator", &["x", "y", "angle"]),
-    ord(V07, 17, "explosion", XY),
-    ord(V07, 18, "spawn", XY),
-    ord(V07, 19, "hammer_hit", XY),
-    ord(V07, 20, "death", &["x", "y", "client_id"]),
-    ord(V07, 21, "sound_world", &["x", "y", "sound_id"]),
-    ord(
-        V07,
-        22,
-        "damage",
-        &[
-            "x",
-            "y",
-            "client_id",
-            "angle",
-            "health_amount",
-            "armor_amount",
-            "self",
-        ],
-    ),
+    ord(V06, v06::EVENT_EXPLOSION, "explosion"),
+    ord(V06, v06::EVENT_SPAWN, "spawn"),
+    ord(V06, v06::EVENT_HAMMERHIT, "hammer_hit"),
+    ord(V06, v06::EVENT_DEATH, "death"),
+    ord(V06, v06::EVENT_SOUND_GLOBAL, "sound_global"),
+    ord(V06, v06::EVENT_SOUND_WORLD, "sound_world"),
+    ord(V06, v06::EVENT_DAMAGE_INDICATOR, "damage_indicator"),
+    ord(V07, v07::EVENT_EXPLOSION, "explosion"),
+    ord(V07, v07::EVENT_SPAWN, "spawn"),
+    ord(V07, v07::EVENT_HAMMER_HIT, "hammer_hit"),
+    ord(V07, v07::EVENT_DEATH, "death"),
+    ord(V07, v07::EVENT_SOUND_WORLD, "sound_world"),
+    ord(V07, v07::EVENT_DAMAGE, "damage"),
     ex("Birthday", "birthday", XY),
     ex("Finish", "finish", XY),
     ex("MapSoundWorld", "map_sound_world", &["x", "y", "sound_id"]),

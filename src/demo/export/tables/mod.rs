@@ -246,6 +246,45 @@ mod tests {
     use crate::codec::snapshot::Protocol::{V06, V07};
     use arrow_schema::DataType;
 
+    /// `positions`' character columns are the two protocols' character
+    /// items' columns, 0.6's order first, then what only 0.7 has.
+    #[test]
+    fn position_fields_are_both_character_items() {
+        let mut union: Vec<&str> = Vec::new();
+        for l in Table::Positions.layouts() {
+            for c in l.columns() {
+                if !union.contains(&c) {
+                    union.push(c);
+                }
+            }
+        }
+        assert_eq!(union, POSITION_FIELDS);
+        assert_eq!(
+            Table::Positions.layouts()[0].ty,
+            TypeRef::Ordinal(V06, crate::codec::snapshot::v06::CHARACTER)
+        );
+    }
+
+    /// Every extended type a layout reads is one DDNet registers, and
+    /// every ordinal one takes all the ints of its type.
+    #[test]
+    fn layouts_name_known_types() {
+        let known = crate::codec::snapshot::uuid::KNOWN_TYPE_NAMES;
+        for t in Table::ALL {
+            for l in t.layouts() {
+                match l.ty {
+                    TypeRef::Ex(name) => {
+                        assert!(known.iter().any(|k| k.1 == name), "{}: {name}", t.name())
+                    }
+                    TypeRef::Ordinal(p, id) => {
+                        let ty = p.item_type(id).unwrap();
+                        assert_eq!(l.fields.len(), ty.size as usize, "{}", ty.name);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn table_sets_parse() {
         assert_eq!(TableSet::parse("all").unwrap().len(), Table::ALL.len());
@@ -288,7 +327,7 @@ mod tests {
             names.dedup();
             assert_eq!(names.len(), n, "{} has duplicate columns", t.name());
             for l in t.layouts() {
-                for f in l.fields {
+                for f in l.columns() {
                     assert!(t.column_index(f).is_some(), "{}: {f}", t.name());
                 }
             }

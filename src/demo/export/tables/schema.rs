@@ -153,7 +153,7 @@ impl Table {
                 columns.push(text("kind", false));
                 columns.push(int("id", false));
                 for l in item.layouts() {
-                    for f in l.fields {
+                    for f in l.columns() {
                         if !columns.iter().any(|col| col.name() == f) {
                             columns.push(int(f, true));
                             if let Some((name, _)) = item.code_name_of(f) {
