@@ -34,8 +34,10 @@ pub fn wrapping_add_scalar(old: &[i32], diff: &[i32], out: &mut [i32]) {
     wrapping_add_oracle(ac.remainder(), dc.remainder(), oc.into_remainder());
 }
 
+/// The first 8 ints of `c` as a vector (zeros when `c` is shorter; the
+/// kernels pass whole 8-int chunks). Shared with the checksum kernel.
 #[inline(always)]
-fn load8(c: &[i32]) -> i32x8 {
+pub(super) fn load8(c: &[i32]) -> i32x8 {
     match c.first_chunk::<8>() {
         Some(a) => i32x8::new(*a),
         None => i32x8::ZERO,

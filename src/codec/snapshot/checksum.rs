@@ -6,6 +6,7 @@
 //! Wrapping addition is associative and commutative, so any lane split gives
 //! the oracle's result bit for bit.
 
+use super::add::load8;
 use wide::i32x8;
 
 /// Reference: one int at a time.
@@ -37,14 +38,6 @@ pub fn checksum_scalar(data: &[i32]) -> i32 {
         }
     }
     sum
-}
-
-#[inline(always)]
-fn load8(c: &[i32]) -> i32x8 {
-    match c.first_chunk::<8>() {
-        Some(a) => i32x8::new(*a),
-        None => i32x8::ZERO,
-    }
 }
 
 /// `wide` SIMD: four `i32x8` accumulators over 32-int blocks, then 8-int
