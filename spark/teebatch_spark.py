@@ -49,7 +49,6 @@ import zlib
 URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")
 # Names a member of an archive in teebatch's listing.
 ARCHIVE_SEPARATOR = "!/"
-ARCHIVE_SUFFIXES = (".zip", ".tar", ".tar.gz", ".tgz")
 # Kills the teebatch subprocess of partition 0's first attempt once (the
 # marker file records that it happened): the fault test's hook.
 FAULT_ENV = "TEEBATCH_SPARK_KILL_ONCE"
@@ -60,6 +59,16 @@ EXT = {"maps": "map", "demos": "demo"}
 
 def is_uri(s):
     return bool(URI.match(s))
+
+
+def archive_suffixes(teebatch):
+    """The name endings teebatch reads as archives (any case): the
+    `archives:` line of `teebatch --version`, the binary's own list."""
+    out = subprocess.run([teebatch, "--version"], stdout=subprocess.PIPE, check=True)
+    for line in out.stdout.decode(errors="replace").splitlines():
+        if line.startswith("archives:"):
+            return tuple(line.split()[1:])
+    raise SystemExit(f"`{teebatch} --version` names no archives: not a teebatch binary?")
 
 
 def list_paths(teebatch, kind, inputs, index_args=()):
@@ -76,6 +85,7 @@ def list_paths(teebatch, kind, inputs, index_args=()):
     if out.returncode != 0:
         sys.stderr.write(out.stderr.decode(errors="replace"))
         raise SystemExit(f"teebatch {kind} index --list failed ({out.returncode})")
+    suffixes = tuple(a.encode() for a in archive_suffixes(teebatch))
     units = []
     seen = set()
     # `--list -0`: raw path bytes, each ended by a NUL (any name works,
@@ -85,7 +95,7 @@ def list_paths(teebatch, kind, inputs, index_args=()):
             continue
         if ARCHIVE_SEPARATOR.encode() in path:
             head = path.split(ARCHIVE_SEPARATOR.encode(), 1)[0]
-            if head.lower().endswith(tuple(s.encode() for s in ARCHIVE_SUFFIXES)):
+            if head.lower().endswith(suffixes):
                 path = head
         if path not in seen:
             seen.add(path)
@@ -276,6 +286,7 @@ def arrow_task(spec, acc):
         ctx = TaskContext.get()
         teebatch = executable(spec["binary"])
         ext = "." + EXT[spec["kind"]]
+        archives = spec["archives"]
         count = [0, 0]
         with tempfile.TemporaryDirectory(prefix="teebatch-spark-") as work:
             if spec["storage"]:
@@ -288,7 +299,7 @@ def arrow_task(spec, acc):
                             for i in range(b.num_rows):
                                 uri = paths[i].as_py()
                                 u = uri.lower()
-                                if not (u.endswith(ext) or u.endswith(ARCHIVE_SUFFIXES)):
+                                if not (u.endswith(ext) or u.endswith(archives)):
                                     continue
                                 data = contents[i].as_buffer()
                                 info = tarfile.TarInfo(uri)
@@ -556,6 +567,7 @@ def run_job(spark, kind, inputs, out, teebatch, partitions=None, kill_once=None,
     acc = sc.accumulator([], ListParam())
     spec = {"kind": kind, "binary": binary_name, "kill_once": kill_once, "storage": storage,
             "args": [kind, "index", *index_args], "summary": True, "schema": schema,
+            "archives": archive_suffixes(teebatch),
             "hold": hold}
     frame.mapInArrow(arrow_task(spec, acc), from_arrow_schema(schema)) \
         .write.mode("overwrite").parquet(records_uri(out, "records"))
@@ -649,6 +661,7 @@ def run_export(spark, inputs, out, teebatch, table, partitions=None, kill_once=N
     acc = sc.accumulator([], ListParam())
     spec = {"kind": "demos", "binary": binary_name, "kill_once": kill_once, "storage": storage,
             "args": args, "summary": False, "schema": schema, "buckets": buckets,
+            "archives": archive_suffixes(teebatch),
             "hold": hold}
     # No sort before the write: a task keeps one open file per bucket it
     # meets (in paths mode one) instead of sorting its rows by bucket.

@@ -103,6 +103,19 @@ fn help_text_is_plain_and_lists_backend_values() {
     assert!(help.contains(&auto), "{help}");
 }
 
+/// `--version` ends with the archive name endings, the line `spark/`
+/// reads to tell archives from other files.
+#[test]
+fn version_lists_the_archive_suffixes() {
+    let o = teebatch(&["--version"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    assert_eq!(
+        text.lines().last(),
+        Some("archives: .zip .tar .tar.gz .tgz")
+    );
+}
+
 #[test]
 fn backend_auto_is_simd() {
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join(teebatch::batch::embedded::DEMOS[0].0);

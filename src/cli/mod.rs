@@ -193,14 +193,20 @@ impl BatchArgs {
     }
 }
 
-/// The long `--version` text: version, SIMD features compiled in, backend.
+/// The long `--version` text: version, SIMD features compiled in,
+/// backend, and the name endings read as archives.
 pub fn long_version() -> String {
+    let archives: Vec<&str> = crate::batch::archive::Kind::SUFFIXES
+        .iter()
+        .map(|(s, _)| *s)
+        .collect();
     format!(
         "{}\n{}\nkernels: huffman, varint, snapshot delta/checksum (oracle | scalar | simd); \
-         {} caps the x86 level (sse2 | avx2 | avx512)",
+         {} caps the x86 level (sse2 | avx2 | avx512)\narchives: {}",
         env!("CARGO_PKG_VERSION"),
         crate::codec::kernels::describe(),
         crate::backend::X86_LEVEL_ENV,
+        archives.join(" "),
     )
 }
 

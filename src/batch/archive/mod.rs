@@ -86,22 +86,24 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// The name endings of archives (any case), each with its kind: the
+    /// one list of them (`teebatch --version` prints it for scripts, such
+    /// as `spark/`, that must tell archives from other files).
+    pub const SUFFIXES: [(&'static str, Kind); 4] = [
+        (".zip", Kind::Zip),
+        (".tar", Kind::Tar),
+        (".tar.gz", Kind::TarGz),
+        (".tgz", Kind::TarGz),
+    ];
+
     /// The archive kind of a file or member name, if any.
     pub fn of_name(name: &[u8]) -> Option<Kind> {
-        let lower = |n: usize| {
-            name.len()
-                .checked_sub(n)
-                .map(|s| name[s..].to_ascii_lowercase())
-        };
-        if lower(7).is_some_and(|s| s == b".tar.gz") || lower(4).is_some_and(|s| s == b".tgz") {
-            Some(Kind::TarGz)
-        } else if lower(4).is_some_and(|s| s == b".zip") {
-            Some(Kind::Zip)
-        } else if lower(4).is_some_and(|s| s == b".tar") {
-            Some(Kind::Tar)
-        } else {
-            None
-        }
+        Kind::SUFFIXES.iter().find_map(|&(suffix, kind)| {
+            let s = name.len().checked_sub(suffix.len())?;
+            name[s..]
+                .eq_ignore_ascii_case(suffix.as_bytes())
+                .then_some(kind)
+        })
     }
 
     pub fn of_path(path: &Path) -> Option<Kind> {

@@ -168,6 +168,9 @@ fn kinds_and_names() {
     assert_eq!(Kind::of_name(b"x.Zip"), Some(Kind::Zip));
     assert_eq!(Kind::of_name(b"x.tar"), Some(Kind::Tar));
     assert_eq!(Kind::of_name(b"x.map"), None);
+    assert_eq!(Kind::of_name(b"x.gz"), None);
+    assert_eq!(Kind::of_name(b"tar"), None);
+    assert_eq!(Kind::of_name(b""), None);
     assert!(has_ext(b"maps/A.MAP", "map"));
     assert!(!has_ext(b"maps/.map", "map"));
     assert!(!has_ext(b"amap", "map"));
