@@ -15,8 +15,8 @@ pub fn datasets_dir() -> Option<PathBuf> {
     datasets::shared_datasets_dir(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// A decoded chunk payload never exceeds 64 KiB.
-pub const MAX_PAYLOAD: usize = 1 << 16;
+/// A decoded chunk payload never exceeds this (the library's limit).
+pub const MAX_PAYLOAD: usize = teebatch::limits::Limits::MAX_CHUNK_PAYLOAD;
 
 /// Size of the generated input.
 pub const GENERATED_LEN: usize = 16 << 20;

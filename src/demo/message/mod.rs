@@ -68,6 +68,7 @@ pub use unpack::{Sanitize, Unpacker, MAX_STRING_LEN};
 
 /// What went wrong while decoding a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
 pub enum MessageErrorKind {
     /// The message has no bytes at all.
     #[error("empty message")]
@@ -104,6 +105,7 @@ pub struct MessageError {
 
 /// A non-fatal oddity in a message that still decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum MessageWarningKind {
     /// Bytes remain after the last field this decoder knows (layout drift).
     TrailingBytes,
@@ -287,8 +289,8 @@ pub enum PayloadError {
     Varint(#[from] VarintError),
 }
 
-/// The largest decoded chunk payload in the reference (64 KiB).
-const MAX_PAYLOAD: usize = 1 << 16;
+/// The largest decoded chunk payload (the stream's).
+use crate::demo::stream::MAX_PAYLOAD;
 
 /// Reusable buffers that turn a compressed message chunk payload into the
 /// bytes of its message (Huffman, varint unpack, ints to little-endian
