@@ -131,15 +131,8 @@ impl Drop for TempDir {
 
 /// The machine, the tiers and the timing rule, for the top of a report.
 pub fn print_machine(min: Duration, rounds: u32) {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("model name")?.split_once(':'))
-                .map(|(_, v)| v.trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown CPU".to_string());
-    println!("machine: {cpu}");
+    let cpu = teebatch::bench::Machine::current().cpu_model;
+    println!("machine: {}", cpu.as_deref().unwrap_or("unknown CPU"));
     println!("teebatch: {}", teebatch::codec::kernels::describe());
     let clock = if wall() {
         "wall-clock seconds"
