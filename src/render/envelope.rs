@@ -45,8 +45,7 @@ use crate::map::{EnvPoint, ITEM_ENVPOINTS};
 
 pub use crate::map::uuids::BEZIER_ITEM;
 
-/// Ints of one point's bezier tangents.
-const TANGENT_INTS: usize = 16;
+const TANGENT_INTS: usize = EnvPoint::TANGENT_INTS;
 
 /// Where the points' bezier tangents are: point `i`'s 16 ints start at
 /// int `i × stride + first` of `ints`.

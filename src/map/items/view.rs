@@ -189,8 +189,13 @@ int_view! {
 impl<'a> EnvPoint<'a> {
     /// Ints per point without bezier tangents.
     pub const INTS: usize = 6;
+    /// Ints of one point's bezier tangents (in-tangent Δtime and Δvalue,
+    /// out-tangent Δtime and Δvalue, each for the 4 channels), after its
+    /// [`EnvPoint::INTS`] in a version 3 points item, or one record of
+    /// DDNet's separate bezier item.
+    pub const TANGENT_INTS: usize = 16;
     /// Ints per point with bezier tangents (any envelope of version 3).
-    pub const BEZIER_INTS: usize = 22;
+    pub const BEZIER_INTS: usize = Self::INTS + Self::TANGENT_INTS;
 
     /// Point `i` of the envelope points item's ints `points` (whose first
     /// int is at byte `base` of the file), `ints_per_point` ints each; `None`
