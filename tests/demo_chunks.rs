@@ -284,6 +284,9 @@ fn libtw2_name(kind: DemoWarningKind) -> &'static str {
         TooManyWarnings => "teebatch:TooManyWarnings",
         // Not checked by libtw2; none of the demos has it.
         ZeroTickDelta => "teebatch:ZeroTickDelta",
+        // The enum is `#[non_exhaustive]`: a kind added later needs its
+        // libtw2 name here.
+        other => panic!("no libtw2 name for {other:?}"),
     }
 }
 

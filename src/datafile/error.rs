@@ -48,6 +48,7 @@ impl fmt::Display for Section {
 
 /// What went wrong.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The file ends before a part the header announces.
     Truncated,
@@ -160,6 +161,7 @@ impl std::error::Error for Error {}
 
 /// A non-fatal oddity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum WarningKind {
     /// The header `size` field matches neither the correct nor the old
     /// ("crude") computation.

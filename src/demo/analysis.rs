@@ -49,6 +49,7 @@ pub struct MessageCounts {
 
 /// What an [`AnalysisWarning`] is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum AnalysisWarningKind {
     /// A message decoded with this oddity.
     Message(MessageWarningKind),

@@ -73,6 +73,7 @@ pub use header::{Demo, DEMO_MAGIC, SHA256_UUID};
 
 /// What went wrong in a demo file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
 pub enum DemoErrorKind {
     /// The file does not start with `TWDEMO\0`.
     #[error("not a demo (bad magic)")]
@@ -128,6 +129,7 @@ impl std::fmt::Display for Section {
 
 /// A non-fatal oddity in a demo file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum DemoWarningKind {
     /// Non-zero bytes after the NUL of `net_version`.
     NetVersionPadding,

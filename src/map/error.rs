@@ -58,6 +58,7 @@ impl Serialize for MapSection {
 
 /// What made the map part of a file unreadable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum MapErrorKind {
     /// A data block the view needs failed at the datafile layer (inflate,
     /// size mismatch, limit).
@@ -186,6 +187,7 @@ impl From<datafile::Error> for MapError {
 
 /// A non-fatal oddity of the map view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
 pub enum MapWarningKind {
     /// Two UUID index items declare the same type id or the same UUID (an
     /// old tool bug; many maps have them).

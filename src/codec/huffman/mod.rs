@@ -59,6 +59,7 @@ pub use encode::{compress, compressed_len};
 
 /// What went wrong while decoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
 pub enum HuffmanErrorKind {
     /// The input ended (and only zero padding followed) before EOF.
     #[error("input ended before the EOF symbol")]

@@ -5,6 +5,7 @@ use std::fmt;
 
 /// What went wrong; see [`Error`] for where.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ErrorKind {
     /// The stream ends before a field or an item's data.
     Truncated,
@@ -101,6 +102,7 @@ impl Error {
 
 /// A non-fatal oddity met while applying a delta.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum WarningKind {
     /// A removed key is not in the old snapshot (DDNet ignores it).
     RemovedKeyMissing,

@@ -58,6 +58,7 @@ pub const DEFAULT_BACKEND: Backend = Backend::Simd;
 
 /// Why unpacking stopped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
 pub enum VarintErrorKind {
     /// The input ended inside an int (after a byte with the extend bit).
     #[error("input ends inside an int")]
@@ -82,6 +83,7 @@ pub struct VarintError {
 
 /// A non-fatal oddity in an int that still decoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum VarintWarningKind {
     /// More bytes than the value needs (the last byte is zero).
     Overlong,

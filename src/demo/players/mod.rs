@@ -63,6 +63,7 @@ pub use views::{players, MessageInfo, PlayerView, PlayerViews};
 
 /// A non-fatal oddity found while reading players.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum PlayerWarningKind {
     /// A player-related item has fewer ints than its layout.
     ShortItem,

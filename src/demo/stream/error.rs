@@ -9,6 +9,7 @@ use crate::demo::{DemoError, DemoErrorKind};
 
 /// What ended a stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
 pub enum StreamErrorKind {
     /// Chunk framing (a chunk cut off by the end of the file).
     #[error("{0}")]
@@ -85,6 +86,7 @@ impl StreamError {
 
 /// A non-fatal oddity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum StreamWarningKind {
     /// From varint unpacking (overlong form, non-zero padding).
     Varint(VarintWarningKind),

@@ -14,6 +14,7 @@ pub enum HeaderField {
 
 /// What went wrong while writing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, thiserror::Error)]
+#[non_exhaustive]
 pub enum WriteErrorKind {
     /// The output failed.
     #[error("i/o error: {0}")]

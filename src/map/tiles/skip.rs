@@ -6,6 +6,7 @@ use crate::backend::Backend;
 
 /// Why tile skip data does not expand to `width × height` tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum SkipErrorKind {
     /// The packed data is not a whole number of 4-byte tiles.
     Misaligned,
