@@ -46,7 +46,7 @@
 //! float64 is the float nearest the written decimal (25:28.38 gives
 //! 1528.38).
 
-use crate::demo::message::Body;
+use crate::demo::message::{Body, NetMsg};
 use crate::demo::players::PlayerTracker;
 
 /// One race finish.
@@ -288,9 +288,10 @@ pub fn finishes_of(
                 client_id,
                 name,
                 time_ms: i64::from(*time) * 10,
-                source: match msg_name {
-                    Some("Sv_DDRaceTimeLegacy") => "message:Sv_DDRaceTimeLegacy",
-                    _ => "message:Sv_DDRaceTime",
+                source: if msg_name == Some(NetMsg::Sv_DDRaceTimeLegacy.name()) {
+                    "message:Sv_DDRaceTimeLegacy"
+                } else {
+                    "message:Sv_DDRaceTime"
                 },
                 kind: "player",
                 diff_ms: Some(i64::from(*check) * 10),

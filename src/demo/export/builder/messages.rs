@@ -336,9 +336,10 @@ impl TableBuilder {
                 },
             ) if in_range => {
                 self.rows_made += 1;
-                let source = match msg.name {
-                    Some("Sv_RecordLegacy") => "message:Sv_RecordLegacy",
-                    _ => "message:Sv_Record",
+                let source = if msg.name == Some(message::NetMsg::Sv_RecordLegacy.name()) {
+                    "message:Sv_RecordLegacy"
+                } else {
+                    "message:Sv_Record"
                 };
                 self.columns
                     .row()
