@@ -75,9 +75,9 @@ pub enum ManifestFormat {
     /// Comma-separated values with a header row.
     #[default]
     Csv,
-    /// One JSON object per line (JSON lines).
-    #[cfg_attr(feature = "cli", value(alias = "jsonl"))]
-    Json,
+    /// One JSON object per line (JSON lines; `json` is the same).
+    #[cfg_attr(feature = "cli", value(name = "jsonl", alias = "json"))]
+    Jsonl,
 }
 
 impl ManifestFormat {
@@ -85,7 +85,7 @@ impl ManifestFormat {
     pub fn default_name(self) -> &'static str {
         match self {
             ManifestFormat::Csv => "manifest.csv",
-            ManifestFormat::Json => "manifest.jsonl",
+            ManifestFormat::Jsonl => "manifest.jsonl",
         }
     }
 }
@@ -100,7 +100,7 @@ impl<W: Write> ManifestWriter<W> {
     pub fn new(format: ManifestFormat, out: W) -> Self {
         match format {
             ManifestFormat::Csv => ManifestWriter::Csv(Box::new(csv::Writer::from_writer(out))),
-            ManifestFormat::Json => ManifestWriter::Json(out),
+            ManifestFormat::Jsonl => ManifestWriter::Json(out),
         }
     }
 

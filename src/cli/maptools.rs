@@ -33,11 +33,11 @@ pub struct ExtractArgs {
     /// The folder to write into (created if missing).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
-    /// Manifest format: csv, or json (JSON lines).
+    /// Manifest format: csv, or jsonl (JSON lines; `json` is the same).
     #[arg(long, value_enum, default_value_t = ManifestFormat::Csv)]
     pub manifest_format: ManifestFormat,
     /// The manifest file (`-`: stdout). Default: DIR/manifest.csv, or
-    /// DIR/manifest.jsonl with --manifest-format json.
+    /// DIR/manifest.jsonl with --manifest-format jsonl.
     #[arg(long, value_name = "FILE")]
     pub manifest: Option<PathBuf>,
     #[command(flatten)]
