@@ -183,3 +183,73 @@ fn render_run_into_a_folder() {
         }
     }
 }
+
+/// An observer that also keeps the paths it is told failed.
+#[derive(Default)]
+struct Failures {
+    count: Count,
+    failed: Vec<String>,
+}
+
+impl Observer for Failures {
+    fn file_done(&mut self, bytes: u64, path: &dyn Fn() -> String) {
+        self.count.file_done(bytes, path);
+    }
+
+    fn failed(&mut self, path: &str, _error: &teebatch::report::ErrorRecord) {
+        self.failed.push(path.to_owned());
+    }
+}
+
+/// `demos export` counts its demos in its outcome as the other runs count
+/// their files: each demo once (split into segments or not, on one worker
+/// or several), its bytes, and a demo that fails as failed; the observer
+/// hears of the same files and of the failure once.
+#[test]
+fn export_run_counts_each_demo_once() {
+    use teebatch::batch::export::{self, ExportOptions};
+    use teebatch::batch::Input;
+    let mut inputs = embedded::demo_inputs();
+    let Input::Embedded { bytes, .. } = inputs[0] else {
+        unreachable!("the embedded demos are embedded inputs")
+    };
+    // Cut inside the header: the demo fails before any row.
+    inputs.push(Input::Embedded {
+        name: "a_cut.demo",
+        bytes: &bytes[..40],
+    });
+    let sizes: u64 = inputs.iter().map(|i| i.listed_size()).sum();
+    let n = inputs.len() as u64;
+    let sel = Selection::of(inputs);
+    let table = teebatch::demo::export::Table::Pickups;
+    let mut seen = Vec::new();
+    for (jobs, split_bytes) in [(1, export::DEFAULT_SPLIT_BYTES), (3, 1)] {
+        let mut opts = ExportOptions::new(table);
+        opts.split_bytes = split_bytes;
+        let mut out = Vec::new();
+        let mut obs = Failures::default();
+        let (outcome, totals) = {
+            let mut w = teebatch::batch::tables::writer(
+                teebatch::batch::tables::Format::Csv,
+                &table.schema(),
+                Box::new(&mut out),
+            )
+            .unwrap();
+            export::run(&sel, jobs, &opts, &mut *w, &mut obs).unwrap()
+        };
+        assert!(totals.units as u64 >= n, "{}", totals.units);
+        assert_eq!(
+            (outcome.files, outcome.ok, outcome.failed, outcome.bytes),
+            (n, n - 1, 1, sizes)
+        );
+        assert_eq!((obs.count.files, obs.count.bytes), (n, sizes));
+        assert_eq!(obs.failed, ["embedded:a_cut.demo"]);
+        assert!(outcome.is_failure());
+        assert!(outcome.line().starts_with(&format!(
+            "demos export: {n} files ({} ok, 1 failed), ",
+            n - 1
+        )));
+        seen.push((totals.rows, out));
+    }
+    assert_eq!(seen[0], seen[1]);
+}

@@ -1,12 +1,10 @@
 //! What a batch reports per file: the records of [`crate::report`] made
-//! from each layer's errors and warnings, and statistics merged across
-//! workers (of `demos export`).
+//! from each layer's errors and warnings, and the envelope of a per-file
+//! record ([`Record`]).
 
 pub use crate::kind::Stage;
 pub use crate::report::{ErrorRecord, IoKind, WarningRecord};
 use serde::{Serialize, Serializer};
-use std::collections::BTreeMap;
-use std::ops::AddAssign;
 
 impl ErrorRecord {
     /// An I/O failure; kind `not_regular_file` for a FIFO, socket or
@@ -105,63 +103,6 @@ impl WarningRecord {
             kind: w.kind.kind(),
             section: w.section.to_string(),
             offset: w.offset,
-        }
-    }
-}
-
-/// Per-worker statistics, merged by addition.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct BatchStats {
-    pub files: u64,
-    pub ok: u64,
-    pub failed: u64,
-    pub bytes: u64,
-    #[serde(serialize_with = "by_stage_kind")]
-    pub errors_by_kind: BTreeMap<(Stage, &'static str), u64>,
-    #[serde(serialize_with = "by_stage_kind")]
-    pub warnings_by_kind: BTreeMap<(Stage, &'static str), u64>,
-}
-
-/// A map keyed by `(stage, kind)` as an object keyed by `stage.kind` (in
-/// the same order: stages order by name).
-fn by_stage_kind<S: Serializer>(
-    map: &BTreeMap<(Stage, &'static str), u64>,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    s.collect_map(
-        map.iter()
-            .map(|((stage, kind), n)| (format!("{stage}.{kind}"), n)),
-    )
-}
-
-impl BatchStats {
-    /// Counts one file: its size, its error (if any) and its warnings.
-    pub fn record(&mut self, size: u64, error: Option<&ErrorRecord>, warnings: &[WarningRecord]) {
-        self.files += 1;
-        self.bytes += size;
-        if let Some(e) = error {
-            self.failed += 1;
-            *self.errors_by_kind.entry((e.stage, e.kind)).or_default() += 1;
-        } else {
-            self.ok += 1;
-        }
-        for w in warnings {
-            *self.warnings_by_kind.entry((w.stage, w.kind)).or_default() += 1;
-        }
-    }
-}
-
-impl AddAssign for BatchStats {
-    fn add_assign(&mut self, o: BatchStats) {
-        self.files += o.files;
-        self.ok += o.ok;
-        self.failed += o.failed;
-        self.bytes += o.bytes;
-        for (k, v) in o.errors_by_kind {
-            *self.errors_by_kind.entry(k).or_default() += v;
-        }
-        for (k, v) in o.warnings_by_kind {
-            *self.warnings_by_kind.entry(k).or_default() += v;
         }
     }
 }

@@ -100,9 +100,16 @@ impl RunOutcome {
 
     /// Counts one finished file: its bytes, and whether it failed.
     pub fn count<B>(&mut self, rec: &Record<B>) {
+        self.count_file(rec.size, rec.is_failed());
+    }
+
+    /// Counts one finished file of `size` bytes that failed or not (runs
+    /// whose outcome per file is not a [`Record`], as `demos export`'s
+    /// demos).
+    pub fn count_file(&mut self, size: u64, failed: bool) {
         self.files += 1;
-        self.bytes += rec.size;
-        if rec.is_failed() {
+        self.bytes += size;
+        if failed {
             self.failed += 1;
         } else {
             self.ok += 1;

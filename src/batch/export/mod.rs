@@ -37,7 +37,7 @@ use parallel::run_export_tables;
 pub use units::{plan_units, Unit};
 
 use super::range::TickBound;
-use super::record::{BatchStats, ErrorRecord, Stage};
+use super::record::{ErrorRecord, Stage};
 use super::tables::TableWriter;
 use super::MmapMode;
 use crate::backend::Backend;
@@ -150,10 +150,10 @@ pub struct DemoDone {
     pub error: Option<ErrorRecord>,
 }
 
-/// Totals of a run.
+/// Totals of a run beyond its files (which the run's
+/// [`RunOutcome`](super::run::RunOutcome) counts).
 #[derive(Clone, Debug, Default)]
 pub struct ExportTotals {
-    pub stats: BatchStats,
     pub rows: u64,
     pub chunk_bytes: u64,
     pub items_seen: u64,
@@ -215,7 +215,9 @@ pub fn run_tables(
     observer: &mut dyn super::run::Observer,
 ) -> io::Result<(super::run::RunOutcome, ExportTotals)> {
     let start = std::time::Instant::now();
+    let mut outcome = super::run::RunOutcome::start("demos export", sel, jobs);
     let totals = run_export_tables(&sel.inputs, jobs, opts, writers, |d| {
+        outcome.count_file(d.size, d.error.is_some());
         observer.file_done(d.size, &|| d.path.clone());
         if let Some(e) = &d.error {
             observer.note(&format!("{}: {}", d.path, e.message), false);
@@ -225,17 +227,7 @@ pub fn run_tables(
     for w in writers.iter_mut() {
         w.finish()?;
     }
-    let st = &totals.stats;
-    let outcome = super::run::RunOutcome {
-        command: "demos export",
-        files: st.files,
-        ok: st.ok,
-        failed: st.failed,
-        bytes: st.bytes,
-        jobs: totals.jobs,
-        elapsed_s: start.elapsed().as_secs_f64(),
-        embedded: sel.embedded,
-        nothing_found: sel.nothing_found,
-    };
+    outcome.jobs = totals.jobs;
+    outcome.elapsed_s = start.elapsed().as_secs_f64();
     Ok((outcome, totals))
 }

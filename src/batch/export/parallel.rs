@@ -218,11 +218,10 @@ pub(crate) fn run_export_tables(
     result.map(|()| totals)
 }
 
-/// Counts a demo's outcome (all its segments) in the totals and hands it to
-/// `on_demo`.
+/// Adds a demo's outcome (all its segments) to the totals and hands it to
+/// `on_demo` (which counts the file: see [`super::run_tables`]).
 fn report(totals: &mut ExportTotals, d: Option<DemoDone>, on_demo: &mut impl FnMut(&DemoDone)) {
     let Some(d) = d else { return };
-    totals.stats.record(d.size, d.error.as_ref(), &[]);
     totals.rows += d.rows;
     totals.chunk_bytes += d.chunk_bytes;
     totals.items_seen += d.items_seen;
