@@ -369,16 +369,7 @@ pub fn run(
         |_, recs: Vec<CheckRecord>| {
             for r in &recs {
                 if let CheckRecord::Map(m) = r {
-                    outcome.files += 1;
-                    outcome.bytes += m.size;
-                    summary.files += 1;
-                    if m.error.is_some() {
-                        outcome.failed += 1;
-                        summary.failed += 1;
-                    } else {
-                        outcome.ok += 1;
-                        summary.ok += 1;
-                    }
+                    outcome.count_file(m.size, m.error.is_some());
                     summary.absent += m.absent.is_some() as u64;
                     summary.maps_with_errors += (m.errors > 0) as u64;
                     for (i, r) in RULES.iter().enumerate() {
@@ -400,6 +391,8 @@ pub fn run(
         return Err(e);
     }
     outcome.elapsed_s = start.elapsed().as_secs_f64();
+    // The maps are counted once, in the outcome.
+    (summary.files, summary.ok, summary.failed) = (outcome.files, outcome.ok, outcome.failed);
     for (i, r) in RULES.iter().enumerate() {
         if !opts.rules.contains(i) {
             continue;
