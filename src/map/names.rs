@@ -98,22 +98,22 @@ tile_table! {
     TILE_SOLID: Game, 1, "SOLID", "hookable";
     TILE_DEATH: Game, 2, "DEATH", "death";
     TILE_NOHOOK: Game, 3, "NOHOOK", "unhookable";
-    _: Game, 4, "NOLASER", _;
-    _: Game, 5, "THROUGH_CUT", _;
+    TILE_NOLASER: Game, 4, "NOLASER", _;
+    TILE_THROUGH_CUT: Game, 5, "THROUGH_CUT", _;
     TILE_THROUGH: Game, 6, "THROUGH", _;
-    _: Game, 7, "JUMP", _;
+    TILE_JUMP: Game, 7, "JUMP", _;
     TILE_FREEZE: Game, 9, "FREEZE", "freeze";
     TILE_UNFREEZE: Game, 11, "UNFREEZE", "unfreeze";
     TILE_DFREEZE: Game, 12, "DFREEZE", "deep freeze";
-    _: Game, 13, "DUNFREEZE", "deep unfreeze";
-    _: Game, 16, "WALLJUMP", _;
+    TILE_DUNFREEZE: Game, 13, "DUNFREEZE", "deep unfreeze";
+    TILE_WALLJUMP: Game, 16, "WALLJUMP", _;
     _: Game, 17, "EHOOK_ENABLE", _;
     _: Game, 18, "EHOOK_DISABLE", _;
-    _: Game, 19, "HIT_ENABLE", _;
-    _: Game, 20, "HIT_DISABLE", _;
+    TILE_HIT_ENABLE: Game, 19, "HIT_ENABLE", _;
+    TILE_HIT_DISABLE: Game, 20, "HIT_DISABLE", _;
     _: Game, 21, "SOLO_ENABLE", _;
-    _: Game, 22, "SOLO_DISABLE", _;
-    _: Game, 32, "REFILL_JUMPS", _;
+    TILE_SOLO_DISABLE: Game, 22, "SOLO_DISABLE", _;
+    TILE_REFILL_JUMPS: Game, 32, "REFILL_JUMPS", _;
     TILE_START: Game, 33, "START", "start";
     TILE_FINISH: Game, 34, "FINISH", "finish";
     TILE_TIME_CHECKPOINT_FIRST: Game, 35, "TIME_CHECKPOINT_0", "time checkpoint";
@@ -142,48 +142,48 @@ tile_table! {
     _: Game, 58, "TIME_CHECKPOINT_23", "time checkpoint";
     TILE_TIME_CHECKPOINT_LAST: Game, 59, "TIME_CHECKPOINT_24", "time checkpoint";
     TILE_STOP: Game, 60, "STOP", "stopper";
-    _: Game, 61, "STOPS", "stopper";
-    _: Game, 62, "STOPA", "stopper";
-    _: Game, 64, "CP", _;
-    _: Game, 65, "CP_F", _;
+    TILE_STOPS: Game, 61, "STOPS", "stopper";
+    TILE_STOPA: Game, 62, "STOPA", "stopper";
+    TILE_CP: Game, 64, "CP", _;
+    TILE_CP_F: Game, 65, "CP_F", _;
     _: Game, 66, "THROUGH_ALL", _;
-    _: Game, 67, "THROUGH_DIR", _;
-    _: Game, 71, "OLDLASER", _;
+    TILE_THROUGH_DIR: Game, 67, "THROUGH_DIR", _;
+    TILE_OLDLASER: Game, 71, "OLDLASER", _;
     _: Game, 72, "NPC", _;
     _: Game, 73, "EHOOK", _;
     _: Game, 74, "NOHIT", _;
     _: Game, 75, "NPH", _;
-    _: Game, 76, "UNLOCK_TEAM", _;
-    _: Game, 79, "ADD_TIME", _;
-    _: Game, 88, "NPC_DISABLE", _;
+    TILE_UNLOCK_TEAM: Game, 76, "UNLOCK_TEAM", _;
+    TILE_ADD_TIME: Game, 79, "ADD_TIME", _;
+    TILE_NPC_DISABLE: Game, 88, "NPC_DISABLE", _;
     _: Game, 89, "UNLIMITED_JUMPS_DISABLE", _;
     _: Game, 90, "JETPACK_DISABLE", _;
-    _: Game, 91, "NPH_DISABLE", _;
-    _: Game, 95, "SUBTRACT_TIME", _;
-    _: Game, 96, "TELE_GUN_ENABLE", _;
-    _: Game, 97, "TELE_GUN_DISABLE", _;
-    _: Game, 98, "ALLOW_TELE_GUN", _;
-    _: Game, 99, "ALLOW_BLUE_TELE_GUN", _;
-    _: Game, 104, "NPC_ENABLE", _;
+    TILE_NPH_DISABLE: Game, 91, "NPH_DISABLE", _;
+    TILE_SUBTRACT_TIME: Game, 95, "SUBTRACT_TIME", _;
+    TILE_TELE_GUN_ENABLE: Game, 96, "TELE_GUN_ENABLE", _;
+    TILE_TELE_GUN_DISABLE: Game, 97, "TELE_GUN_DISABLE", _;
+    TILE_ALLOW_TELE_GUN: Game, 98, "ALLOW_TELE_GUN", _;
+    TILE_ALLOW_BLUE_TELE_GUN: Game, 99, "ALLOW_BLUE_TELE_GUN", _;
+    TILE_NPC_ENABLE: Game, 104, "NPC_ENABLE", _;
     _: Game, 105, "UNLIMITED_JUMPS_ENABLE", _;
     _: Game, 106, "JETPACK_ENABLE", _;
-    _: Game, 107, "NPH_ENABLE", _;
-    _: Game, 112, "TELE_GRENADE_ENABLE", _;
-    _: Game, 113, "TELE_GRENADE_DISABLE", _;
-    _: Game, 128, "TELE_LASER_ENABLE", _;
-    _: Game, 129, "TELE_LASER_DISABLE", _;
+    TILE_NPH_ENABLE: Game, 107, "NPH_ENABLE", _;
+    TILE_TELE_GRENADE_ENABLE: Game, 112, "TELE_GRENADE_ENABLE", _;
+    TILE_TELE_GRENADE_DISABLE: Game, 113, "TELE_GRENADE_DISABLE", _;
+    TILE_TELE_LASER_ENABLE: Game, 128, "TELE_LASER_ENABLE", _;
+    TILE_TELE_LASER_DISABLE: Game, 129, "TELE_LASER_DISABLE", _;
     _: Game, 140, "CREDITS_1", _;
     _: Game, 141, "CREDITS_2", _;
     _: Game, 142, "CREDITS_3", _;
     _: Game, 143, "CREDITS_4", _;
-    _: Game, 144, "LFREEZE", _;
-    _: Game, 145, "LUNFREEZE", _;
+    TILE_LFREEZE: Game, 144, "LFREEZE", _;
+    TILE_LUNFREEZE: Game, 145, "LUNFREEZE", _;
     _: Game, 156, "CREDITS_5", _;
     _: Game, 157, "CREDITS_6", _;
     _: Game, 158, "CREDITS_7", _;
     _: Game, 159, "CREDITS_8", _;
-    _: Game, 190, "ENTITIES_OFF_1", _;
-    _: Game, 191, "ENTITIES_OFF_2", _;
+    TILE_ENTITIES_OFF_1: Game, 190, "ENTITIES_OFF_1", _;
+    TILE_ENTITIES_OFF_2: Game, 191, "ENTITIES_OFF_2", _;
     // Entities (`ENTITY_*`), tile id `ENTITY_OFFSET + entity`.
     ENTITY_SPAWN: Entity, 1, "SPAWN", "spawn";
     ENTITY_SPAWN_RED: Entity, 2, "SPAWN_RED", "spawn";
@@ -196,13 +196,13 @@ tile_table! {
     ENTITY_WEAPON_GRENADE: Entity, 9, "WEAPON_GRENADE", "weapons, ninja";
     ENTITY_POWERUP_NINJA: Entity, 10, "POWERUP_NINJA", "weapons, ninja";
     ENTITY_WEAPON_LASER: Entity, 11, "WEAPON_LASER", "weapons, ninja";
-    _: Entity, 12, "LASER_FAST_CCW", _;
+    ENTITY_LASER_FAST_CCW: Entity, 12, "LASER_FAST_CCW", _;
     _: Entity, 13, "LASER_NORMAL_CCW", _;
     _: Entity, 14, "LASER_SLOW_CCW", _;
     _: Entity, 15, "LASER_STOP", _;
     _: Entity, 16, "LASER_SLOW_CW", _;
     _: Entity, 17, "LASER_NORMAL_CW", _;
-    _: Entity, 18, "LASER_FAST_CW", _;
+    ENTITY_LASER_FAST_CW: Entity, 18, "LASER_FAST_CW", _;
     _: Entity, 19, "LASER_SHORT", _;
     _: Entity, 20, "LASER_MEDIUM", _;
     _: Entity, 21, "LASER_LONG", _;
@@ -211,42 +211,42 @@ tile_table! {
     _: Entity, 24, "LASER_C_FAST", _;
     _: Entity, 25, "LASER_O_SLOW", _;
     _: Entity, 26, "LASER_O_NORMAL", _;
-    _: Entity, 27, "LASER_O_FAST", _;
-    _: Entity, 29, "PLASMAE", _;
+    ENTITY_LASER_O_FAST: Entity, 27, "LASER_O_FAST", _;
+    ENTITY_PLASMAE: Entity, 29, "PLASMAE", _;
     _: Entity, 30, "PLASMAF", _;
     _: Entity, 31, "PLASMA", _;
     _: Entity, 32, "PLASMAU", _;
-    _: Entity, 33, "CRAZY_SHOTGUN_EX", _;
-    _: Entity, 34, "CRAZY_SHOTGUN", _;
+    ENTITY_CRAZY_SHOTGUN_EX: Entity, 33, "CRAZY_SHOTGUN_EX", _;
+    ENTITY_CRAZY_SHOTGUN: Entity, 34, "CRAZY_SHOTGUN", _;
     _: Entity, 35, "ARMOR_SHOTGUN", _;
     _: Entity, 36, "ARMOR_GRENADE", _;
     _: Entity, 37, "ARMOR_NINJA", _;
-    _: Entity, 38, "ARMOR_LASER", _;
-    _: Entity, 42, "DRAGGER_WEAK", _;
+    ENTITY_ARMOR_LASER: Entity, 38, "ARMOR_LASER", _;
+    ENTITY_DRAGGER_WEAK: Entity, 42, "DRAGGER_WEAK", _;
     _: Entity, 43, "DRAGGER_NORMAL", _;
     _: Entity, 44, "DRAGGER_STRONG", _;
     _: Entity, 45, "DRAGGER_WEAK_NW", _;
     _: Entity, 46, "DRAGGER_NORMAL_NW", _;
-    _: Entity, 47, "DRAGGER_STRONG_NW", _;
+    ENTITY_DRAGGER_STRONG_NW: Entity, 47, "DRAGGER_STRONG_NW", _;
     ENTITY_DOOR: Entity, 49, "DOOR", "door";
     // Tele layer types.
-    _: Tele, 10, "TELEINEVIL", "teleporter in";
-    _: Tele, 14, "TELEINWEAPON", "teleporter in";
-    _: Tele, 15, "TELEINHOOK", "teleporter in";
+    TILE_TELEINEVIL: Tele, 10, "TELEINEVIL", "teleporter in";
+    TILE_TELEINWEAPON: Tele, 14, "TELEINWEAPON", "teleporter in";
+    TILE_TELEINHOOK: Tele, 15, "TELEINHOOK", "teleporter in";
     TILE_TELEIN: Tele, 26, "TELEIN", "teleporter in";
     TILE_TELEOUT: Tele, 27, "TELEOUT", "teleporter out";
     TILE_TELECHECK: Tele, 29, "TELECHECK", "tele checkpoint";
-    _: Tele, 30, "TELECHECKOUT", "tele checkpoint";
-    _: Tele, 31, "TELECHECKIN", "tele checkpoint";
-    _: Tele, 63, "TELECHECKINEVIL", "tele checkpoint";
+    TILE_TELECHECKOUT: Tele, 30, "TELECHECKOUT", "tele checkpoint";
+    TILE_TELECHECKIN: Tele, 31, "TELECHECKIN", "tele checkpoint";
+    TILE_TELECHECKINEVIL: Tele, 63, "TELECHECKINEVIL", "tele checkpoint";
     // Speedup layer types.
     TILE_BOOST: Speedup, 28, "BOOST", "speedup";
     // Switch layer types: the four switch tiles; the other ids are game
     // tiles the switch layer places (doors, lasers, freeze, ...).
-    _: Switch, 22, "SWITCHTIMEDOPEN", "switch";
+    TILE_SWITCHTIMEDOPEN: Switch, 22, "SWITCHTIMEDOPEN", "switch";
     _: Switch, 23, "SWITCHTIMEDCLOSE", "switch";
     TILE_SWITCHOPEN: Switch, 24, "SWITCHOPEN", "switch";
-    _: Switch, 25, "SWITCHCLOSE", "switch";
+    TILE_SWITCHCLOSE: Switch, 25, "SWITCHCLOSE", "switch";
     // Tune layer types.
     TILE_TUNE: Tune, 68, "TUNE", "tune zone";
 }
@@ -295,6 +295,28 @@ const fn names_of(space: TileSpace) -> [Option<&'static str>; 256] {
         r += 1;
     }
     names
+}
+
+/// Which tile ids have a row of `space` in [`TILES`] (entities in the
+/// game space), at compile time.
+pub const fn ids_of(space: TileSpace) -> [bool; 256] {
+    let mut ids = [false; 256];
+    let mut r = 0;
+    while r < TILES.len() {
+        let row = &TILES[r];
+        if in_space(row, space) {
+            let mut i = row.first;
+            loop {
+                ids[tile_id(row, i) as usize] = true;
+                if i == row.last {
+                    break;
+                }
+                i += 1;
+            }
+        }
+        r += 1;
+    }
+    ids
 }
 
 /// The ids of the game space (game tiles and entities) and of `space`
@@ -539,9 +561,12 @@ pub fn reference_markdown() -> String {
         match r.space {
             TileSpace::Entity => format!("ENTITY_{name}"),
             _ if name.starts_with("TIME_CHECKPOINT_") => match i {
-                35 => "TILE_TIME_CHECKPOINT_FIRST".into(),
-                59 => "TILE_TIME_CHECKPOINT_LAST".into(),
-                _ => format!("TILE_TIME_CHECKPOINT_FIRST + {}", i - 35),
+                TILE_TIME_CHECKPOINT_FIRST => "TILE_TIME_CHECKPOINT_FIRST".into(),
+                TILE_TIME_CHECKPOINT_LAST => "TILE_TIME_CHECKPOINT_LAST".into(),
+                _ => format!(
+                    "TILE_TIME_CHECKPOINT_FIRST + {}",
+                    i - TILE_TIME_CHECKPOINT_FIRST
+                ),
             },
             _ => format!("TILE_{name}"),
         }

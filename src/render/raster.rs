@@ -9,6 +9,8 @@
 
 use std::io;
 
+use crate::map::tiles::{TILEFLAG_ROTATE, TILEFLAG_XFLIP, TILEFLAG_YFLIP};
+
 /// An opaque RGB picture.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Canvas {
@@ -130,10 +132,6 @@ pub enum Transform {
     /// Rotated clockwise on screen by this many degrees (speedups).
     Degrees(i16),
 }
-
-pub const TILEFLAG_XFLIP: u8 = 1;
-pub const TILEFLAG_YFLIP: u8 = 2;
-pub const TILEFLAG_ROTATE: u8 = 8;
 
 impl Transform {
     /// The texture pixel shown at `(ox, oy)` of an `n × n` cell (the

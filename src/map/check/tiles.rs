@@ -3,37 +3,34 @@
 //! nothing, tele pairs and switch numbers (tables of 256 entries).
 
 use super::{Location, MapCheck, RuleSet, R};
-use crate::map::names;
+use crate::map::names::{self, TileSpace};
+use crate::map::tiles::{TILEFLAG_XFLIP, TILEFLAG_YFLIP};
 use crate::map::TileLayer;
 
-// Tile ids (DDNet `mapitems.h`). Through the table's constants where it
-// has them (one place to follow a rename).
-const SOLID: u8 = names::TILE_SOLID;
-const NOHOOK: u8 = names::TILE_NOHOOK;
-const START: u8 = names::TILE_START;
-const FINISH: u8 = names::TILE_FINISH;
-const TELE_IN: u8 = names::TILE_TELEIN;
-const TELE_OUT: u8 = names::TILE_TELEOUT;
-const TELE_CHECKPOINT: u8 = names::TILE_TELECHECK;
-const FREEZE: u8 = names::TILE_FREEZE;
-const DEEP_FREEZE: u8 = names::TILE_DFREEZE;
-/// The old hookthrough ("THROUGH_CUT").
-const THROUGH_CUT: u8 = 5;
-const TELE_IN_EVIL: u8 = 10;
-const TELE_IN_WEAPON: u8 = 14;
-const TELE_IN_HOOK: u8 = 15;
-const TELE_CHECKPOINT_OUT: u8 = 30;
-const TELE_CHECKPOINT_IN: u8 = 31;
-const TELE_CHECKPOINT_IN_EVIL: u8 = 63;
-const DEEP_UNFREEZE: u8 = 13;
-const LIVE_FREEZE: u8 = 144;
-const LIVE_UNFREEZE: u8 = 145;
-/// Time checkpoints 35..=59.
-const TIME_CHECKPOINT_FIRST: u8 = 35;
-const TIME_CHECKPOINT_LAST: u8 = 59;
-/// Switch tiles of the switch layer: timed open, timed close, open, close.
-const SWITCH_FIRST: u8 = 22;
-const SWITCH_LAST: u8 = 25;
+// Tile ids (DDNet `mapitems.h`), all through the tile id table's
+// constants (`map::names`): one place to follow a rename.
+use names::{
+    ENTITY_ARMOR_1, ENTITY_ARMOR_LASER, ENTITY_CRAZY_SHOTGUN, ENTITY_CRAZY_SHOTGUN_EX, ENTITY_DOOR,
+    ENTITY_DRAGGER_STRONG_NW, ENTITY_DRAGGER_WEAK, ENTITY_LASER_FAST_CCW, ENTITY_LASER_FAST_CW,
+    ENTITY_LASER_O_FAST, ENTITY_PLASMAE, ENTITY_SPAWN, TILE_ADD_TIME, TILE_ALLOW_BLUE_TELE_GUN,
+    TILE_ALLOW_TELE_GUN, TILE_CP, TILE_CP_F, TILE_DEATH, TILE_DFREEZE as DEEP_FREEZE,
+    TILE_DUNFREEZE as DEEP_UNFREEZE, TILE_ENTITIES_OFF_1, TILE_ENTITIES_OFF_2,
+    TILE_FINISH as FINISH, TILE_FREEZE as FREEZE, TILE_HIT_DISABLE, TILE_HIT_ENABLE, TILE_JUMP,
+    TILE_LFREEZE as LIVE_FREEZE, TILE_LUNFREEZE as LIVE_UNFREEZE, TILE_NOHOOK as NOHOOK,
+    TILE_NOLASER, TILE_NPC_DISABLE, TILE_NPC_ENABLE, TILE_NPH_DISABLE, TILE_NPH_ENABLE,
+    TILE_OLDLASER, TILE_REFILL_JUMPS, TILE_SOLID as SOLID, TILE_SOLO_DISABLE, TILE_START as START,
+    TILE_STOP, TILE_STOPA, TILE_STOPS, TILE_SUBTRACT_TIME, TILE_SWITCHCLOSE as SWITCH_LAST,
+    TILE_SWITCHTIMEDOPEN as SWITCH_FIRST, TILE_TELECHECK as TELE_CHECKPOINT,
+    TILE_TELECHECKIN as TELE_CHECKPOINT_IN, TILE_TELECHECKINEVIL as TELE_CHECKPOINT_IN_EVIL,
+    TILE_TELECHECKOUT as TELE_CHECKPOINT_OUT, TILE_TELEIN as TELE_IN,
+    TILE_TELEINEVIL as TELE_IN_EVIL, TILE_TELEINHOOK as TELE_IN_HOOK,
+    TILE_TELEINWEAPON as TELE_IN_WEAPON, TILE_TELEOUT as TELE_OUT, TILE_TELE_GRENADE_DISABLE,
+    TILE_TELE_GRENADE_ENABLE, TILE_TELE_GUN_DISABLE, TILE_TELE_GUN_ENABLE, TILE_TELE_LASER_DISABLE,
+    TILE_TELE_LASER_ENABLE, TILE_THROUGH, TILE_THROUGH_CUT as THROUGH_CUT, TILE_THROUGH_DIR,
+    TILE_TIME_CHECKPOINT_FIRST as TIME_CHECKPOINT_FIRST,
+    TILE_TIME_CHECKPOINT_LAST as TIME_CHECKPOINT_LAST, TILE_UNFREEZE, TILE_UNLOCK_TEAM,
+    TILE_WALLJUMP,
+};
 
 /// A table of 256 flags from inclusive ranges, at compile time.
 const fn table(ranges: &[(u8, u8)]) -> [bool; 256] {
@@ -52,30 +49,41 @@ const fn table(ranges: &[(u8, u8)]) -> [bool; 256] {
 }
 
 const E: u8 = names::ENTITY_OFFSET;
-/// Entity tiles DDNet places (spawns to the laser and dragger entities).
+/// Entity tiles DDNet places (its `IsValidEntity`: spawns to the laser,
+/// plasma, shotgun, armor, dragger and door entities).
 const ENTITIES: [(u8, u8); 4] = [
-    (E + 1, E + 27),
-    (E + 29, E + 38),
-    (E + 42, E + 47),
-    (E + 49, E + 49),
+    (E + ENTITY_SPAWN, E + ENTITY_LASER_O_FAST),
+    (E + ENTITY_PLASMAE, E + ENTITY_ARMOR_LASER),
+    (E + ENTITY_DRAGGER_WEAK, E + ENTITY_DRAGGER_STRONG_NW),
+    (E + ENTITY_DOOR, E + ENTITY_DOOR),
 ];
 /// Tiles valid in the game and in the front layer alike.
+///
+/// The validity sets of the game, front and switch layers are DDNet's
+/// `IsValidGameTile`, `IsValidFrontTile` and `IsValidSwitchTile`, a fact
+/// of their own beside the table's names: the table names every id any
+/// of these layers places (`JUMP` and the time bonus tiles only in the
+/// switch layer, the tele gun permissions only in the front and switch
+/// layers, `SOLID` and `NOHOOK` only in the game layer), and the credits
+/// tiles, which no layer accepts. So they are written by ranges of the
+/// table's constants, not built from its rows (a test checks that every
+/// valid id is named in its layer).
 const GAME_OR_FRONT: [(u8, u8); 15] = [
-    (2, 2),
-    (4, 6),
-    (9, 9),
-    (11, 13),
-    (16, 22),
-    (32, 62),
-    (64, 67),
-    (71, 76),
-    (88, 91),
-    (96, 97),
-    (104, 107),
-    (112, 113),
-    (128, 129),
-    (144, 145),
-    (190, 191),
+    (TILE_DEATH, TILE_DEATH),
+    (TILE_NOLASER, TILE_THROUGH),
+    (FREEZE, FREEZE),
+    (TILE_UNFREEZE, DEEP_UNFREEZE),
+    (TILE_WALLJUMP, TILE_SOLO_DISABLE),
+    (TILE_REFILL_JUMPS, TILE_STOPA),
+    (TILE_CP, TILE_THROUGH_DIR),
+    (TILE_OLDLASER, TILE_UNLOCK_TEAM),
+    (TILE_NPC_DISABLE, TILE_NPH_DISABLE),
+    (TILE_TELE_GUN_ENABLE, TILE_TELE_GUN_DISABLE),
+    (TILE_NPC_ENABLE, TILE_NPH_ENABLE),
+    (TILE_TELE_GRENADE_ENABLE, TILE_TELE_GRENADE_DISABLE),
+    (TILE_TELE_LASER_ENABLE, TILE_TELE_LASER_DISABLE),
+    (LIVE_FREEZE, LIVE_UNFREEZE),
+    (TILE_ENTITIES_OFF_1, TILE_ENTITIES_OFF_2),
 ];
 
 const fn concat<const N: usize>(a: &[(u8, u8)], b: &[(u8, u8)], c: &[(u8, u8)]) -> [(u8, u8); N] {
@@ -103,39 +111,59 @@ const fn concat<const N: usize>(a: &[(u8, u8)], b: &[(u8, u8)], c: &[(u8, u8)]) 
     out
 }
 
-pub(super) static VALID_GAME: [bool; 256] =
-    table(&concat::<21>(&[(1, 1), (3, 3)], &GAME_OR_FRONT, &ENTITIES));
-pub(super) static VALID_FRONT: [bool; 256] =
-    table(&concat::<20>(&[(98, 99)], &GAME_OR_FRONT, &ENTITIES));
-static VALID_TELE: [bool; 256] = table(&[(10, 10), (14, 15), (26, 27), (29, 31), (63, 63)]);
-pub(super) static VALID_SPEEDUP: [bool; 256] = table(&[(names::TILE_BOOST, names::TILE_BOOST)]);
-/// Switch layer: the game tiles it switches and the switchable entities
-/// (doors, lasers, draggers, turrets: entity 6 and on).
+/// Game layer: also the hookable and unhookable blocks.
+pub(super) static VALID_GAME: [bool; 256] = table(&concat::<21>(
+    &[(SOLID, SOLID), (NOHOOK, NOHOOK)],
+    &GAME_OR_FRONT,
+    &ENTITIES,
+));
+/// Front layer: also the tele gun permissions.
+pub(super) static VALID_FRONT: [bool; 256] = table(&concat::<20>(
+    &[(TILE_ALLOW_TELE_GUN, TILE_ALLOW_BLUE_TELE_GUN)],
+    &GAME_OR_FRONT,
+    &ENTITIES,
+));
+/// The tele, speedup and tune layers place exactly the table's rows of
+/// their space.
+static VALID_TELE: [bool; 256] = names::ids_of(TileSpace::Tele);
+pub(super) static VALID_SPEEDUP: [bool; 256] = names::ids_of(TileSpace::Speedup);
+/// Switch layer: its switch tiles (the table's switch rows), the game
+/// tiles it switches and the switchable entities (doors, lasers,
+/// draggers, turrets: `ENTITY_ARMOR_1` and on), as DDNet's
+/// `IsValidSwitchTile` (see [`GAME_OR_FRONT`] for why by ranges).
 static VALID_SWITCH: [bool; 256] = table(&concat::<13>(
     &[
-        (7, 7),
-        (9, 9),
-        (12, 13),
-        (19, 20),
-        (22, 25),
-        (79, 79),
-        (95, 95),
-        (98, 99),
-        (144, 145),
+        (TILE_JUMP, TILE_JUMP),
+        (FREEZE, FREEZE),
+        (DEEP_FREEZE, DEEP_UNFREEZE),
+        (TILE_HIT_ENABLE, TILE_HIT_DISABLE),
+        (SWITCH_FIRST, SWITCH_LAST),
+        (TILE_ADD_TIME, TILE_ADD_TIME),
+        (TILE_SUBTRACT_TIME, TILE_SUBTRACT_TIME),
+        (TILE_ALLOW_TELE_GUN, TILE_ALLOW_BLUE_TELE_GUN),
+        (LIVE_FREEZE, LIVE_UNFREEZE),
     ],
-    &[(E + 6, E + 27), (E + 29, E + 38)],
-    &[(E + 42, E + 47), (E + 49, E + 49)],
+    &[
+        (E + ENTITY_ARMOR_1, E + ENTITY_LASER_O_FAST),
+        (E + ENTITY_PLASMAE, E + ENTITY_ARMOR_LASER),
+    ],
+    &[
+        (E + ENTITY_DRAGGER_WEAK, E + ENTITY_DRAGGER_STRONG_NW),
+        (E + ENTITY_DOOR, E + ENTITY_DOOR),
+    ],
 ));
-pub(super) static VALID_TUNE: [bool; 256] = table(&[(names::TILE_TUNE, names::TILE_TUNE)]);
+pub(super) static VALID_TUNE: [bool; 256] = names::ids_of(TileSpace::Tune);
 
 /// Direction-sensitive tiles: stoppers, speeders, directional hookthrough,
-/// rotating lasers, turret bullets.
+/// rotating lasers, turret bullets. This check's own set, deliberately
+/// not DDNet's `IsRotatableTile` (the tiles its editor turns: that one
+/// also has `ENTITIES_OFF_1`/`_2` and not the rotating lasers).
 static DIRECTIONAL: [bool; 256] = table(&[
-    (60, 61),
-    (64, 65),
-    (67, 67),
-    (E + 12, E + 18),
-    (E + 33, E + 34),
+    (TILE_STOP, TILE_STOPS),
+    (TILE_CP, TILE_CP_F),
+    (TILE_THROUGH_DIR, TILE_THROUGH_DIR),
+    (E + ENTITY_LASER_FAST_CCW, E + ENTITY_LASER_FAST_CW),
+    (E + ENTITY_CRAZY_SHOTGUN_EX, E + ENTITY_CRAZY_SHOTGUN),
 ]);
 
 /// Whether a switch-layer tile of this id takes its number as a switch
@@ -144,12 +172,8 @@ fn switchable(id: u8) -> bool {
     matches!(
         id,
         FREEZE | DEEP_FREEZE | DEEP_UNFREEZE | LIVE_FREEZE | LIVE_UNFREEZE
-    ) || names::entity_of(id).is_some_and(|e| e >= 6)
+    ) || names::entity_of(id).is_some_and(|e| e >= ENTITY_ARMOR_1)
 }
-
-/// Tile flags: mirrored in x, mirrored in y.
-const FLAG_XFLIP: u8 = 1;
-const FLAG_YFLIP: u8 = 2;
 
 /// A loaded physics layer and where it is.
 pub(super) struct Loaded {
@@ -221,7 +245,7 @@ pub(super) fn check_game_like(
 }
 
 fn is_mirrored(flags: u8) -> bool {
-    (flags & FLAG_XFLIP != 0) != (flags & FLAG_YFLIP != 0)
+    (flags & TILEFLAG_XFLIP != 0) != (flags & TILEFLAG_YFLIP != 0)
 }
 
 /// Ids of a tele, speedup or tune layer.
@@ -392,7 +416,154 @@ mod tests {
         assert!(VALID_GAME[(E + 1) as usize] && !VALID_GAME[(E + 28) as usize]);
         assert!(VALID_SWITCH[(E + 49) as usize] && !VALID_SWITCH[(E + 1) as usize]);
         assert!(DIRECTIONAL[60] && DIRECTIONAL[(E + 12) as usize] && !DIRECTIONAL[62]);
-        assert!(is_mirrored(FLAG_XFLIP) && !is_mirrored(FLAG_XFLIP | FLAG_YFLIP));
+        assert!(is_mirrored(TILEFLAG_XFLIP) && !is_mirrored(TILEFLAG_XFLIP | TILEFLAG_YFLIP));
         assert!(switchable(names::ENTITY_OFFSET + names::ENTITY_DOOR) && !switchable(7));
+    }
+
+    fn ids(t: &[bool; 256]) -> Vec<u8> {
+        (0..=255u8).filter(|&i| t[i as usize]).collect()
+    }
+
+    /// The sets as they were written by number before they were spelled
+    /// through the table (golden: the check's findings stay the same).
+    #[test]
+    fn tile_sets_are_the_former_numbers() {
+        let e = |a: u8, b: u8| (E + a, E + b);
+        let entities = [e(1, 27), e(29, 38), e(42, 47), e(49, 49)];
+        let both = [
+            (2, 2),
+            (4, 6),
+            (9, 9),
+            (11, 13),
+            (16, 22),
+            (32, 62),
+            (64, 67),
+            (71, 76),
+            (88, 91),
+            (96, 97),
+            (104, 107),
+            (112, 113),
+            (128, 129),
+            (144, 145),
+            (190, 191),
+        ];
+        let game = table(&concat::<21>(&[(1, 1), (3, 3)], &both, &entities));
+        let front = table(&concat::<20>(&[(98, 99)], &both, &entities));
+        let switch = table(&concat::<13>(
+            &[
+                (7, 7),
+                (9, 9),
+                (12, 13),
+                (19, 20),
+                (22, 25),
+                (79, 79),
+                (95, 95),
+                (98, 99),
+                (144, 145),
+            ],
+            &[e(6, 27), e(29, 38)],
+            &[e(42, 47), e(49, 49)],
+        ));
+        assert_eq!(ids(&VALID_GAME), ids(&game));
+        assert_eq!(ids(&VALID_FRONT), ids(&front));
+        assert_eq!(ids(&VALID_SWITCH), ids(&switch));
+        assert_eq!(ids(&VALID_TELE), [10, 14, 15, 26, 27, 29, 30, 31, 63]);
+        assert_eq!(ids(&VALID_SPEEDUP), [28]);
+        assert_eq!(ids(&VALID_TUNE), [68]);
+        let directional = table(&[(60, 61), (64, 65), (67, 67), e(12, 18), e(33, 34)]);
+        assert_eq!(ids(&DIRECTIONAL), ids(&directional));
+        assert_eq!(
+            [THROUGH_CUT, TIME_CHECKPOINT_FIRST, TIME_CHECKPOINT_LAST],
+            [5, 35, 59]
+        );
+        assert_eq!((SWITCH_FIRST, SWITCH_LAST), (22, 25));
+        assert_eq!(
+            [
+                TELE_IN_EVIL,
+                TELE_IN_WEAPON,
+                TELE_IN_HOOK,
+                TELE_CHECKPOINT_OUT
+            ],
+            [10, 14, 15, 30]
+        );
+        assert_eq!([TELE_CHECKPOINT_IN, TELE_CHECKPOINT_IN_EVIL], [31, 63]);
+        assert_eq!([DEEP_UNFREEZE, LIVE_FREEZE, LIVE_UNFREEZE], [13, 144, 145]);
+        for id in 0..=255u8 {
+            let former = matches!(id, 9 | 12 | 13 | 144 | 145) || id >= E + 6;
+            assert_eq!(switchable(id), former, "{id}");
+        }
+    }
+
+    /// The check's sets agree with the tile id table: the tele, speedup
+    /// and tune sets are its rows of those layers; every id valid in the
+    /// game, front or switch layer is named (in the switch layer but the
+    /// vanilla pickups); the ids the table
+    /// names in the game space but neither the game nor the front layer
+    /// accepts are the switch-only tiles and the credits; the switch
+    /// tiles and the time checkpoints are the table's rows.
+    #[test]
+    fn tile_sets_agree_with_the_table() {
+        use crate::map::PhysicsKind as K;
+        for id in 1..=255u8 {
+            let i = id as usize;
+            assert_eq!(VALID_TELE[i], names::tile_name(K::Tele, id).is_some());
+            assert_eq!(VALID_SPEEDUP[i], names::tile_name(K::Speedup, id).is_some());
+            assert_eq!(VALID_TUNE[i], names::tile_name(K::Tune, id).is_some());
+            if VALID_GAME[i] || VALID_FRONT[i] {
+                assert!(names::game_tile_name(id).is_some(), "{id}");
+            }
+            if VALID_SWITCH[i] {
+                let named = names::switch_tile_name(id).or(names::game_tile_name(id));
+                assert!(named.is_some(), "{id}");
+            }
+            if DIRECTIONAL[i] {
+                assert!(names::game_tile_name(id).is_some(), "{id}");
+            }
+        }
+        // The switch layer places the vanilla pickups (armor, health,
+        // weapons, ninja) as DDNet's `IsValidSwitchTile` says, but the
+        // names give the common tiles no switch layer name (the
+        // statistics count them in the game layer).
+        let unnamed_in_switch: Vec<u8> = (1..=255u8)
+            .filter(|&id| VALID_SWITCH[id as usize] && names::switch_tile_name(id).is_none())
+            .collect();
+        assert_eq!(
+            unnamed_in_switch,
+            (E + names::ENTITY_ARMOR_1..=E + names::ENTITY_WEAPON_LASER).collect::<Vec<_>>()
+        );
+        let named_not_placed: Vec<u8> = (1..=255u8)
+            .filter(|&id| names::game_tile_name(id).is_some())
+            .filter(|&id| !VALID_GAME[id as usize] && !VALID_FRONT[id as usize])
+            .collect();
+        assert_eq!(
+            named_not_placed,
+            [7, 79, 95, 140, 141, 142, 143, 156, 157, 158, 159]
+        );
+        assert!(named_not_placed.iter().all(|&id| VALID_SWITCH[id as usize]
+            || names::game_tile_name(id).is_some_and(|n| n.starts_with("CREDITS_"))));
+        assert_eq!(
+            ids(&names::ids_of(TileSpace::Switch)),
+            (SWITCH_FIRST..=SWITCH_LAST).collect::<Vec<_>>()
+        );
+        let checkpoints: Vec<u8> = (0..=255u8)
+            .filter(|&id| {
+                names::game_tile_name(id).is_some_and(|n| n.starts_with("TIME_CHECKPOINT_"))
+            })
+            .collect();
+        assert_eq!(
+            checkpoints,
+            (TIME_CHECKPOINT_FIRST..=TIME_CHECKPOINT_LAST).collect::<Vec<_>>()
+        );
+        assert_eq!(names::game_tile_name(THROUGH_CUT), Some("THROUGH_CUT"));
+        for (id, name) in [
+            (TELE_IN_EVIL, "TELEINEVIL"),
+            (TELE_IN_WEAPON, "TELEINWEAPON"),
+            (TELE_IN_HOOK, "TELEINHOOK"),
+            (TELE_CHECKPOINT_OUT, "TELECHECKOUT"),
+            (TELE_CHECKPOINT_IN, "TELECHECKIN"),
+            (TELE_CHECKPOINT_IN_EVIL, "TELECHECKINEVIL"),
+        ] {
+            assert_eq!(names::tile_name(K::Tele, id), Some(name));
+        }
     }
 }

@@ -211,6 +211,16 @@ pub fn upgrade_legacy(bytes: &[u8], kind: PhysicsKind, from: TileFormat) -> Vec<
     }
 }
 
+/// Tile flag bits (`TILEFLAG_*` of `mapitems.h`): byte 1 of a tiles, game
+/// or front tile, byte 2 of a switch tile. Mirrored in x (`TILEFLAG_XFLIP`,
+/// 1), in y (`TILEFLAG_YFLIP`, 2), rotated 90° clockwise before the flips
+/// (`TILEFLAG_ROTATE`, 8); bit 4 is `TILEFLAG_OPAQUE`, an editor hint.
+pub const TILEFLAG_XFLIP: u8 = 1;
+/// See [`TILEFLAG_XFLIP`].
+pub const TILEFLAG_YFLIP: u8 = 2;
+/// See [`TILEFLAG_XFLIP`].
+pub const TILEFLAG_ROTATE: u8 = 8;
+
 /// A 4-byte tile of tiles, game and front layers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Tile {
