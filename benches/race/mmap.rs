@@ -20,11 +20,11 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-#[path = "race.rs"]
+#[path = "../support/race.rs"]
 mod race;
 use race::{flag, mb, num, print_machine, race, teebatch_exe, timing, TempDir};
 
-#[path = "../tests/common/datasets.rs"]
+#[path = "../../tests/common/datasets.rs"]
 mod datasets;
 
 fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {

@@ -1,7 +1,7 @@
 //! The real demos and the two decoders the demo benches compare: teebatch's
 //! stream and libtw2's published crates (its demo reader for framing and
 //! Huffman, its snapshot crate for snapshots, deltas and checksums). Shared
-//! by `benches/demos.rs` (criterion) and `benches/peers.rs` (ratios in one
+//! by `benches/criterion/demos.rs` (criterion) and `benches/race/peers.rs` (ratios in one
 //! run).
 #![allow(dead_code)]
 
@@ -13,7 +13,7 @@ use teebatch::codec::snapshot::Protocol;
 use teebatch::demo::stream::{Decoder, Event, Visitor};
 use teebatch::demo::Demo;
 
-#[path = "../tests/common/datasets.rs"]
+#[path = "../../tests/common/datasets.rs"]
 mod datasets;
 
 pub struct Input {

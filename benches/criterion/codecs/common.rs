@@ -7,7 +7,7 @@ use teebatch::codec::{huffman, varint};
 use teebatch::demo::Demo;
 use teebatch::synth::Rng;
 
-#[path = "../../tests/common/datasets.rs"]
+#[path = "../../../tests/common/datasets.rs"]
 mod datasets;
 
 /// `../shared/datasets` (or `$TEEBATCH_DATASETS`), if present.

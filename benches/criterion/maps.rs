@@ -13,7 +13,7 @@ use std::time::Duration;
 use teebatch::batch::maps::{index_bytes, IndexOptions, MapRecord};
 use teebatch::datafile::{Datafile, Inflater};
 
-#[path = "../tests/common/datasets.rs"]
+#[path = "../../tests/common/datasets.rs"]
 mod datasets;
 
 const STOCK: &[&str] = &["ddnet", "ddnet7", "themes", "tw-themes"];

@@ -26,11 +26,11 @@ use sha2::{Digest, Sha256};
 use teebatch::batch::maps::{index_bytes, IndexOptions, MapRecord, Verify};
 use teebatch::datafile::{Datafile, Inflater, Version};
 
-#[path = "race.rs"]
+#[path = "../support/race.rs"]
 mod race;
 use race::{arg, mb, num, print_machine, race, teebatch_exe, timing, TempDir};
 
-#[path = "../tests/common/datasets.rs"]
+#[path = "../../tests/common/datasets.rs"]
 mod datasets;
 
 /// Bytes hashed per piece by the fused variant: the CRC-32 and the SHA-256

@@ -17,7 +17,7 @@ use teebatch::backend::Backend;
 use teebatch::demo::stream::{segments, visit_parallel, Decoder};
 use teebatch::demo::Demo;
 
-#[path = "libtw2_peer.rs"]
+#[path = "../support/libtw2_peer.rs"]
 mod peer;
 use peer::{inputs, libtw2_decode, teebatch_decode, Sum, Tw};
 

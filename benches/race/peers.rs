@@ -42,9 +42,9 @@ use teebatch::codec::huffman;
 use teebatch::demo::stream::{huffman_room, Decoder};
 use teebatch::demo::Demo;
 
-#[path = "libtw2_peer.rs"]
+#[path = "../support/libtw2_peer.rs"]
 mod peer;
-#[path = "race.rs"]
+#[path = "../support/race.rs"]
 mod race;
 use peer::{inputs, inputs_in, libtw2_decode, teebatch_decode, Input, Tw};
 use race::{arg, args, mb, num, print_machine, race, teebatch_exe, timing, TempDir};
