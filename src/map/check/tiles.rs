@@ -225,14 +225,7 @@ pub(super) fn check_game_like(
         race[1] |= id == FINISH;
         race[2] |= (TIME_CHECKPOINT_FIRST..=TIME_CHECKPOINT_LAST).contains(&id);
         if ids && !valid[id as usize] {
-            c.add(
-                R::TileIdInvalid,
-                format!(
-                    "tile id {id} is not valid in the {} layer",
-                    l.tiles.kind.name()
-                ),
-                l.at(x, y),
-            );
+            invalid_id(c, l, x, y, id);
         }
         if mirrored && DIRECTIONAL[id as usize] && is_mirrored(flags) {
             c.add(
@@ -248,20 +241,25 @@ fn is_mirrored(flags: u8) -> bool {
     (flags & TILEFLAG_XFLIP != 0) != (flags & TILEFLAG_YFLIP != 0)
 }
 
+/// The finding of a tile id its layer does not take.
+fn invalid_id(c: &mut MapCheck, l: &Loaded, x: usize, y: usize, id: u8) {
+    c.add(
+        R::TileIdInvalid,
+        format!(
+            "tile id {id} is not valid in the {} layer",
+            l.tiles.kind.name()
+        ),
+        l.at(x, y),
+    );
+}
+
 /// Ids of a tele, speedup or tune layer.
 pub(super) fn check_ids(c: &mut MapCheck, l: &Loaded, valid: &[bool; 256]) {
     let id_at = l.tiles.kind.id_offset();
     for (x, y, t) in l.tiles() {
         let id = t[id_at];
         if id != 0 && !valid[id as usize] {
-            c.add(
-                R::TileIdInvalid,
-                format!(
-                    "tile id {id} is not valid in the {} layer",
-                    l.tiles.kind.name()
-                ),
-                l.at(x, y),
-            );
+            invalid_id(c, l, x, y, id);
         }
     }
 }
