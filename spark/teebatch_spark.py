@@ -33,6 +33,7 @@ than 0 and 1) fails the task, and Spark runs it again.
 
 import argparse
 import decimal
+import functools
 import json
 import os
 import re
@@ -61,9 +62,11 @@ def is_uri(s):
     return bool(URI.match(s))
 
 
+@functools.lru_cache(maxsize=None)
 def archive_suffixes(teebatch):
     """The name endings teebatch reads as archives (any case): the
-    `archives:` line of `teebatch --version`, the binary's own list."""
+    `archives:` line of `teebatch --version`, the binary's own list (asked
+    once per binary: the listing and the job's spec both need it)."""
     out = subprocess.run([teebatch, "--version"], stdout=subprocess.PIPE, check=True)
     for line in out.stdout.decode(errors="replace").splitlines():
         if line.startswith("archives:"):
