@@ -35,15 +35,15 @@
 //! `batch::tables`, `batch::parquet`), `render` (PNG: `render`,
 //! `batch::render`, `batch::extract`, thumbnails; with `parquet`,
 //! `batch::heat`), `archive` (zip and tar inputs; without it an archive
-//! input is one `archive.not_built` error record), `cli` (clap: the command
-//! line and the binary) and `synth`.
+//! input is one `archive.not_built` error record), `cli` (the binary; in the
+//! library only the `clap::ValueEnum` derives of option enums) and `synth`.
 //!
 //! The format modules (`codec`, `datafile`, `map`, `demo`) never use
 //! `batch`, `limits` or the command line, and no two rooms below `batch`
 //! (`backend`, `codec::kernels`, `synth::map`, ...) use each other, directly
 //! or round a circle (tests check both). The command
-//! line (`cli`, for the `teebatch` binary) is public only for it; it is
-//! hidden from the documentation and is not API.
+//! line is not in the library: it is the `teebatch` binary's own module
+//! (`src/main.rs`, `src/cli/`), which uses only the public API.
 //!
 //! # Examples
 //!
@@ -87,9 +87,6 @@ pub mod backend;
 pub mod batch;
 pub mod bench;
 pub mod bytes;
-#[cfg(feature = "cli")]
-#[doc(hidden)]
-pub mod cli;
 pub mod codec;
 pub mod datafile;
 pub mod demo;

@@ -1,3 +1,8 @@
+//! The `teebatch` binary: the command line over the library's public API
+//! (see `cli`).
+
+mod cli;
+
 fn main() -> std::process::ExitCode {
-    teebatch::cli::main()
+    cli::main()
 }

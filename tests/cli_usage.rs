@@ -16,7 +16,7 @@ fn all_commands() -> Vec<(String, clap::Command)> {
             walk(&format!("{name} "), sub, out);
         }
     }
-    let mut cmd = teebatch::cli::Cli::command();
+    let mut cmd = crate::teebatch_cli::Cli::command();
     cmd.build();
     let mut out = Vec::new();
     walk("", &cmd, &mut out);
@@ -139,7 +139,7 @@ fn backend_auto_is_simd() {
 
 #[test]
 fn byte_sizes_are_binary() {
-    use teebatch::cli::parse_byte_size as p;
+    use crate::teebatch_cli::parse_byte_size as p;
     assert_eq!(p("0"), Ok(0));
     assert_eq!(p("123"), Ok(123));
     assert_eq!(p("1K"), Ok(1024));

@@ -230,7 +230,7 @@ fn export_run_counts_each_demo_once() {
         let mut obs = Failures::default();
         let (outcome, totals) = {
             let mut w = teebatch::batch::tables::writer(
-                teebatch::batch::tables::Format::Csv,
+                teebatch::batch::sink::RecordFormat::Csv,
                 &table.schema(),
                 Box::new(&mut out),
             )

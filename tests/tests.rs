@@ -2,6 +2,12 @@
 
 mod common;
 
+/// The binary's command line (`src/cli/`), compiled here too so that tests
+/// can walk clap's command tree (the library does not hold it).
+#[path = "../src/cli/mod.rs"]
+#[allow(dead_code)]
+mod teebatch_cli;
+
 mod aggregate;
 mod archive_limits;
 mod archives;

@@ -14,7 +14,8 @@ use parquet::arrow::arrow_writer::{ArrowWriter, ArrowWriterOptions};
 use parquet::basic::Compression;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use teebatch::backend::Backend;
-use teebatch::batch::tables::{writer, Format};
+use teebatch::batch::sink::RecordFormat;
+use teebatch::batch::tables::writer;
 use teebatch::demo::export::{export_demo, Table, TableBuilder};
 use teebatch::demo::stream::Decoder;
 use teebatch::demo::Demo;
@@ -68,9 +69,9 @@ fn bench(c: &mut Criterion) {
     let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
     g.throughput(Throughput::Elements(rows as u64));
     for (label, format) in [
-        ("csv", Format::Csv),
-        ("jsonl", Format::Jsonl),
-        ("parquet", Format::Parquet),
+        ("csv", RecordFormat::Csv),
+        ("jsonl", RecordFormat::Jsonl),
+        ("parquet", RecordFormat::Parquet),
     ] {
         let write = |batches: &[RecordBatch]| {
             let mut out = Vec::new();

@@ -1,6 +1,7 @@
-//! Where the records of a run go: the [`RecordSink`] a run writes to, and
+//! Where the records of a run go: the [`RecordSink`] a run writes to,
 //! [`RecordWriter`], the one sink for JSON lines, CSV and Parquet that
-//! `maps index` and `demos index` share.
+//! `maps index` and `demos index` share, and [`RecordFormat`], the one
+//! format choice of those and of `demos export`'s tables.
 //!
 //! A caller that wants the records as values (the Python package) gives a
 //! sink of its own; the command line gives a [`RecordWriter`] over stdout
@@ -12,6 +13,34 @@ use super::parquet::ParquetSink;
 use arrow_schema::SchemaRef;
 use serde::Serialize;
 use std::io::{self, Write};
+
+/// The formats records and tables are written in: one choice for `maps
+/// index`, `demos index` and `demos export` (a command without a form in
+/// one refuses it: demo records are nested and have no CSV form).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum RecordFormat {
+    /// One JSON object per line (JSON lines; `json` is the same); null is
+    /// `null`.
+    #[cfg_attr(feature = "cli", value(name = "jsonl", alias = "json"))]
+    Jsonl,
+    /// Comma-separated values with a header line (flat columns); null is
+    /// an empty field.
+    Csv,
+    /// Apache Parquet, typed columns (needs `-o FILE`).
+    Parquet,
+}
+
+impl RecordFormat {
+    /// The file name extension of the format: `jsonl`, `csv`, `parquet`.
+    pub fn extension(self) -> &'static str {
+        match self {
+            RecordFormat::Jsonl => "jsonl",
+            RecordFormat::Csv => "csv",
+            RecordFormat::Parquet => "parquet",
+        }
+    }
+}
 
 /// Takes the records of a run, one at a time and in input order. An error
 /// (e.g. a closed pipe) stops the run; the run returns it.

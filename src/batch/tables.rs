@@ -19,29 +19,7 @@ use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 use std::io::{self, Write};
 
-/// Output formats of `demos export`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
-pub enum Format {
-    /// Comma-separated values with a header line; null is an empty field.
-    #[default]
-    Csv,
-    /// One JSON object per row, keys in column order; null is `null`.
-    Jsonl,
-    /// Apache Parquet, one typed column per table column (needs `-o FILE`).
-    Parquet,
-}
-
-impl Format {
-    /// The file name extension of the format: `csv`, `jsonl`, `parquet`.
-    pub fn extension(self) -> &'static str {
-        match self {
-            Format::Csv => "csv",
-            Format::Jsonl => "jsonl",
-            Format::Parquet => "parquet",
-        }
-    }
-}
+use super::sink::RecordFormat;
 
 /// Takes record batches of one table, in order.
 pub trait TableWriter {
@@ -78,14 +56,14 @@ fn parquet_io(e: parquet::errors::ParquetError) -> io::Error {
 
 /// A writer of `format` for tables of `schema` on `out`.
 pub fn writer<'w>(
-    format: Format,
+    format: RecordFormat,
     schema: &SchemaRef,
     out: Box<dyn Write + Send + 'w>,
 ) -> io::Result<Box<dyn TableWriter + 'w>> {
     Ok(match format {
-        Format::Csv => Box::new(RowWriter::csv(schema, out)?),
-        Format::Jsonl => Box::new(RowWriter::jsonl(out)),
-        Format::Parquet => Box::new(ParquetTableWriter::new(out, schema)?),
+        RecordFormat::Csv => Box::new(RowWriter::csv(schema, out)?),
+        RecordFormat::Jsonl => Box::new(RowWriter::jsonl(out)),
+        RecordFormat::Parquet => Box::new(ParquetTableWriter::new(out, schema)?),
     })
 }
 
@@ -767,7 +745,7 @@ mod tests {
         assert_eq!(want[1][1], Value::I32(i32::MIN));
 
         let mut out = Vec::new();
-        let mut w = writer(Format::Csv, &s, Box::new(&mut out)).unwrap();
+        let mut w = writer(RecordFormat::Csv, &s, Box::new(&mut out)).unwrap();
         w.write_batch(&b).unwrap();
         w.finish().unwrap();
         drop(w);
@@ -778,7 +756,7 @@ mod tests {
         assert_eq!(read_csv(&s, &out).unwrap(), want);
 
         let mut out = Vec::new();
-        let mut w = writer(Format::Jsonl, &s, Box::new(&mut out)).unwrap();
+        let mut w = writer(RecordFormat::Jsonl, &s, Box::new(&mut out)).unwrap();
         w.write_batch(&b).unwrap();
         w.finish().unwrap();
         drop(w);
@@ -794,7 +772,7 @@ mod tests {
         assert_eq!(read_jsonl(&s, &out).unwrap(), want);
 
         let mut out = Vec::new();
-        let mut w = writer(Format::Parquet, &s, Box::new(&mut out)).unwrap();
+        let mut w = writer(RecordFormat::Parquet, &s, Box::new(&mut out)).unwrap();
         w.write_batch(&b).unwrap();
         w.finish().unwrap();
         drop(w);

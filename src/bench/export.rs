@@ -9,7 +9,8 @@
 
 use super::*;
 use crate::batch::export::{run_export, ExportOptions};
-use crate::batch::tables::{self, Format};
+use crate::batch::sink::RecordFormat;
+use crate::batch::tables;
 use crate::batch::{load, MmapMode};
 use crate::demo::export::Table;
 use crate::demo::stream::{Decoder, Event};
@@ -143,7 +144,7 @@ fn decode_all(inputs: &[Input], backend: Backend) -> u64 {
 pub fn measure(
     inputs: &[Input],
     tables: &[Table],
-    formats: &[Format],
+    formats: &[RecordFormat],
     sampling: Sampling,
     backend: Backend,
     mut progress: impl FnMut(&ExportFigure),
@@ -195,7 +196,7 @@ pub fn measure(
             let (rows, chunk_bytes, output_bytes) = written?;
             let f = ExportFigure {
                 table: table.name(),
-                format: format_name(format),
+                format: format.extension(),
                 rows,
                 chunk_bytes,
                 output_bytes,
@@ -214,15 +215,6 @@ pub fn measure(
     Ok(out)
 }
 
-/// The name of `format` on the command line.
-pub(crate) fn format_name(format: Format) -> &'static str {
-    match format {
-        Format::Csv => "csv",
-        Format::Jsonl => "jsonl",
-        Format::Parquet => "parquet",
-    }
-}
-
 /// `bench export`: the decode floor, then every table in every format
 /// asked (all by default), one line each.
 pub(super) fn bench_export(a: &Options, print: Print<'_>) -> io::Result<()> {
@@ -237,7 +229,11 @@ pub(super) fn bench_export(a: &Options, print: Print<'_>) -> io::Result<()> {
         a.tables.clone()
     };
     let formats = if a.writers.is_empty() {
-        vec![Format::Csv, Format::Jsonl, Format::Parquet]
+        vec![
+            RecordFormat::Csv,
+            RecordFormat::Jsonl,
+            RecordFormat::Parquet,
+        ]
     } else {
         a.writers.clone()
     };

@@ -73,7 +73,7 @@ pub struct Options {
     pub tables: Vec<crate::demo::export::Table>,
     /// `bench export`: the table formats (none: all).
     #[cfg(feature = "parquet")]
-    pub writers: Vec<crate::batch::tables::Format>,
+    pub writers: Vec<crate::batch::sink::RecordFormat>,
 }
 
 impl Options {

@@ -1,10 +1,10 @@
-//! `teebatch bench ...`: the arguments of [`crate::bench`] and its report
+//! `teebatch bench ...`: the arguments of [`teebatch::bench`] and its report
 //! on stdout.
 
-use crate::bench::{self, Bench, BenchFormat, Options};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use teebatch::bench::{self, Bench, BenchFormat, Options};
 
 #[derive(clap::Subcommand, Debug)]
 pub enum BenchCommand {
@@ -30,11 +30,11 @@ pub struct BenchExportArgs {
     pub bench: BenchArgs,
     /// A table to measure (repeatable; default: every table).
     #[arg(long = "table", value_enum)]
-    pub tables: Vec<crate::demo::export::Table>,
+    pub tables: Vec<teebatch::demo::export::Table>,
     /// A table format to measure (repeatable; default: csv, jsonl and
     /// parquet).
     #[arg(long = "writer", value_enum)]
-    pub writers: Vec<crate::batch::tables::Format>,
+    pub writers: Vec<teebatch::batch::sink::RecordFormat>,
 }
 
 #[derive(clap::Args, Debug)]

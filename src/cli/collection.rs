@@ -2,14 +2,14 @@
 //! `--shard`), the summary document (`--summary`, the stderr digest) and
 //! `teebatch merge`.
 
-use crate::batch::select::SelectOptions;
-use crate::batch::summary::merge::MergeError;
-use crate::batch::summary::{self, LoadError, Shard};
-use crate::batch::{Input, WalkOptions};
-use crate::limits::Limits;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use teebatch::batch::select::SelectOptions;
+use teebatch::batch::summary::merge::MergeError;
+use teebatch::batch::summary::{self, LoadError, Shard};
+use teebatch::batch::{Input, WalkOptions};
+use teebatch::limits::Limits;
 
 /// Which files of the collection a batch processes.
 #[derive(clap::Args, Debug, Clone)]
@@ -89,7 +89,7 @@ impl WalkArgs {
     }
 }
 
-pub use crate::batch::run::Selection;
+pub use teebatch::batch::run::Selection;
 
 impl SelectArgs {
     /// `limits` with the archive limits of the flags.
@@ -114,7 +114,7 @@ impl SelectArgs {
         }
     }
 
-    /// The inputs of a batch over `paths` ([`crate::batch::select::select`]),
+    /// The inputs of a batch over `paths` ([`teebatch::batch::select::select`]),
     /// its notes on stderr.
     pub fn select(
         &self,
@@ -122,7 +122,7 @@ impl SelectArgs {
         ext: &str,
         embedded: impl FnOnce() -> Vec<Input>,
     ) -> io::Result<Selection> {
-        crate::batch::select::select(paths, ext, embedded, &self.options(), &mut |m| {
+        teebatch::batch::select::select(paths, ext, embedded, &self.options(), &mut |m| {
             super::note!("{m}")
         })
     }
@@ -166,7 +166,7 @@ pub fn merge(args: MergeArgs) -> io::Result<ExitCode> {
             LoadError::Incompatible(_) => 2,
         }))
     };
-    crate::batch::output::check_merge_output(args.output.as_deref(), &args.summaries)?;
+    teebatch::batch::output::check_merge_output(args.output.as_deref(), &args.summaries)?;
     match summary::merge::merge_files(&args.summaries) {
         Ok(m) => {
             let level = if args.strict { "error" } else { "warning" };
@@ -176,7 +176,7 @@ pub fn merge(args: MergeArgs) -> io::Result<ExitCode> {
             if args.strict && !m.missing_shards.is_empty() {
                 return Ok(ExitCode::from(1));
             }
-            crate::batch::output::write_whole(
+            teebatch::batch::output::write_whole(
                 args.output.as_deref().unwrap_or(Path::new("-")),
                 &m.text,
             )?;

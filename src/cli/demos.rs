@@ -1,16 +1,16 @@
 //! `teebatch demos ...`.
 
 use super::BatchArgs;
-use crate::backend::Backend;
-use crate::batch::demos::{IndexOptions, RunOptions};
-use crate::batch::embedded;
-use crate::batch::range::TickBound;
-use crate::batch::sink::RecordWriter;
-use crate::demo::dump::DumpKind;
-use crate::limits::Limits;
 use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use teebatch::backend::Backend;
+use teebatch::batch::demos::{IndexOptions, RunOptions};
+use teebatch::batch::embedded;
+use teebatch::batch::range::TickBound;
+use teebatch::batch::sink::{RecordFormat, RecordWriter};
+use teebatch::demo::dump::DumpKind;
+use teebatch::limits::Limits;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum DemosCommand {
@@ -63,20 +63,20 @@ pub struct ExportArgs {
     pub paths: Vec<PathBuf>,
     /// The table to write (columns in the README).
     #[arg(long, value_enum, group = "which")]
-    pub table: Option<crate::demo::export::Table>,
+    pub table: Option<teebatch::demo::export::Table>,
     /// Several tables from one decode of each demo: table names separated
     /// by commas, or `all`; each goes to `DIR/<table>.<csv|jsonl|parquet>`
     /// (needs --out DIR).
     #[arg(long, value_name = "TABLE,...|all", group = "which", requires = "out")]
-    pub tables: Option<crate::demo::export::TableSet>,
+    pub tables: Option<teebatch::demo::export::TableSet>,
     /// Write each table to `DIR/<table>.<csv|jsonl|parquet>` (created if
     /// missing; files of the same name are replaced): needed by --tables,
     /// allowed with --table.
     #[arg(long, value_name = "DIR", conflicts_with = "output")]
     pub out: Option<PathBuf>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = crate::batch::tables::Format::Csv)]
-    pub format: crate::batch::tables::Format,
+    #[arg(long, value_enum, default_value_t = RecordFormat::Csv)]
+    pub format: RecordFormat,
     /// Write rows here instead of stdout (--table only).
     #[arg(long, short = 'o', conflicts_with = "tables")]
     pub output: Option<PathBuf>,
@@ -122,14 +122,14 @@ impl TickRangeArgs {
     /// The bounds (the whole demo where one is not given), or the usage
     /// error (exit 2) of a `--from` after a `--to` of the same kind: the
     /// range holds no tick of any demo
-    /// ([`crate::batch::range::check_order`]).
+    /// ([`teebatch::batch::range::check_order`]).
     pub fn bounds(&self) -> io::Result<(TickBound, TickBound)> {
         let (from, to) = (
             self.from.unwrap_or(TickBound::START),
             self.to.unwrap_or(TickBound::END),
         );
         if self.from.is_some() && self.to.is_some() {
-            crate::batch::range::check_order(from, to)
+            teebatch::batch::range::check_order(from, to)
                 .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         }
         Ok((from, to))
@@ -184,16 +184,6 @@ pub struct SliceArgs {
     pub output: PathBuf,
 }
 
-/// Record formats of `demos index`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum IndexFormat {
-    /// One JSON object per line (JSON lines; `json` is the same).
-    #[value(name = "jsonl", alias = "json")]
-    Json,
-    /// Apache Parquet (typed, nested columns; needs `-o FILE`).
-    Parquet,
-}
-
 #[derive(clap::Args, Debug)]
 pub struct IndexArgs {
     /// Demo files or directories (default: the embedded dataset).
@@ -201,9 +191,10 @@ pub struct IndexArgs {
     /// Write records here instead of stdout.
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
-    /// Record format.
-    #[arg(long, value_enum, default_value_t = IndexFormat::Json)]
-    pub format: IndexFormat,
+    /// Record format (demo records are nested: no CSV form).
+    #[arg(long, default_value = "jsonl",
+          value_parser = super::formats(&[RecordFormat::Jsonl, RecordFormat::Parquet]))]
+    pub format: RecordFormat,
     /// Also write the collection summary (a versioned JSON document that
     /// `teebatch merge` combines; see the README) to this file.
     #[arg(long)]
@@ -258,8 +249,8 @@ pub fn run(cmd: DemosCommand) -> io::Result<ExitCode> {
 }
 
 fn export(args: ExportArgs) -> io::Result<ExitCode> {
-    use crate::batch::export::{ExportOptions, TableFiles};
-    use crate::demo::export::TableSet;
+    use teebatch::batch::export::{ExportOptions, TableFiles};
+    use teebatch::demo::export::TableSet;
     if args.batch.list {
         return args.batch.list(&args.paths, "demo", embedded::demo_inputs);
     }
@@ -321,10 +312,11 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     )?;
     let out = args.output.as_deref();
     let (mut sink, commit) = match args.format {
-        IndexFormat::Json => RecordWriter::open_json(out)?,
-        IndexFormat::Parquet => {
-            RecordWriter::open_parquet(out, crate::batch::parquet::demos_schema())?
+        RecordFormat::Jsonl => RecordWriter::open_json(out)?,
+        RecordFormat::Parquet => {
+            RecordWriter::open_parquet(out, teebatch::batch::parquet::demos_schema())?
         }
+        RecordFormat::Csv => unreachable!("--format's value parser refuses csv"),
     };
     let opts = RunOptions {
         index: IndexOptions {
@@ -337,7 +329,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let mut bar = args
         .batch
         .bar(&sel, super::is_stdout(args.output.as_deref()));
-    let run = crate::batch::demos::run(&sel, &opts, &mut sink, &mut bar);
+    let run = teebatch::batch::demos::run(&sel, &opts, &mut sink, &mut bar);
     bar.finish();
     let run = run?;
     args.batch.report(&run, args.summary.as_deref())?;
@@ -361,15 +353,15 @@ fn usage_error(msg: String) -> ! {
 }
 
 fn slice(args: SliceArgs) -> io::Result<ExitCode> {
-    use crate::batch::dump::slice_file;
-    use crate::demo::slice::SliceOptions;
+    use teebatch::batch::dump::slice_file;
+    use teebatch::demo::slice::SliceOptions;
     if args.from > args.to {
         usage_error(format!(
             "--from {} is after --to {}: the range holds no tick",
             args.from, args.to
         ));
     }
-    if let Err(e) = crate::batch::output::check_output_of(
+    if let Err(e) = teebatch::batch::output::check_output_of(
         "-o",
         Some(&args.output),
         "the input file",
@@ -403,7 +395,7 @@ fn slice(args: SliceArgs) -> io::Result<ExitCode> {
 }
 
 fn dump(args: DumpArgs) -> io::Result<ExitCode> {
-    use crate::batch::dump::{dump_file, DumpWhat};
+    use teebatch::batch::dump::{dump_file, DumpWhat};
     let what = if args.chat {
         DumpWhat::Chat
     } else if args.snapshots {

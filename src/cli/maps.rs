@@ -1,14 +1,14 @@
 //! `teebatch maps ...` and `teebatch synth maps`.
 
 use super::{open_output, BatchArgs};
-use crate::batch::maps::{IndexOptions, RunOptions, Thumbnails, Verify};
-use crate::batch::parquet::maps_schema;
-use crate::batch::sink::RecordWriter;
-use crate::batch::{embedded, output};
-use crate::limits::Limits;
 use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use teebatch::batch::maps::{IndexOptions, RunOptions, Thumbnails, Verify};
+use teebatch::batch::parquet::maps_schema;
+use teebatch::batch::sink::{RecordFormat, RecordWriter};
+use teebatch::batch::{embedded, output};
+use teebatch::limits::Limits;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum MapsCommand {
@@ -62,8 +62,8 @@ pub struct CheckArgs {
           value_parser = parse_rule)]
     pub rules: Vec<String>,
     /// Record format: JSON lines, or one line of text per record.
-    #[arg(long, value_enum, default_value_t = crate::batch::check::CheckFormat::Jsonl)]
-    pub format: crate::batch::check::CheckFormat,
+    #[arg(long, value_enum, default_value_t = teebatch::batch::check::CheckFormat::Jsonl)]
+    pub format: teebatch::batch::check::CheckFormat,
     /// Also write the counts per rule and severity (JSON) to this file.
     #[arg(long, value_name = "FILE")]
     pub summary: Option<PathBuf>,
@@ -79,8 +79,8 @@ pub struct IndexArgs {
     #[arg(long, short = 'o')]
     pub output: Option<PathBuf>,
     /// Record format.
-    #[arg(long, value_enum, default_value_t = Format::Json)]
-    pub format: Format,
+    #[arg(long, value_enum, default_value_t = RecordFormat::Jsonl)]
+    pub format: RecordFormat,
     /// Inflate every data block (sizes and zlib checksums checked) and add
     /// hashes of the decompressed data: `--verify` (= `--verify=full`) adds
     /// `data_crc32` and `data_sha256` (the content hash; SHA-256 costs
@@ -100,7 +100,7 @@ pub struct IndexArgs {
     pub max_decompressed_bytes: u64,
     /// Most warnings kept per map and stage (datafile, map); one
     /// `too_many_warnings` warning stands for the rest.
-    #[arg(long, default_value_t = crate::limits::Limits::DEFAULT_MAX_WARNINGS)]
+    #[arg(long, default_value_t = teebatch::limits::Limits::DEFAULT_MAX_WARNINGS)]
     pub max_warnings: usize,
     /// Also write a thumbnail of every map, `DIR/<name>-<sha256>.png` (the
     /// pictures of `maps render --max-side 256`; the record's `thumbnail`
@@ -129,17 +129,6 @@ impl IndexArgs {
             ..Limits::default()
         })
     }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// One JSON object per line (JSON lines; `json` is the same).
-    #[value(name = "jsonl", alias = "json")]
-    Json,
-    /// Comma-separated values with a header row (flat columns).
-    Csv,
-    /// Apache Parquet (typed, nested columns; needs `-o FILE`).
-    Parquet,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -196,15 +185,15 @@ pub fn run(cmd: MapsCommand) -> io::Result<ExitCode> {
 
 /// One `--rules` entry: a rule id or `all` (else a usage error).
 fn parse_rule(s: &str) -> Result<String, String> {
-    crate::map::check::RuleSet::parse(&[s]).map(|_| s.trim().to_owned())
+    teebatch::map::check::RuleSet::parse(&[s]).map(|_| s.trim().to_owned())
 }
 
 fn check(args: CheckArgs) -> io::Result<ExitCode> {
-    use crate::batch::check;
+    use teebatch::batch::check;
     if args.batch.list {
         return args.batch.list(&args.paths, "map", embedded::map_inputs);
     }
-    let rules = crate::map::check::RuleSet::parse(&args.rules)
+    let rules = teebatch::map::check::RuleSet::parse(&args.rules)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("--rules: {e}")))?;
     let sel = args.batch.select_checked(
         &args.paths,
@@ -248,9 +237,9 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     )?;
     let out = args.output.as_deref();
     let (mut sink, commit) = match args.format {
-        Format::Json => RecordWriter::open_json(out)?,
-        Format::Csv => RecordWriter::open_csv(out)?,
-        Format::Parquet => RecordWriter::open_parquet(out, maps_schema())?,
+        RecordFormat::Jsonl => RecordWriter::open_json(out)?,
+        RecordFormat::Csv => RecordWriter::open_csv(out)?,
+        RecordFormat::Parquet => RecordWriter::open_parquet(out, maps_schema())?,
     };
     if args.thumbnails.is_none()
         && (args.picture.no_legend || args.picture.crop != super::render::CropArg::None)
@@ -268,7 +257,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
                 textures: super::render::textures(args.mapres.as_deref(), args.batch.quiet)?,
                 picture: args
                     .picture
-                    .options(args.style, crate::batch::render::THUMBNAIL_SIZE),
+                    .options(args.style, teebatch::batch::render::THUMBNAIL_SIZE),
             })
         }
         None => None,
@@ -285,7 +274,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let mut bar = args
         .batch
         .bar(&sel, super::is_stdout(args.output.as_deref()));
-    let run = crate::batch::maps::run(&sel, &opts, &mut sink, &mut bar);
+    let run = teebatch::batch::maps::run(&sel, &opts, &mut sink, &mut bar);
     bar.finish();
     let run = run?;
     args.batch.report(&run.index, args.summary.as_deref())?;
@@ -301,7 +290,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
 
 #[cfg(feature = "synth")]
 pub fn run_synth(cmd: SynthCommand) -> io::Result<ExitCode> {
-    use crate::batch::generate::{write_demos, write_maps};
+    use teebatch::batch::generate::{write_demos, write_maps};
     match cmd {
         SynthCommand::Maps(a) => {
             let bytes = write_maps(&a.out, a.seed, a.count)?;

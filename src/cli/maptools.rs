@@ -1,14 +1,14 @@
 //! `teebatch maps info`, `maps extract` and `maps diff`: parse, call the
-//! library run ([`crate::batch::info`], [`crate::batch::extract`],
-//! [`crate::batch::diff`]), print.
+//! library run ([`teebatch::batch::info`], [`teebatch::batch::extract`],
+//! [`teebatch::batch::diff`]), print.
 
 use super::BatchArgs;
-use crate::batch::extract::{self, ExtractOptions, ManifestFormat, ManifestWriter};
-use crate::batch::{diff as mapdiff, embedded, info as mapinfo, output};
-use crate::limits::Limits;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use teebatch::batch::extract::{self, ExtractOptions, ManifestFormat, ManifestWriter};
+use teebatch::batch::{diff as mapdiff, embedded, info as mapinfo, output};
+use teebatch::limits::Limits;
 
 /// Text for people, or one JSON document.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

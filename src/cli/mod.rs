@@ -24,14 +24,15 @@ mod maptools;
 mod progress;
 pub mod render;
 
-use crate::batch::output;
-use crate::batch::run::{write_summary_file, IndexRun, RunOutcome};
-use crate::batch::summary::Aggregate;
-use crate::batch::Input;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use teebatch::batch::output;
+use teebatch::batch::run::{write_summary_file, IndexRun, RunOutcome};
+use teebatch::batch::sink::RecordFormat;
+use teebatch::batch::summary::Aggregate;
+use teebatch::batch::Input;
 
 #[derive(Parser, Debug)]
 #[command(
@@ -103,6 +104,18 @@ pub fn parse_byte_size(s: &str) -> Result<u64, String> {
         })
 }
 
+/// A `--format` that takes only `only` of the record formats (with their
+/// names, aliases and help as [`RecordFormat`]'s `clap::ValueEnum` gives
+/// them).
+pub fn formats(
+    only: &'static [RecordFormat],
+) -> impl clap::builder::TypedValueParser<Value = RecordFormat> {
+    use clap::builder::TypedValueParser as _;
+    use clap::ValueEnum as _;
+    clap::builder::PossibleValuesParser::new(only.iter().filter_map(|f| f.to_possible_value()))
+        .map(|name| RecordFormat::from_str(&name, false).expect("one of the possible values"))
+}
+
 /// Options shared by every batch command.
 #[derive(clap::Args, Debug, Clone)]
 pub struct BatchArgs {
@@ -121,8 +134,8 @@ pub struct BatchArgs {
     /// another process truncates a file while it is mapped, reading past its
     /// new end kills teebatch with SIGBUS, and a file modified while mapped
     /// changes under the parser.
-    #[arg(long, value_enum, default_value_t = crate::batch::MmapMode::Never)]
-    pub mmap: crate::batch::MmapMode,
+    #[arg(long, value_enum, default_value_t = teebatch::batch::MmapMode::Never)]
+    pub mmap: teebatch::batch::MmapMode,
     /// No progress bar and no summary on stderr.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -146,9 +159,9 @@ pub struct BatchArgs {
 impl BatchArgs {
     /// Worker threads for `inputs` files (see [`Limits::cap_jobs`]).
     ///
-    /// [`Limits::cap_jobs`]: crate::limits::Limits::cap_jobs
+    /// [`Limits::cap_jobs`]: teebatch::limits::Limits::cap_jobs
     pub fn jobs(&self, inputs: usize) -> usize {
-        crate::limits::Limits::cap_jobs(self.jobs, inputs)
+        teebatch::limits::Limits::cap_jobs(self.jobs, inputs)
     }
 
     /// The progress bar of a run over `sel` whose records go to stdout or
@@ -196,7 +209,7 @@ impl BatchArgs {
 /// The long `--version` text: version, SIMD features compiled in,
 /// backend, and the name endings read as archives.
 pub fn long_version() -> String {
-    let archives: Vec<&str> = crate::batch::archive::Kind::SUFFIXES
+    let archives: Vec<&str> = teebatch::batch::archive::Kind::SUFFIXES
         .iter()
         .map(|(s, _)| *s)
         .collect();
@@ -204,8 +217,8 @@ pub fn long_version() -> String {
         "{}\n{}\nkernels: huffman, varint, snapshot delta/checksum (oracle | scalar | simd); \
          {} caps the x86 level (sse2 | avx2 | avx512)\narchives: {}",
         env!("CARGO_PKG_VERSION"),
-        crate::codec::kernels::describe(),
-        crate::backend::X86_LEVEL_ENV,
+        teebatch::codec::kernels::describe(),
+        teebatch::backend::X86_LEVEL_ENV,
         archives.join(" "),
     )
 }
@@ -214,7 +227,7 @@ pub fn long_version() -> String {
 pub fn main() -> ExitCode {
     // The kernels read the level cap once; a typo must not measure the
     // wrong tier silently.
-    if let Err(e) = crate::backend::X86Level::cap_from_env() {
+    if let Err(e) = teebatch::backend::X86Level::cap_from_env() {
         let _ = writeln!(io::stderr(), "teebatch: {e}");
         return ExitCode::from(2);
     }
@@ -296,7 +309,7 @@ fn man_page(a: &ManArgs) -> io::Result<ExitCode> {
 
 impl BatchArgs {
     /// `--list`: the inputs of `paths` (selected as the run would) on
-    /// stdout ([`crate::batch::write_list`], with `-0` as raw paths ended
+    /// stdout ([`teebatch::batch::write_list`], with `-0` as raw paths ended
     /// by NULs); exit 0.
     pub fn list(
         &self,
@@ -306,7 +319,7 @@ impl BatchArgs {
     ) -> io::Result<ExitCode> {
         let sel = self.select.select(paths, ext, embedded)?;
         let mut out = io::BufWriter::new(io::stdout().lock());
-        crate::batch::write_list(&sel.inputs, self.select.null, &mut out)?;
+        teebatch::batch::write_list(&sel.inputs, self.select.null, &mut out)?;
         Ok(ExitCode::SUCCESS)
     }
 
@@ -338,7 +351,7 @@ pub fn is_closed_pipe(e: &io::Error) -> bool {
 }
 
 /// The exit code of a run that failed or not (1: some file failed or
-/// nothing was found; see [`crate::batch::run::RunOutcome::is_failure`]).
+/// nothing was found; see [`teebatch::batch::run::RunOutcome::is_failure`]).
 pub fn exit_code(failed: bool) -> ExitCode {
     if failed {
         ExitCode::from(1)

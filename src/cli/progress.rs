@@ -105,7 +105,7 @@ impl Progress {
 /// The one observer of the command line's runs: the bar follows the run,
 /// and its notes are printed on stderr above the bar as `teebatch:
 /// MESSAGE` (its warnings not with `--quiet`).
-impl crate::batch::run::Observer for Progress {
+impl teebatch::batch::run::Observer for Progress {
     fn file_done(&mut self, bytes: u64, path: &dyn Fn() -> String) {
         Progress::file_done(self, bytes, path);
     }

@@ -1,16 +1,16 @@
 //! `teebatch maps render` and `teebatch demos heatmap` (and the picture
 //! options of other commands): arguments and printing over
-//! [`crate::batch::render`] and [`crate::batch::heat`].
+//! [`teebatch::batch::render`] and [`teebatch::batch::heat`].
 
 use super::BatchArgs;
-use crate::batch::embedded;
-use crate::batch::heat::{self, HeatRecord, Pictures};
-use crate::batch::render::{self as pictures, RenderRecord};
-use crate::batch::sink::write_json_line;
-use crate::render::{Crop, RenderOptions, Size, Style, Textures};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use teebatch::batch::embedded;
+use teebatch::batch::heat::{self, HeatRecord, Pictures};
+use teebatch::batch::render::{self as pictures, RenderRecord};
+use teebatch::batch::sink::write_json_line;
+use teebatch::render::{Crop, RenderOptions, Size, Style, Textures};
 
 #[derive(clap::Args, Debug)]
 pub struct RenderArgs {
@@ -207,7 +207,7 @@ pub fn render(args: RenderArgs) -> io::Result<ExitCode> {
         .batch
         .select
         .select(&args.paths, "map", embedded::map_inputs)?;
-    crate::batch::output::create_dir(&args.out)?;
+    teebatch::batch::output::create_dir(&args.out)?;
     let opts = pictures::RunOptions {
         textures: textures(args.mapres.as_deref(), args.batch.quiet)?,
         picture: args.picture.options(args.style, args.size.size()),
@@ -246,7 +246,7 @@ pub fn heatmap(args: HeatmapArgs) -> io::Result<ExitCode> {
         &[("records", None), ("-o", args.output.as_deref())],
     )?;
     if let Some(d) = &args.out {
-        crate::batch::output::create_dir(d)?;
+        teebatch::batch::output::create_dir(d)?;
     }
     let opts = heat::RunOptions {
         textures: textures(args.mapres.as_deref(), args.batch.quiet)?,

@@ -6,7 +6,8 @@
 use super::{run_tables, ExportOptions, ExportTotals};
 use crate::batch::output::{self, Commit};
 use crate::batch::run::{Observer, RunOutcome, Selection};
-use crate::batch::tables::{Format, TableWriter};
+use crate::batch::sink::RecordFormat;
+use crate::batch::tables::TableWriter;
 use crate::demo::export::TableSet;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Debug)]
 pub struct TableFiles {
     tables: TableSet,
-    format: Format,
+    format: RecordFormat,
     /// `--out DIR`, when the tables go to one file each.
     out_dir: Option<PathBuf>,
     /// Per table of `tables` (in [`TableSet::iter`] order), its file, or
@@ -31,7 +32,7 @@ impl TableFiles {
     /// (`-o`; `None`: stdout).
     pub fn new(
         tables: TableSet,
-        format: Format,
+        format: RecordFormat,
         out_dir: Option<&Path>,
         output: Option<&Path>,
     ) -> TableFiles {
@@ -135,7 +136,7 @@ impl TableOutputs {
 /// stdout). In [`TableSet::iter`] order.
 fn table_files(
     tables: TableSet,
-    format: Format,
+    format: RecordFormat,
     out_dir: Option<&Path>,
     output: Option<&Path>,
 ) -> Vec<Option<PathBuf>> {
@@ -153,7 +154,7 @@ fn table_files(
 /// [`Commit`] is committed. Parquet refuses a terminal.
 fn open_table_writers(
     tables: TableSet,
-    format: Format,
+    format: RecordFormat,
     files: &[Option<PathBuf>],
 ) -> io::Result<Vec<(Box<dyn TableWriter>, Commit)>> {
     tables
@@ -161,7 +162,7 @@ fn open_table_writers(
         .zip(files)
         .map(|(t, file)| {
             let (out, commit) = match format {
-                Format::Parquet => output::open_binary(file.as_deref(), "--format parquet")?,
+                RecordFormat::Parquet => output::open_binary(file.as_deref(), "--format parquet")?,
                 _ => output::open(file.as_deref())?,
             };
             Ok((
@@ -182,7 +183,7 @@ mod tests {
         let mut set = TableSet::one(Table::Chat);
         set.insert(Table::Positions);
         let dir = Path::new("rows");
-        let files = TableFiles::new(set, Format::Parquet, Some(dir), None);
+        let files = TableFiles::new(set, RecordFormat::Parquet, Some(dir), None);
         let want: Vec<PathBuf> = set
             .iter()
             .map(|t| dir.join(format!("{}.parquet", t.name())))
@@ -194,15 +195,15 @@ mod tests {
         assert!(!files.on_stdout());
 
         let one = TableSet::one(Table::Chat);
-        let files = TableFiles::new(one, Format::Csv, None, None);
+        let files = TableFiles::new(one, RecordFormat::Csv, None, None);
         assert_eq!(files.outputs(), [("-o", None)]);
         assert!(files.on_stdout());
         let dash = Path::new("-");
-        let files = TableFiles::new(one, Format::Jsonl, None, Some(dash));
+        let files = TableFiles::new(one, RecordFormat::Jsonl, None, Some(dash));
         assert_eq!(files.outputs(), [("-o", Some(dash))]);
         assert!(files.on_stdout());
         let file = Path::new("chat.jsonl");
-        let files = TableFiles::new(one, Format::Jsonl, None, Some(file));
+        let files = TableFiles::new(one, RecordFormat::Jsonl, None, Some(file));
         assert_eq!(files.outputs(), [("-o", Some(file))]);
         assert!(!files.on_stdout());
         // No folder to create without --out.
@@ -215,7 +216,7 @@ mod tests {
     fn options_for_other_tables_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let chat = TableSet::one(Table::Chat);
-        let files = TableFiles::new(chat, Format::Csv, Some(dir.path()), None);
+        let files = TableFiles::new(chat, RecordFormat::Csv, Some(dir.path()), None);
         let outputs = files.open().unwrap();
         let opts = ExportOptions::for_tables(TableSet::one(Table::Positions));
         let sel = Selection::of(Vec::new());
