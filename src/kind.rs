@@ -96,9 +96,6 @@ impl Serialize for Stage {
     }
 }
 
-/// Defines `ALL` (every variant) and `kind()` (its stable name) for an
-/// enum of unit variants; the `match` is exhaustive, so a new variant
-/// does not compile until it has a name.
 /// Every `stage.kind` a record can carry, one per line (the golden list;
 /// lines starting with `(` are kinds that only reach records nested in
 /// another).
@@ -155,19 +152,88 @@ impl<'de> Deserialize<'de> for KindKey {
     }
 }
 
-macro_rules! kind_names {
-    ($ty:ty { $($variant:ident => $name:literal),* $(,)? }) => {
-        impl $ty {
-            /// Every kind.
-            pub const ALL: &'static [$ty] = &[$(<$ty>::$variant),*];
+/// The kind every layer's capped warning list ends with, in place of the
+/// first warning left out ([`crate::warn::Warnings`]): the one name of
+/// each layer's `TooManyWarnings` kind and of a [`crate::report::WarningRecord`]'s.
+pub const TOO_MANY_WARNINGS: &str = "too_many_warnings";
 
-            /// The stable snake_case name of this kind in reports.
+/// The name of `k`, a kind of an inner layer's enum, behind `prefix`
+/// (`"snapshot."` and `truncated`: `snapshot.truncated`), as a
+/// `&'static str`: the names of all of `all` are made once, into `table`
+/// (a `static` of the `kind_names!` arm that wraps the inner enum).
+pub(crate) fn prefixed_kind<K: Copy + PartialEq + Send + Sync + 'static>(
+    table: &'static OnceLock<Vec<(K, String)>>,
+    prefix: &str,
+    all: &[K],
+    name: fn(K) -> &'static str,
+    k: K,
+) -> &'static str {
+    let table = table.get_or_init(|| {
+        all.iter()
+            .map(|&k| (k, format!("{prefix}{}", name(k))))
+            .collect()
+    });
+    table
+        .iter()
+        .find(|(inner, _)| *inner == k)
+        .map(|(_, name)| name.as_str())
+        .expect("kind_names! lists every kind in ALL")
+}
+
+/// Defines `kind()`, the stable name of each kind, for an enum of kinds.
+/// The `match` is exhaustive, so a new variant does not compile until it
+/// has a name. An arm is one of:
+///
+/// - `Variant => "name"`: a unit variant (the name may also be a constant,
+///   such as [`TOO_MANY_WARNINGS`]);
+/// - `Variant(_) => "name"`: a variant whose field is not a kind (one name
+///   for all its values);
+/// - `Variant(Inner)`: a variant wrapping another layer's kind enum (one
+///   defined through `kind_names!`), named as that kind is;
+/// - `Variant(Inner) => "prefix."`: the same, named by the prefix and that
+///   kind's name (`snapshot.truncated`).
+///
+/// An enum of unit variants only also gets `ALL` (every variant); one that
+/// wraps other kinds lists them in a hand-written `all()`.
+macro_rules! kind_names {
+    // The arms are read one at a time into `[...]`, the `match` arms.
+    (@arms $ty:ty [$($done:tt)*]) => {
+        impl $ty {
+            /// The stable snake_case name of this kind in reports; an
+            /// inner layer's kind is named as in that layer, or prefixed
+            /// with the layer (`snapshot.truncated`).
             pub fn kind(self) -> &'static str {
                 match self {
-                    $(<$ty>::$variant => $name),*
+                    $($done)*
                 }
             }
         }
+    };
+    (@arms $ty:ty [$($done:tt)*] $variant:ident => $name:expr $(, $($rest:tt)*)?) => {
+        $crate::kind::kind_names!(@arms $ty [$($done)* Self::$variant => $name,] $($($rest)*)?);
+    };
+    (@arms $ty:ty [$($done:tt)*] $variant:ident(_) => $name:expr $(, $($rest:tt)*)?) => {
+        $crate::kind::kind_names!(@arms $ty [$($done)* Self::$variant(_) => $name,] $($($rest)*)?);
+    };
+    (@arms $ty:ty [$($done:tt)*] $variant:ident($inner:ty) => $prefix:literal $(, $($rest:tt)*)?) => {
+        $crate::kind::kind_names!(@arms $ty [$($done)* Self::$variant(k) => {
+            static NAMES: ::std::sync::OnceLock<::std::vec::Vec<($inner, ::std::string::String)>> =
+                ::std::sync::OnceLock::new();
+            $crate::kind::prefixed_kind(&NAMES, $prefix, <$inner>::ALL, <$inner>::kind, k)
+        }] $($($rest)*)?);
+    };
+    (@arms $ty:ty [$($done:tt)*] $variant:ident($inner:ty) $(, $($rest:tt)*)?) => {
+        $crate::kind::kind_names!(@arms $ty [$($done)* Self::$variant(k) => <$inner>::kind(k),] $($($rest)*)?);
+    };
+    ($ty:ty { $($variant:ident => $name:expr),* $(,)? }) => {
+        impl $ty {
+            /// Every kind.
+            pub const ALL: &'static [$ty] = &[$(<$ty>::$variant),*];
+        }
+        $crate::kind::kind_names!(@arms $ty [] $($variant => $name),*);
+    };
+    ($ty:ty { $($arms:tt)* }) => {
+        $crate::kind::kind_names!(@arms $ty [] $($arms)*);
     };
 }
 pub(crate) use kind_names;
@@ -262,7 +328,7 @@ mod tests {
             .partition(|k| matches!(k, demo::analysis::AnalysisWarningKind::Player(_)));
         add(Stage::Message, messages.iter().map(|k| k.kind()).collect());
         add(Stage::Players, players.iter().map(|k| k.kind()).collect());
-        add(Stage::Players, vec!["too_many_warnings"]);
+        add(Stage::Players, vec![TOO_MANY_WARNINGS]);
         // Kinds that are not record kinds of their own but have names.
         let inner = [
             (

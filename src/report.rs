@@ -83,7 +83,7 @@ pub struct WarningRecord {
 impl crate::warn::TooMany for WarningRecord {
     fn too_many(self) -> Self {
         WarningRecord {
-            kind: "too_many_warnings",
+            kind: crate::kind::TOO_MANY_WARNINGS,
             ..self
         }
     }

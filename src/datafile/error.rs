@@ -182,7 +182,7 @@ crate::kind::kind_names!(WarningKind {
     SwaplenMismatch => "swaplen_mismatch",
     TrailingBytes => "trailing_bytes",
     ItemGap => "item_gap",
-    TooManyWarnings => "too_many_warnings",
+    TooManyWarnings => crate::kind::TOO_MANY_WARNINGS,
 });
 
 impl fmt::Display for WarningKind {

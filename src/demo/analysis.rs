@@ -129,25 +129,16 @@ impl AnalysisWarningKind {
         all.push(K::TooManyWarnings);
         all
     }
-
-    /// The record's `kind`, snake_case: `control_characters`,
-    /// `undecodable.string_too_long`, `short_item`, `too_many_warnings`.
-    pub fn kind(self) -> &'static str {
-        use AnalysisWarningKind as K;
-        match self {
-            K::Message(k) => k.kind(),
-            K::Undecodable(k) => match k {
-                MessageErrorKind::Empty => "undecodable.empty",
-                MessageErrorKind::NegativeHeader => "undecodable.negative_header",
-                MessageErrorKind::UnexpectedEnd => "undecodable.unexpected_end",
-                MessageErrorKind::UnterminatedString => "undecodable.unterminated_string",
-                MessageErrorKind::StringTooLong => "undecodable.string_too_long",
-            },
-            K::Player(k) => k.kind(),
-            K::TooManyWarnings => "too_many_warnings",
-        }
-    }
 }
+
+// The record's `kind`: `control_characters`, `undecodable.string_too_long`,
+// `short_item`, `too_many_warnings`.
+crate::kind::kind_names!(AnalysisWarningKind {
+    Message(MessageWarningKind),
+    Undecodable(MessageErrorKind) => "undecodable.",
+    Player(PlayerWarningKind),
+    TooManyWarnings => crate::kind::TOO_MANY_WARNINGS,
+});
 
 /// A message kind: (space, id).
 type KindKey = (&'static str, message::MessageId);

@@ -181,7 +181,7 @@ crate::kind::kind_names!(DemoWarningKind {
     ZeroTickDelta => "zero_tick_delta",
     UnknownChunkType => "unknown_chunk_type",
     OverlongChunkSize => "overlong_chunk_size",
-    TooManyWarnings => "too_many_warnings",
+    TooManyWarnings => crate::kind::TOO_MANY_WARNINGS,
 });
 
 /// A warning with the section and byte offset it concerns.

@@ -101,23 +101,20 @@ impl MapErrorKind {
         ]);
         all
     }
-
-    /// The stable snake_case name of this kind in reports (a datafile
-    /// kind keeps its datafile name).
-    pub fn kind(self) -> &'static str {
-        match self {
-            MapErrorKind::Datafile(k) => k.kind(),
-            MapErrorKind::UnsupportedVersion => "unsupported_map_version",
-            MapErrorKind::ItemTooShort => "item_too_short",
-            MapErrorKind::BadDataRef => "bad_data_ref",
-            MapErrorKind::BadLayerSize => "bad_layer_size",
-            MapErrorKind::TileDataSize => "tile_data_size",
-            MapErrorKind::TileSkipOverrun => "tile_skip_overrun",
-            MapErrorKind::TileSkipShort => "tile_skip_short",
-            MapErrorKind::LimitExceeded => "limit_exceeded",
-        }
-    }
 }
+
+// (A datafile kind keeps its datafile name.)
+crate::kind::kind_names!(MapErrorKind {
+    Datafile(datafile::ErrorKind),
+    UnsupportedVersion => "unsupported_map_version",
+    ItemTooShort => "item_too_short",
+    BadDataRef => "bad_data_ref",
+    BadLayerSize => "bad_layer_size",
+    TileDataSize => "tile_data_size",
+    TileSkipOverrun => "tile_skip_overrun",
+    TileSkipShort => "tile_skip_short",
+    LimitExceeded => "limit_exceeded",
+});
 
 impl MapErrorKind {
     /// What went wrong, in words (the start of the error's message).
@@ -272,7 +269,7 @@ crate::kind::kind_names!(MapWarningKind {
     MissingName => "missing_name",
     QuadsDataSize => "quads_data_size",
     LegacyEntityDropped => "legacy_entity_dropped",
-    TooManyWarnings => "too_many_warnings",
+    TooManyWarnings => crate::kind::TOO_MANY_WARNINGS,
 });
 
 impl fmt::Display for MapWarningKind {

@@ -149,7 +149,7 @@ crate::kind::kind_names!(RenderKind {
     NoGameLayer => "no_game_layer",
     NoMap => "no_map",
     TooLarge => "too_large",
-    TooManyWarnings => "too_many_warnings",
+    TooManyWarnings => crate::kind::TOO_MANY_WARNINGS,
     WorkLimit => "work_limit",
 });
 

@@ -128,58 +128,20 @@ impl StreamErrorKind {
         ]);
         all
     }
-
-    /// The stable snake_case name of this kind in reports; an inner
-    /// layer's kind is prefixed with the layer (`huffman.missing_eof`).
-    pub fn kind(self) -> &'static str {
-        use StreamErrorKind as K;
-        match self {
-            K::Container(k) => match k {
-                DemoErrorKind::BadMagic => "container.bad_magic",
-                DemoErrorKind::UnsupportedVersion => "container.unsupported_version",
-                DemoErrorKind::UnexpectedEnd => "container.unexpected_end",
-                DemoErrorKind::NegativeMapSize => "container.negative_map_size",
-                DemoErrorKind::TimelineMarkerCount => "container.timeline_marker_count",
-            },
-            K::Huffman(k) => match k {
-                HuffmanErrorKind::MissingEof => "huffman.missing_eof",
-                HuffmanErrorKind::OutputFull => "huffman.output_full",
-            },
-            K::Varint(k) => match k {
-                VarintErrorKind::UnexpectedEnd => "varint.unexpected_end",
-                VarintErrorKind::OutputFull => "varint.output_full",
-            },
-            K::Snapshot(k) => snapshot_error_kind(k),
-            K::PayloadTooLarge => "payload_too_large",
-            K::DeltaBeforeSnapshot => "delta_before_snapshot",
-            K::TickDeltaBeforeStart => "tick_delta_before_start",
-            K::TickNotIncreasing => "tick_not_increasing",
-            K::TickOutOfRange => "tick_out_of_range",
-            K::TooManyTicks => "too_many_ticks",
-        }
-    }
 }
 
-/// `snapshot.` and the snapshot error's kind.
-pub(crate) fn snapshot_error_kind(k: snapshot::ErrorKind) -> &'static str {
-    use snapshot::ErrorKind as S;
-    match k {
-        S::Truncated => "snapshot.truncated",
-        S::NegativeCount => "snapshot.negative_count",
-        S::CountTooLarge => "snapshot.count_too_large",
-        S::NegativeSize => "snapshot.negative_size",
-        S::UnalignedSize => "snapshot.unaligned_size",
-        S::BadOffset => "snapshot.bad_offset",
-        S::TrailingData => "snapshot.trailing_data",
-        S::DuplicateKey => "snapshot.duplicate_key",
-        S::TooManyItems => "snapshot.too_many_items",
-        S::TooLarge => "snapshot.too_large",
-        S::ItemTooLarge => "snapshot.item_too_large",
-        S::TypeOutOfRange => "snapshot.type_out_of_range",
-        S::IdOutOfRange => "snapshot.id_out_of_range",
-        S::SizeMismatch => "snapshot.size_mismatch",
-    }
-}
+crate::kind::kind_names!(StreamErrorKind {
+    Container(DemoErrorKind) => "container.",
+    Huffman(HuffmanErrorKind) => "huffman.",
+    Varint(VarintErrorKind) => "varint.",
+    Snapshot(snapshot::ErrorKind) => "snapshot.",
+    PayloadTooLarge => "payload_too_large",
+    DeltaBeforeSnapshot => "delta_before_snapshot",
+    TickDeltaBeforeStart => "tick_delta_before_start",
+    TickNotIncreasing => "tick_not_increasing",
+    TickOutOfRange => "tick_out_of_range",
+    TooManyTicks => "too_many_ticks",
+});
 
 impl StreamWarningKind {
     /// Every kind (those of the inner layers included).
@@ -199,28 +161,17 @@ impl StreamWarningKind {
         ]);
         all
     }
-
-    /// The stable snake_case name of this kind in reports; an inner
-    /// layer's kind is prefixed with the layer (`varint.overlong`).
-    pub fn kind(self) -> &'static str {
-        use StreamWarningKind as K;
-        match self {
-            K::Varint(VarintWarningKind::Overlong) => "varint.overlong",
-            K::Varint(VarintWarningKind::NonZeroPadding) => "varint.non_zero_padding",
-            K::Snapshot(k) => match k {
-                snapshot::WarningKind::RemovedKeyMissing => "snapshot.removed_key_missing",
-                snapshot::WarningKind::DuplicateItemDelta => "snapshot.duplicate_item_delta",
-                snapshot::WarningKind::NonZeroPadding => "snapshot.non_zero_padding",
-                snapshot::WarningKind::TrailingData => "snapshot.trailing_data",
-            },
-            K::UnknownChunk => "unknown_chunk",
-            K::UnknownNetVersion => "unknown_net_version",
-            K::KeyframeTickDelta => "keyframe_tick_delta",
-            K::DataBeforeTick => "data_before_tick",
-            K::TooManyWarnings => "too_many_warnings",
-        }
-    }
 }
+
+crate::kind::kind_names!(StreamWarningKind {
+    Varint(VarintWarningKind) => "varint.",
+    Snapshot(snapshot::WarningKind) => "snapshot.",
+    UnknownChunk => "unknown_chunk",
+    UnknownNetVersion => "unknown_net_version",
+    KeyframeTickDelta => "keyframe_tick_delta",
+    DataBeforeTick => "data_before_tick",
+    TooManyWarnings => crate::kind::TOO_MANY_WARNINGS,
+});
 
 impl crate::warn::TooMany for StreamWarning {
     fn too_many(self) -> Self {

@@ -65,7 +65,6 @@ mod error;
 mod event;
 mod read_ahead;
 
-pub(crate) use error::snapshot_error_kind;
 pub use error::{StreamError, StreamErrorKind, StreamWarning, StreamWarningKind};
 pub use event::{
     ChunkPos, Event, MessageEvent, Payload, SnapshotEvent, SnapshotKind, TickEvent, UnknownEvent,

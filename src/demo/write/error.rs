@@ -73,25 +73,21 @@ impl WriteErrorKind {
         ]);
         all
     }
-
-    /// The stable snake_case name of this kind in reports.
-    pub fn kind(self) -> &'static str {
-        use WriteErrorKind as K;
-        match self {
-            K::Io(_) => "io",
-            K::FieldTooLong(_) => "field_too_long",
-            K::MapTooLarge => "map_too_large",
-            K::NegativeTick => "negative_tick",
-            K::TickBackwards => "tick_backwards",
-            K::Snapshot(k) => crate::demo::stream::snapshot_error_kind(k),
-            K::DataTooLarge => "data_too_large",
-            K::PayloadTooLarge => "payload_too_large",
-            K::TooManyTimelineMarkers => "too_many_timeline_markers",
-            K::TimelineMarkerTooClose => "timeline_marker_too_close",
-            K::NoTimelineMarkers => "no_timeline_markers",
-        }
-    }
 }
+
+crate::kind::kind_names!(WriteErrorKind {
+    Io(_) => "io",
+    FieldTooLong(_) => "field_too_long",
+    MapTooLarge => "map_too_large",
+    NegativeTick => "negative_tick",
+    TickBackwards => "tick_backwards",
+    Snapshot(snapshot::ErrorKind) => "snapshot.",
+    DataTooLarge => "data_too_large",
+    PayloadTooLarge => "payload_too_large",
+    TooManyTimelineMarkers => "too_many_timeline_markers",
+    TimelineMarkerTooClose => "timeline_marker_too_close",
+    NoTimelineMarkers => "no_timeline_markers",
+});
 
 /// A writing error and the output offset (bytes from the demo's start) of
 /// the chunk or field being written.
