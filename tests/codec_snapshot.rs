@@ -1407,15 +1407,16 @@ proptest! {
         let mut rng = Draws::new(seed);
         let mut truth = Snapshot::new();
         let mut cur = Snapshot::new();
-        let mut spare = Snapshot::new();
+        let kernels = SnapshotKernels::new(Backend::Simd);
+        let mut applier = DeltaApplier::with_kernels(kernels);
         let mut sum = 0;
         let mut next = Snapshot::new();
         for _tick in 0..80 {
             let delta = random_delta(&truth, p, &mut rng);
             let mut w = Vec::new();
-            let r = SnapshotKernels::new(Backend::Simd).apply_delta(&truth, &delta, p, &mut next, &mut w);
+            let r = kernels.apply_delta(&truth, &delta, p, &mut next, &mut w);
             let mut got_w = Vec::new();
-            let got = apply_delta_in_place(&mut cur, &mut spare, &delta, p, &mut got_w, sum);
+            let got = applier.apply_in_place(&mut cur, &delta, p, &mut got_w, sum);
             prop_assert_eq!(&got_w, &w);
             match (got, r) {
                 (Ok(s), Ok(())) => {

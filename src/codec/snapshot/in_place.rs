@@ -50,7 +50,6 @@ use super::delta::{ItemShape, DELTA_HEADER_INTS};
 use super::{
     Changes, Delta, Error, ErrorKind, ItemDelta, Protocol, Snapshot, Warning, WarningKind,
 };
-use crate::backend::Backend;
 use crate::warn::Warn;
 
 /// Stamp offset of a removed item (diff offsets are below it: deltas longer
@@ -75,30 +74,6 @@ fn stamp_generation(stamp: u64) -> u32 {
 #[inline(always)]
 fn stamp_offset(stamp: u64) -> usize {
     stamp as u32 as usize
-}
-
-/// [`DeltaApplier::apply_in_place`](super::DeltaApplier::apply_in_place)
-/// with the SIMD tier and the spare snapshot `spare` (its contents are
-/// unspecified afterwards).
-pub fn apply_delta_in_place(
-    snap: &mut Snapshot,
-    spare: &mut Snapshot,
-    delta: &[i32],
-    protocol: Protocol,
-    warnings: &mut impl Warn<Warning>,
-    checksum: i32,
-) -> Result<i32, Error> {
-    let kernels = SnapshotKernels::new(Backend::Simd);
-    apply_in_place(
-        &kernels,
-        snap,
-        spare,
-        delta,
-        protocol,
-        warnings,
-        checksum,
-        &mut NoTrack,
-    )
 }
 
 /// Receives what an in-place application changes; [`NoTrack`] ignores it
@@ -607,6 +582,7 @@ impl Snapshot {
 mod tests {
     use super::super::{item_key, DeltaApplier};
     use super::*;
+    use crate::backend::Backend;
 
     fn snap(items: &[(u32, &[i32])]) -> Snapshot {
         let mut s = Snapshot::new();

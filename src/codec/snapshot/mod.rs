@@ -61,7 +61,6 @@ pub use changes::Changes;
 pub use checksum::{checksum_oracle, checksum_scalar, checksum_simd};
 pub use delta::{apply_delta, create_delta, Delta, ItemDelta, ItemDeltas};
 pub use error::{Error, ErrorKind, Warning, WarningKind};
-pub use in_place::apply_delta_in_place;
 pub use sizes::{v06, v07, OrdinalType, Protocol};
 pub use uuid::{extended_types, lookup_uuid, resolve_type, ExtendedType, ItemType, KnownType};
 

@@ -1,10 +1,8 @@
 //! Tile histograms: counts of each id byte in a layer's tiles, over the
 //! bytes or over the packed runs of tile skip data.
 
-use super::oracle;
 use super::skip::{SkipError, SkipErrorKind};
 use super::TileFormat;
-use crate::backend::Backend;
 
 /// Counts of each id byte in a layer's tiles, and whether any padding byte
 /// that should be zero is not.
@@ -162,13 +160,4 @@ pub fn histogram_skip(packed: &[u8], num_tiles: u64) -> Result<TileHistogram, Sk
     }
     h.padding_nonzero = pad_or != 0;
     Ok(h)
-}
-
-/// [`histogram`] of the chosen tier. There is no SIMD tier: a histogram's
-/// scattered increments do not vectorise, and inflating dominates anyway.
-pub fn histogram_with(backend: Backend, data: &[u8], fmt: TileFormat) -> TileHistogram {
-    match backend {
-        Backend::Oracle => oracle::histogram(data, fmt),
-        Backend::Scalar | Backend::Simd => histogram(data, fmt),
-    }
 }

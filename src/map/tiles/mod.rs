@@ -22,15 +22,18 @@
 //! Counting works on histograms of the id byte: one tight pass over the bytes
 //! (four sub-histograms to keep increments independent), or over the packed
 //! runs weighted by `skip + 1` without expanding at all. [`oracle`] holds the
-//! plain one-tile-at-a-time versions the tests compare against.
+//! plain one-tile-at-a-time versions the tests compare against;
+//! [`TileKernels`] resolves a [`crate::backend::Backend`] once to either.
 
 mod histogram;
+mod kernels;
 pub mod oracle;
 mod skip;
 
-pub use histogram::{histogram, histogram_skip, histogram_with, TileHistogram};
+pub use histogram::{histogram, histogram_skip, TileHistogram};
+pub use kernels::TileKernels;
 use serde::Serialize;
-pub use skip::{expand_tile_skip, expand_tile_skip_with, max_skip_tiles, SkipError, SkipErrorKind};
+pub use skip::{expand_tile_skip, max_skip_tiles, SkipError, SkipErrorKind};
 
 /// Which physics (or plain tiles) layer a tile layer is, from its flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]

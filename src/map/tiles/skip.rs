@@ -1,9 +1,6 @@
 //! Tile skip (tilemap version 4): packed runs of 4-byte tiles expanded to
 //! `width × height` tiles, bounded before anything is allocated.
 
-use super::oracle;
-use crate::backend::Backend;
-
 /// Why tile skip data does not expand to `width × height` tiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -101,20 +98,4 @@ fn skip_total(packed: &[u8], num_tiles: u64) -> Result<u64, SkipError> {
         }
     }
     Ok(pos)
-}
-
-/// [`expand_tile_skip`] of the chosen tier.
-pub fn expand_tile_skip_with(
-    backend: Backend,
-    packed: &[u8],
-    num_tiles: usize,
-    out: &mut Vec<u8>,
-) -> Result<(), SkipError> {
-    match backend {
-        Backend::Oracle => {
-            *out = oracle::expand_tile_skip(packed, num_tiles)?;
-            Ok(())
-        }
-        Backend::Scalar | Backend::Simd => expand_tile_skip(packed, num_tiles, out),
-    }
 }
