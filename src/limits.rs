@@ -8,8 +8,8 @@
 //! |---|---|---|---|
 //! | [`Limits::max_decompressed_bytes`] | 1 GiB per file | [`crate::datafile::Inflater`] (a data block's claimed size is charged before its buffer is allocated) | datafile `limit_exceeded` |
 //! | [`Limits::max_ticks`] | 30 240 000 tick markers (one week at 50 ticks/s) | [`crate::demo::stream::Decoder::set_max_ticks`] | stream `too_many_ticks` |
-//! | [`Limits::max_warnings`] | 1024 per demo stream | the [`crate::warn::Warnings`] `demos index` hands to [`crate::demo::stream::visit_with`] | none: one `too_many_warnings` warning, the rest dropped |
-//! | datafile and map warnings ([`Limits::max_warnings`]) | 1024 per datafile and per map view | the [`crate::warn::Warnings`] `maps index` hands to [`crate::datafile::Datafile::parse_with`] and [`crate::map::summarize_with`] | none: one `too_many_warnings` warning, the rest dropped |
+//! | [`Limits::max_warnings`] | 1024 per demo stream | the [`crate::warn::Warnings`] `demos index` hands to [`crate::demo::stream::visit_observed`] | none: one `too_many_warnings` warning, the rest dropped |
+//! | datafile and map warnings ([`Limits::max_warnings`]) | 1024 per datafile and per map view | the [`crate::warn::Warnings`] `maps index` hands to [`crate::datafile::Datafile::parse_observed`] and [`crate::map::summarize_observed`] | none: one `too_many_warnings` warning, the rest dropped |
 //! | [`crate::datafile::MAX_WARNINGS`], [`crate::map::MAX_WARNINGS`] | 1024 (fixed) | the [`crate::warn::Warnings`] `maps render` and `demos heatmap` hand to the same parsers | none: one `too_many_warnings` warning, the rest dropped |
 //! | [`Limits::max_map_file_bytes`] | 1 GiB | `maps index` (not read at all) | io `too_large` |
 //! | [`Limits::max_demo_file_bytes`] | 4 GiB | `demos index` (not read at all) | io `too_large` |

@@ -89,11 +89,11 @@ impl<V: Visitor> Visitor for Whole<V> {
 }
 
 fn analyse(bytes: &[u8], whole: bool) -> (Analysis, Probe, StageWarnings) {
-    analyse_with(bytes, whole, TrackerConfig::default())
+    analyse_limited(bytes, whole, TrackerConfig::default())
 }
 
 /// [`analyse`] with these tracker limits.
-fn analyse_with(
+fn analyse_limited(
     bytes: &[u8],
     whole: bool,
     config: TrackerConfig,
@@ -192,8 +192,8 @@ fn analysis_follows_changes() {
         whole_ops += pb.item_sizes;
         follow_players += pa.players;
         whole_players += pb.players;
-        let (a, _, aw) = analyse_with(&bytes, false, tracks);
-        let (b, _, bw) = analyse_with(&bytes, true, tracks);
+        let (a, _, aw) = analyse_limited(&bytes, false, tracks);
+        let (b, _, bw) = analyse_limited(&bytes, true, tracks);
         assert_eq!(a.players, b.players, "{name} with positions");
         assert_eq!(aw.players, bw.players, "{name} with positions");
     }

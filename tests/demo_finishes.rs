@@ -294,7 +294,7 @@ type Generated = (Vec<u8>, Vec<(i32, Finish)>, Vec<(i32, bool, i32, i32)>);
 
 fn generated(params: &SynthParams) -> Generated {
     let (mut finishes, mut records) = (Vec::new(), Vec::new());
-    let bytes = synth::generate_with(params, |ev| match ev {
+    let bytes = synth::generate_observed(params, |ev| match ev {
         SynthEvent::Finish { tick, finish } => finishes.push((tick, finish.clone())),
         SynthEvent::Record {
             tick,

@@ -11,7 +11,7 @@ use teebatch::backend::Backend;
 use teebatch::codec::huffman;
 use teebatch::codec::snapshot::{item_key, Snapshot};
 use teebatch::codec::varint;
-use teebatch::demo::dump::{dump_parallel, dump_with, DumpError, DumpKind, DumpVisitor};
+use teebatch::demo::dump::{dump_on, dump_parallel, DumpError, DumpKind, DumpVisitor};
 use teebatch::demo::stream::{
     self, demo_stats, segments, split_points, visit_parallel, Decoder, Event, StatsVisitor,
     StreamErrorKind, StreamWarningKind, Visitor,
@@ -52,7 +52,7 @@ fn real_demos() -> Option<Vec<Real>> {
 
 fn dump(backend: Backend, demo: &Demo<'_>, kind: DumpKind) -> (Vec<u8>, Option<DumpError>) {
     let mut out = Vec::new();
-    let r = dump_with(backend, demo, kind, &mut out);
+    let r = dump_on(backend, demo, kind, &mut out);
     (out, r.err())
 }
 

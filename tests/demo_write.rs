@@ -514,7 +514,7 @@ fn synth_decodes_to_intended_snapshots() {
         };
         let mut intended = Vec::new();
         let mut messages = Vec::new();
-        let bytes = synth::generate_with(&params, |ev| match ev {
+        let bytes = synth::generate_observed(&params, |ev| match ev {
             synth::SynthEvent::Snapshot { tick, snap, chunk } => {
                 intended.push((tick, chunk, snap.summary()))
             }

@@ -184,7 +184,7 @@ fn datafile_base_is_valid() {
     let raw = RawDatafile::base();
     let bytes = raw.encode();
     let mut warnings = Vec::new();
-    let df = Datafile::parse_with(&bytes, &mut warnings).unwrap();
+    let df = Datafile::parse_observed(&bytes, &mut warnings).unwrap();
     assert_eq!((df.num_items(), df.num_data()), (2, 1));
     assert!(warnings.is_empty(), "{:?}", warnings);
     let mut inf = Inflater::default();
@@ -445,7 +445,7 @@ fn datafile_warnings_are_bounded() {
     }
     let bytes = r.encode();
     let mut w = Warnings::new(datafile::MAX_WARNINGS);
-    let df = Datafile::parse_with(&bytes, &mut w).unwrap();
+    let df = Datafile::parse_observed(&bytes, &mut w).unwrap();
     assert_eq!(df.num_items(), n as usize);
     assert_eq!(w.len(), datafile::MAX_WARNINGS + 1);
     assert_eq!(w.total(), n as u64);
@@ -1519,7 +1519,7 @@ fn warnings_are_bounded() {
     );
     // A smaller limit, as `demos index` builds it: the same cut.
     let mut w = Warnings::new(3);
-    let (_, error) = teebatch::demo::stream::visit_with(&demo, &mut dec, NoVisit, &mut w);
+    let (_, error) = teebatch::demo::stream::visit_observed(&demo, &mut dec, NoVisit, &mut w);
     assert_eq!(error, None);
     assert_eq!(w.len(), 4);
     assert_eq!(w[3].kind, StreamWarningKind::TooManyWarnings);

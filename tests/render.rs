@@ -16,7 +16,7 @@ fn physics_layers(bytes: &[u8]) -> Vec<TileLayer> {
     let df = Datafile::parse(bytes).unwrap();
     let mut inf = Inflater::new(Limits::default());
     let mut buf = Vec::new();
-    let map = Map::parse_with(&df, &mut inf, &mut buf, LoadOptions::FULL, &mut Vec::new())
+    let map = Map::parse_opts(&df, &mut inf, &mut buf, LoadOptions::FULL, &mut Vec::new())
         .unwrap()
         .unwrap();
     PhysicsKind::PHYSICS
@@ -625,7 +625,7 @@ fn render_full_style_synth() {
     let df = Datafile::parse(&bytes).unwrap();
     let mut inf = Inflater::new(Limits::default());
     let mut buf = Vec::new();
-    let map = Map::parse_with(&df, &mut inf, &mut buf, LoadOptions::FULL, &mut Vec::new())
+    let map = Map::parse_opts(&df, &mut inf, &mut buf, LoadOptions::FULL, &mut Vec::new())
         .unwrap()
         .unwrap();
     let deco_i = map.layers.iter().position(|l| l.name == "Deco").unwrap();

@@ -13,7 +13,7 @@ use teebatch::limits::Limits;
 use teebatch::map::strings::to_i32_string;
 use teebatch::map::{ITEM_ENVELOPE, ITEM_ENVPOINTS, ITEM_GROUP, ITEM_LAYER, ITEM_VERSION};
 use teebatch::render::{render_map, Textures};
-use teebatch::render::{render_map_with, Picture, RenderFailure, RenderOptions, Size, Style};
+use teebatch::render::{render_map_limited, Picture, RenderFailure, RenderOptions, Size, Style};
 
 use crate::common::run_records;
 
@@ -133,7 +133,7 @@ fn render(
 ) -> Result<Picture, RenderFailure> {
     let opts = RenderOptions { style, size };
     let mut inf = Inflater::new(InflateLimits::default());
-    render_map_with(
+    render_map_limited(
         bytes,
         &opts,
         &Textures::palette(),

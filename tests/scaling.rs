@@ -40,7 +40,7 @@ fn writer_demo(f: impl FnOnce(&mut DemoWriter<Cursor<Vec<u8>>>)) -> Vec<u8> {
 }
 
 /// Runs the `demos index` analysis over `bytes`.
-fn analyse_with(
+fn analyse_limited(
     bytes: &[u8],
     config: TrackerConfig,
     max_warnings: usize,
@@ -55,7 +55,7 @@ fn analyse_with(
 }
 
 fn analyse(bytes: &[u8]) -> (Analysis, Probe) {
-    let (a, p, e, _) = analyse_with(bytes, TrackerConfig::default(), 1024);
+    let (a, p, e, _) = analyse_limited(bytes, TrackerConfig::default(), 1024);
     assert_eq!(e, None);
     (a, p)
 }
@@ -222,7 +222,7 @@ fn many_players(n: u16) -> Vec<u8> {
 
 #[test]
 fn players_scale_linearly() {
-    let (a, small, e, aw) = analyse_with(&many_players(400), TrackerConfig::default(), 1024);
+    let (a, small, e, aw) = analyse_limited(&many_players(400), TrackerConfig::default(), 1024);
     assert_eq!(e, None);
     // The tracker keeps 256 players and warns once for each refused id.
     assert_eq!(a.players.len(), 256);
@@ -273,7 +273,7 @@ fn player_lists_are_capped_with_a_warning() {
         max_team_changes: 8,
         ..TrackerConfig::default()
     };
-    let (a, small, _, aw) = analyse_with(&renaming_player(300), config, 1024);
+    let (a, small, _, aw) = analyse_limited(&renaming_player(300), config, 1024);
     let p = &a.players[0];
     assert_eq!(p.names.len(), config.max_strings);
     assert_eq!(p.names[0], "n0");
@@ -281,7 +281,7 @@ fn player_lists_are_capped_with_a_warning() {
     assert_eq!(p.team_changes_dropped, 300 - 8);
     let kinds: Vec<_> = aw.players.iter().map(|w| w.kind.kind()).collect();
     assert_eq!(kinds, ["too_many_team_changes", "too_many_strings"]);
-    let (_, large, _, _) = analyse_with(&renaming_player(600), config, 1024);
+    let (_, large, _, _) = analyse_limited(&renaming_player(600), config, 1024);
     assert_linear("player names", small.players, large.players);
 }
 
@@ -302,7 +302,7 @@ fn player_warnings_are_capped() {
         }
     });
     for max in [0, 5, 1024] {
-        let (_, _, e, aw) = analyse_with(&d, TrackerConfig::default(), max);
+        let (_, _, e, aw) = analyse_limited(&d, TrackerConfig::default(), max);
         assert_eq!(e, None);
         let w = &aw.players;
         assert_eq!(w.total(), 3_000_000);

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use teebatch::codec::snapshot::Protocol;
 use teebatch::demo::export::{Table, Value};
 use teebatch::demo::Demo;
-use teebatch::synth::demo::{generate_with, PlayerChange, SynthEvent, SynthParams};
+use teebatch::synth::demo::{generate_observed, PlayerChange, SynthEvent, SynthParams};
 
 /// The rows of `table` of a demo held in memory, through the library.
 fn rows(bytes: &[u8], table: Table) -> Vec<Vec<Value>> {
@@ -205,7 +205,7 @@ fn generated_sessions_match_the_generator() {
         // (client id, join tick, leave tick, names) per generated session.
         let mut want: Vec<(u16, i32, Option<i32>, Vec<String>)> = Vec::new();
         let mut open: BTreeMap<u16, usize> = BTreeMap::new();
-        let bytes = generate_with(&params, |ev| match ev {
+        let bytes = generate_observed(&params, |ev| match ev {
             SynthEvent::Snapshot { tick, .. } => snapshots.push(tick),
             SynthEvent::Player {
                 tick,

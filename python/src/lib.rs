@@ -998,7 +998,7 @@ impl MapFile {
         let mut w = maps::Worker::new(Limits::default());
         w.inflater.start_file();
         let df = Datafile::parse(&self.bytes).map_err(|e| ErrorRecord::datafile(&e))?;
-        let map = Map::parse_with(
+        let map = Map::parse_opts(
             &df,
             &mut w.inflater,
             &mut w.data_buf,

@@ -300,7 +300,7 @@ pub fn check_bytes(
     if let Some(a) = absent_reason(&df) {
         return Ok(Checked::Absent(a.name()));
     }
-    let map = match Map::parse_with(&df, inflater, scratch, LoadOptions::FULL, &mut Discard) {
+    let map = match Map::parse_opts(&df, inflater, scratch, LoadOptions::FULL, &mut Discard) {
         Ok(Some(m)) => m,
         Ok(None) => return Ok(Checked::Absent("no_version_item")),
         Err(e) => return Err(ErrorRecord::map(&e)),

@@ -4,7 +4,7 @@
 //! one demo file into a new one ([`slice_file`]).
 
 use crate::backend::Backend;
-use crate::demo::dump::{dump_chat, dump_parallel, dump_with, DumpError, DumpKind};
+use crate::demo::dump::{dump_chat, dump_on, dump_parallel, DumpError, DumpKind};
 use crate::demo::slice::{slice, SliceOptions, SliceStats};
 use crate::demo::stream::segments;
 use crate::demo::Demo;
@@ -74,7 +74,7 @@ pub fn dump_file(
             pool.install(|| dump_parallel(backend, &demo, kind, &segs, out))
                 .map(drop)
         }
-        DumpWhat::Table(kind) => dump_with(backend, &demo, kind, out).map(drop),
+        DumpWhat::Table(kind) => dump_on(backend, &demo, kind, out).map(drop),
     };
     out.flush()?;
     match result {

@@ -348,7 +348,7 @@ fn extract_bytes(
         }
     };
     let mut discard = crate::warn::Discard;
-    let map = match Map::parse_with(&df, inflater, buf, LoadOptions::SUMMARY, &mut discard) {
+    let map = match Map::parse_opts(&df, inflater, buf, LoadOptions::SUMMARY, &mut discard) {
         Ok(Some(map)) => map,
         // No map part: nothing embedded to extract.
         Ok(None) => return,

@@ -256,7 +256,7 @@ fn game_size(
         check_quads: false,
     };
     // Only the size is wanted: the map's warnings are not reported here.
-    let map = Map::parse_with(&df, inflater, scratch, opts, &mut crate::warn::Discard)
+    let map = Map::parse_opts(&df, inflater, scratch, opts, &mut crate::warn::Discard)
         .map_err(|e| ErrorRecord::map(&e))?;
     match map.as_ref().and_then(|m| Some((m, m.game_layer_at()?))) {
         Some((m, (i, g))) => {

@@ -81,7 +81,7 @@ pub(crate) fn info_bytes(path: String, bytes: &[u8], limits: &Limits) -> MapInfo
         error: None,
     };
     let mut df_warnings = Warnings::new(limits.max_warnings);
-    let df = match Datafile::parse_with(bytes, &mut df_warnings) {
+    let df = match Datafile::parse_observed(bytes, &mut df_warnings) {
         Ok(df) => df,
         Err(e) => {
             info.error = Some(ErrorRecord::datafile(&e));
@@ -105,7 +105,7 @@ pub(crate) fn info_bytes(path: String, bytes: &[u8], limits: &Limits) -> MapInfo
     let mut inflater = Inflater::new(limits.datafile());
     let mut scratch = Vec::new();
     let mut warnings = Warnings::new(limits.max_warnings);
-    match Map::parse_with(
+    match Map::parse_opts(
         &df,
         &mut inflater,
         &mut scratch,

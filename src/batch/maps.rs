@@ -300,7 +300,7 @@ pub fn index_bytes(
     // it: the record has the error.
     let max_warnings = opts.limits.max_warnings;
     let mut df_warnings = Warnings::new(max_warnings);
-    let df = match Datafile::parse_with(bytes, &mut df_warnings) {
+    let df = match Datafile::parse_observed(bytes, &mut df_warnings) {
         Ok(df) => df,
         Err(e) => {
             // What the header says is kept where it was read (a truncated
@@ -354,7 +354,7 @@ fn add_map_summary(
     // As for the datafile, the warnings of a map part with an error are
     // left out with it.
     let mut warnings = Warnings::new(max_warnings);
-    match crate::map::summarize_with(df, inflater, buf, &mut warnings) {
+    match crate::map::summarize_observed(df, inflater, buf, &mut warnings) {
         Ok(mut summary) => {
             summary.warnings = warnings.into_vec();
             rec.warn(summary.warnings.iter().map(WarningRecord::map));

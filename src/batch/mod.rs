@@ -53,4 +53,4 @@ pub use load::{
     check_regular_file, load, read_named_file, Loaded, MmapMode, NotRegularFile,
     MMAP_AUTO_THRESHOLD,
 };
-pub use walk::{collect_inputs, collect_inputs_with, SpecialFilesystem, WalkOptions};
+pub use walk::{collect_inputs, collect_inputs_opts, SpecialFilesystem, WalkOptions};

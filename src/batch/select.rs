@@ -4,7 +4,7 @@
 use super::run::Selection;
 use super::summary::shard::{read_path_list, read_path_list_file, MAX_LISTED_PATHS};
 use super::summary::{InputPart, Shard, Walk};
-use super::{collect_inputs_with, Input, WalkOptions};
+use super::{collect_inputs_opts, Input, WalkOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -79,7 +79,7 @@ pub fn select(
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
         embedded()
     } else {
-        collect_inputs_with(&all, ext, walk)
+        collect_inputs_opts(&all, ext, walk)
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?
     };
     let named: std::collections::HashSet<&Path> = paths.iter().map(PathBuf::as_path).collect();

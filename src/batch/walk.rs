@@ -100,10 +100,10 @@ fn walk_error_message(err: &ignore::Error) -> String {
 }
 
 /// Lists the inputs named by `paths` with the default [`WalkOptions`]
-/// (see [`collect_inputs_with`]). The PATH `-` is a tar stream on stdin
+/// (see [`collect_inputs_opts`]). The PATH `-` is a tar stream on stdin
 /// whose members are shown by their names alone ([`archive::list_stdin`]).
 pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
-    collect_inputs_with(paths, ext, &WalkOptions::default()).expect("the default walk has no globs")
+    collect_inputs_opts(paths, ext, &WalkOptions::default()).expect("the default walk has no globs")
 }
 
 /// Lists the inputs named by `paths`: files as given, directories walked
@@ -112,7 +112,7 @@ pub fn collect_inputs(paths: &[PathBuf], ext: &str) -> Vec<Input> {
 /// walk, are listed for members named `*.ext` (see [`archive`]). Sorted by
 /// path bytes (members by archive path, separator, member name). The error
 /// is a glob that does not compile.
-pub fn collect_inputs_with(
+pub fn collect_inputs_opts(
     paths: &[PathBuf],
     ext: &str,
     walk: &WalkOptions,
@@ -206,7 +206,7 @@ pub fn collect_inputs_with(
     Ok(out)
 }
 
-/// Walks the directory `root` (see [`collect_inputs_with`]).
+/// Walks the directory `root` (see [`collect_inputs_opts`]).
 fn walk_dir(
     root: &Path,
     ext: &str,

@@ -293,10 +293,10 @@ fn slot_holding(table: &[u8], at: usize) -> u32 {
 }
 
 impl<'a> Datafile<'a> {
-    /// [`Datafile::parse_with`] for callers that only want the value: the
+    /// [`Datafile::parse_observed`] for callers that only want the value: the
     /// warnings are dropped.
     pub fn parse(bytes: &'a [u8]) -> Result<Datafile<'a>, Error> {
-        Datafile::parse_with(bytes, &mut Discard)
+        Datafile::parse_observed(bytes, &mut Discard)
     }
 
     /// The header's version, counts and section sizes, also where the file
@@ -309,7 +309,7 @@ impl<'a> Datafile<'a> {
     /// Parses and validates the header and all tables; data blocks are only
     /// located, not decompressed (see [`Datafile::decompress`]). Warnings
     /// go to `warn` as they are found (also those found before an error).
-    pub fn parse_with(
+    pub fn parse_observed(
         bytes: &'a [u8],
         warn: &mut impl Warn<Warning>,
     ) -> Result<Datafile<'a>, Error> {

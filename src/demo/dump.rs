@@ -205,7 +205,7 @@ const FLUSH_AT: usize = 64 * 1024;
 /// Writes the `kind` dump of `demo` to `out`, decoding sequentially with
 /// `backend`. Returns the stream warnings (at most
 /// [`crate::warn::DEFAULT_MAX_WARNINGS`], then one `too_many_warnings`).
-pub fn dump_with(
+pub fn dump_on(
     backend: Backend,
     demo: &Demo<'_>,
     kind: DumpKind,
@@ -236,7 +236,7 @@ pub fn dump_with(
     }
 }
 
-/// [`dump_with`] decoding `segments` (see [`stream::segments`]) in parallel
+/// [`dump_on`] decoding `segments` (see [`stream::segments`]) in parallel
 /// on the rayon pool; same output.
 pub fn dump_parallel(
     backend: Backend,
@@ -260,20 +260,20 @@ pub fn dump_parallel(
 
 /// `--snapshots`: golden `<demo>.snapshots.tsv`.
 pub fn dump_snapshots(demo: &Demo<'_>, out: &mut impl Write) -> Result<(), DumpError> {
-    dump_with(Backend::default(), demo, DumpKind::Snapshots, out).map(drop)
+    dump_on(Backend::default(), demo, DumpKind::Snapshots, out).map(drop)
 }
 
 /// snapshots_full: golden `<demo>.snapshots_full.tsv`.
 pub fn dump_snapshots_full(demo: &Demo<'_>, out: &mut impl Write) -> Result<(), DumpError> {
-    dump_with(Backend::default(), demo, DumpKind::SnapshotsFull, out).map(drop)
+    dump_on(Backend::default(), demo, DumpKind::SnapshotsFull, out).map(drop)
 }
 
 /// `--ticks`: golden `<demo>.ticks.tsv`.
 pub fn dump_ticks(demo: &Demo<'_>, out: &mut impl Write) -> Result<(), DumpError> {
-    dump_with(Backend::default(), demo, DumpKind::Ticks, out).map(drop)
+    dump_on(Backend::default(), demo, DumpKind::Ticks, out).map(drop)
 }
 
 /// `--chunks`: golden `<demo>.chunks.tsv`.
 pub fn dump_chunks(demo: &Demo<'_>, out: &mut impl Write) -> Result<(), DumpError> {
-    dump_with(Backend::default(), demo, DumpKind::Chunks, out).map(drop)
+    dump_on(Backend::default(), demo, DumpKind::Chunks, out).map(drop)
 }

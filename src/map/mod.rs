@@ -13,7 +13,7 @@
 //!
 //! Two entry points:
 //!
-//! - [`Map::parse`] / [`Map::parse_with`]: the items, inflating only strings
+//! - [`Map::parse`] / [`Map::parse_opts`]: the items, inflating only strings
 //!   (and, with [`LoadOptions::FULL`], quads data for its checks); tiles on
 //!   demand with [`Map::load_tiles`] (expanded) or [`Map::tile_histogram`].
 //! - [`summarize`]: the index record ([`MapSummary`]), inflating only the info
@@ -69,7 +69,7 @@ pub use items::{
     TILEMAP_VERSION_TILESKIP,
 };
 pub use stats::{
-    map_stats, summarize, summarize_with, EntityCounts, LayerTileCounts, MapCounts, MapStats,
+    map_stats, summarize, summarize_observed, EntityCounts, LayerTileCounts, MapCounts, MapStats,
     MapSummary, TileCount,
 };
 pub use tiles::{PhysicsKind, TileFormat, TileHistogram};

@@ -267,7 +267,7 @@ pub struct MapSummary {
     pub stats: Option<MapStats>,
     /// The warnings the caller's sink kept ([`summarize`]: at most
     /// [`super::MAX_WARNINGS`], then one `too_many_warnings`); empty from
-    /// [`summarize_with`], which hands them to its sink instead.
+    /// [`summarize_observed`], which hands them to its sink instead.
     #[serde(skip_serializing_if = "<[MapWarning]>::is_empty")]
     pub warnings: Vec<MapWarning>,
     /// The names of the external images (mapres), in item order, `<missing>`
@@ -291,14 +291,14 @@ pub fn summarize(
     scratch: &mut Vec<u8>,
 ) -> Result<MapSummary, MapError> {
     let mut warnings = Warnings::new(super::MAX_WARNINGS);
-    let mut summary = summarize_with(df, inflater, scratch, &mut warnings)?;
+    let mut summary = summarize_observed(df, inflater, scratch, &mut warnings)?;
     summary.warnings = warnings.into_vec();
     Ok(summary)
 }
 
 /// [`summarize`] with the warnings (of the map view, then of the
 /// statistics) going to `warn` as they are found.
-pub fn summarize_with(
+pub fn summarize_observed(
     df: &Datafile<'_>,
     inflater: &mut Inflater,
     scratch: &mut Vec<u8>,
@@ -320,7 +320,7 @@ pub fn summarize_with(
     if let Some(reason) = absent_reason(df) {
         return Ok(absent(reason));
     }
-    let Some(mut map) = Map::parse_with(df, inflater, scratch, LoadOptions::SUMMARY, warn)? else {
+    let Some(mut map) = Map::parse_opts(df, inflater, scratch, LoadOptions::SUMMARY, warn)? else {
         return Ok(absent(AbsentReason::NoVersionItem));
     };
     let stats = map_stats(&map, df, inflater, scratch, warn)?;

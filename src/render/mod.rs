@@ -173,13 +173,13 @@ pub fn render_map(
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
 ) -> Result<Picture, RenderFailure> {
-    render_map_with(bytes, opts, textures, inflater, buf, None)
+    render_map_limited(bytes, opts, textures, inflater, buf, None)
 }
 
 /// [`render_map`] with the full style's work capped at `max_work`
 /// (`None`: [`crate::limits::Limits::picture_work`] of the drawing's
 /// pixels).
-pub fn render_map_with(
+pub fn render_map_limited(
     bytes: &[u8],
     opts: &RenderOptions,
     textures: &Textures,
@@ -190,7 +190,7 @@ pub fn render_map_with(
     render_map_cropped(bytes, opts, Crop::None, textures, inflater, buf, max_work)
 }
 
-/// [`render_map_with`] of the part of the map `crop` says: the picture's
+/// [`render_map_limited`] of the part of the map `crop` says: the picture's
 /// size (`opts.size`) is that of the part, its geometry's `x0`, `y0` where
 /// the part starts.
 pub fn render_map_cropped(
@@ -204,7 +204,7 @@ pub fn render_map_cropped(
 ) -> Result<Picture, RenderFailure> {
     let mut df_warnings = Warnings::new(crate::datafile::MAX_WARNINGS);
     let df =
-        Datafile::parse_with(bytes, &mut df_warnings).map_err(|e| ErrorRecord::datafile(&e))?;
+        Datafile::parse_observed(bytes, &mut df_warnings).map_err(|e| ErrorRecord::datafile(&e))?;
     render_datafile_in(
         &df,
         &df_warnings,
@@ -227,12 +227,12 @@ pub fn render_datafile(
     inflater: &mut Inflater,
     buf: &mut Vec<u8>,
 ) -> Result<Picture, RenderFailure> {
-    render_datafile_with(df, df_warnings, opts, textures, inflater, buf, None)
+    render_datafile_limited(df, df_warnings, opts, textures, inflater, buf, None)
 }
 
 /// [`render_datafile`] with the full style's work capped as
-/// [`render_map_with`] says.
-pub fn render_datafile_with(
+/// [`render_map_limited`] says.
+pub fn render_datafile_limited(
     df: &Datafile<'_>,
     df_warnings: &[crate::datafile::Warning],
     opts: &RenderOptions,
@@ -253,7 +253,7 @@ pub fn render_datafile_with(
     )
 }
 
-/// [`render_datafile_with`] of the part `crop` says.
+/// [`render_datafile_limited`] of the part `crop` says.
 #[allow(clippy::too_many_arguments)]
 fn render_datafile_in(
     df: &Datafile<'_>,
@@ -274,7 +274,7 @@ fn render_datafile_in(
         check_quads: false,
     };
     let mut map_warnings = Warnings::new(crate::map::MAX_WARNINGS);
-    let map = match Map::parse_with(df, inflater, buf, load, &mut map_warnings) {
+    let map = match Map::parse_opts(df, inflater, buf, load, &mut map_warnings) {
         Ok(Some(m)) => m,
         Err(e) => {
             return Err(RenderFailure {

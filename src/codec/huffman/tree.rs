@@ -85,17 +85,17 @@ impl Tree {
     /// the whole list again: the same tree in O(n²) instead of O(n³)
     /// steps (the tests compare it with the reference's way).
     pub fn build(frequencies: &[u32; NUM_SYMBOLS]) -> Tree {
-        Tree::build_with(frequencies, false)
+        Tree::build_opts(frequencies, false)
     }
 
     /// [`Tree::build`] with the whole list bubble-sorted before every merge,
     /// as the reference does (the plain version the tests compare with).
     #[cfg(test)]
     fn build_resorting(frequencies: &[u32; NUM_SYMBOLS]) -> Tree {
-        Tree::build_with(frequencies, true)
+        Tree::build_opts(frequencies, true)
     }
 
-    fn build_with(frequencies: &[u32; NUM_SYMBOLS], resort: bool) -> Tree {
+    fn build_opts(frequencies: &[u32; NUM_SYMBOLS], resort: bool) -> Tree {
         #[derive(Clone, Copy)]
         struct Pending {
             node: u16,

@@ -272,10 +272,10 @@ pub(super) fn decode_body<'a>(
             })
         }
         NetMsg::Sv_Broadcast => Body::Broadcast {
-            text: u.string_with(Sanitize::KeepWhitespace)?,
+            text: u.string_opts(Sanitize::KeepWhitespace)?,
         },
         NetMsg::Sv_Motd => Body::Motd {
-            text: u.string_with(Sanitize::KeepWhitespace)?,
+            text: u.string_opts(Sanitize::KeepWhitespace)?,
         },
         NetMsg::Sv_KillMsg => {
             let [killer, victim, weapon, mode_special] = u.ints()?;

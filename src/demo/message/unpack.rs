@@ -117,11 +117,11 @@ impl<'a, 'w> Unpacker<'a, 'w> {
     /// Reads a NUL-terminated string, every byte below 32 replaced by a
     /// space (`SANITIZE_CC`).
     pub fn string(&mut self) -> Result<Cow<'a, str>, MessageError> {
-        self.string_with(Sanitize::ControlCharacters)
+        self.string_opts(Sanitize::ControlCharacters)
     }
 
     /// Reads a NUL-terminated string sanitised in `mode`.
-    pub fn string_with(&mut self, mode: Sanitize) -> Result<Cow<'a, str>, MessageError> {
+    pub fn string_opts(&mut self, mode: Sanitize) -> Result<Cow<'a, str>, MessageError> {
         let start = self.pos;
         let rest = self.rest();
         if rest.is_empty() {

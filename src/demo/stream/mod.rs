@@ -715,10 +715,10 @@ pub struct Outcome<V> {
 
 /// Decodes all of `demo` sequentially with `decoder`, handing every event to
 /// `visitor`; the warnings are those a [`Warnings`] of
-/// [`crate::warn::DEFAULT_MAX_WARNINGS`] keeps (see [`visit_with`]).
+/// [`crate::warn::DEFAULT_MAX_WARNINGS`] keeps (see [`visit_observed`]).
 pub fn visit<V: Visitor>(demo: &Demo<'_>, decoder: &mut Decoder, visitor: V) -> Outcome<V> {
     let mut warnings = Warnings::new(crate::warn::DEFAULT_MAX_WARNINGS);
-    let (visitor, error) = visit_with(demo, decoder, visitor, &mut warnings);
+    let (visitor, error) = visit_observed(demo, decoder, visitor, &mut warnings);
     Outcome {
         visitor,
         warnings: warnings.into_vec(),
@@ -729,7 +729,7 @@ pub fn visit<V: Visitor>(demo: &Demo<'_>, decoder: &mut Decoder, visitor: V) -> 
 /// Decodes all of `demo` sequentially with `decoder`, handing every event to
 /// `visitor` and every warning to `warn`; returns the visitor and the error
 /// that ended the stream early, if any.
-pub fn visit_with<V: Visitor>(
+pub fn visit_observed<V: Visitor>(
     demo: &Demo<'_>,
     decoder: &mut Decoder,
     mut visitor: V,

@@ -125,7 +125,7 @@ pub fn absent_reason(df: &Datafile<'_>) -> Option<AbsentReason> {
     }
 }
 
-/// What [`Map::parse_with`] inflates besides the item tables.
+/// What [`Map::parse_opts`] inflates besides the item tables.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LoadOptions {
     /// The info item's strings and settings.
@@ -170,13 +170,13 @@ impl Map {
         scratch: &mut Vec<u8>,
         warn: &mut impl Warn<MapWarning>,
     ) -> Result<Option<Map>, MapError> {
-        Map::parse_with(df, inflater, scratch, LoadOptions::FULL, warn)
+        Map::parse_opts(df, inflater, scratch, LoadOptions::FULL, warn)
     }
 
     /// Reads the map part, inflating only what `opts` asks for (no image
     /// pixels, sound data or tiles ever: see [`Map::load_tiles`]). Warnings
     /// go to `warn` as they are found (also those found before an error).
-    pub fn parse_with(
+    pub fn parse_opts(
         df: &Datafile<'_>,
         inflater: &mut Inflater,
         scratch: &mut Vec<u8>,

@@ -236,14 +236,14 @@ pub struct SynthStats {
 
 /// Generates the demo into memory.
 pub fn generate(params: &SynthParams) -> Vec<u8> {
-    generate_with(params, |_| {})
+    generate_observed(params, |_| {})
 }
 
 /// [`generate`], reporting every snapshot and message to `on_event`.
-pub fn generate_with(params: &SynthParams, on_event: impl FnMut(SynthEvent<'_>)) -> Vec<u8> {
+pub fn generate_observed(params: &SynthParams, on_event: impl FnMut(SynthEvent<'_>)) -> Vec<u8> {
     // Writing to memory cannot fail and the generator keeps within every
     // snapshot and chunk limit.
-    let (out, _) = generate_to_with(params, Cursor::new(Vec::new()), on_event)
+    let (out, _) = generate_to_observed(params, Cursor::new(Vec::new()), on_event)
         .expect("in-memory generation within limits");
     out.into_inner()
 }
@@ -254,12 +254,12 @@ pub fn generate_to<W: Write + Seek>(
     params: &SynthParams,
     out: W,
 ) -> Result<SynthStats, WriteError> {
-    generate_to_with(params, out, |_| {}).map(|(_, stats)| stats)
+    generate_to_observed(params, out, |_| {}).map(|(_, stats)| stats)
 }
 
 /// [`generate_to`], reporting every snapshot and message to `on_event`;
 /// returns the output too.
-pub(crate) fn generate_to_with<W: Write + Seek>(
+pub(crate) fn generate_to_observed<W: Write + Seek>(
     params: &SynthParams,
     out: W,
     mut on_event: impl FnMut(SynthEvent<'_>),
