@@ -1,4 +1,9 @@
 //! One integration-test binary: faster to link, one place to look.
+//!
+//! The tests follow the rooms of the library (`src/`): `tests/ROOM/` holds
+//! the tests of `teebatch::ROOM` (`tests/cli/` those of the command line,
+//! `tests/docs/` and `tests/fuzz/` those of the documentation and of the
+//! fuzz targets); helpers shared by several rooms are in `tests/common/`.
 
 mod common;
 
@@ -8,49 +13,13 @@ mod common;
 #[allow(dead_code)]
 mod teebatch_cli;
 
-mod aggregate;
-mod archive_limits;
-mod archives;
+mod backend;
+mod batch;
 mod cli;
-mod cli_usage;
-mod codec_huffman;
-mod codec_snapshot;
-mod codec_varint;
+mod codec;
 mod datafile;
-mod delta_changes;
-mod demo_chunks;
-mod demo_export;
-mod demo_finishes;
-mod demo_messages;
-mod demo_stream;
-mod demo_write;
-mod demos_cli;
-mod dispatch;
-mod docs_tables;
-mod every_tick;
-mod export_tables;
-mod fuzz_regressions;
-mod fuzz_smoke;
-mod heatmap_options;
-mod hostile;
-mod legacy_maps;
-mod map_bounds;
-mod map_check;
-mod map_tools;
-mod maps;
-mod outputs;
-mod parquet_records;
-mod pictures;
-mod progress;
-mod readme;
-mod records;
-mod reliability_io;
+mod demo;
+mod docs;
+mod fuzz;
+mod map;
 mod render;
-mod render_cost;
-mod render_fidelity;
-mod render_more;
-mod run_api;
-mod scaling;
-mod sessions;
-mod skips;
-mod walk;

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 pub mod datasets;
 
+mod skips;
+
 /// The shared real-file datasets (`$TEEBATCH_DATASETS` or `../shared/datasets`).
 ///
 /// Returns `None` where neither exists (a user's fresh clone) and counts the

@@ -1,7 +1,7 @@
 //! Every reference table in `docs/` is generated from the code or checked
 //! against it: the tile names (docs/tile-names.md), the flat palette
 //! (docs/pictures.md), the record fields (docs/records.md); the export
-//! tables are `export_tables::tables_reference`, the kinds
+//! tables are `demo::export_tables::tables_reference`, the kinds
 //! `src/kind_names.txt`.
 
 use std::path::PathBuf;

@@ -260,7 +260,7 @@ fn generated_sessions_match_the_generator() {
 /// The tables with a session column are never split at keyframes: a
 /// segment starting at a keyframe with fresh state could not number the
 /// sessions of the demo (so `--split-bytes` leaves their rows unchanged;
-/// `delta_changes::split_export_equals_whole` checks the bytes).
+/// `codec::delta_changes::split_export_equals_whole` checks the bytes).
 #[test]
 fn session_tables_are_not_split() {
     let mut with = 0;

@@ -8,8 +8,8 @@ fn run_data_tests(require: bool) -> std::process::Output {
     let missing = tempfile::tempdir().unwrap();
     let mut cmd = std::process::Command::new(std::env::current_exe().unwrap());
     cmd.args([
-        "datafile::every_real_map_matches_golden",
-        "datafile::real_maps_round_trip_through_the_writer",
+        "datafile::golden::every_real_map_matches_golden",
+        "datafile::golden::real_maps_round_trip_through_the_writer",
         "--test-threads",
         "2",
     ])

@@ -2,9 +2,10 @@
 //! linear in the archive whatever its member order, capped member names,
 //! allocations that follow what inflation produces, and memory per listed
 //! member. Operation counts and capacities, never wall time; the bound of
-//! memory per member is the process's peak RSS (as in `tests/hostile.rs`).
+//! memory per member is the process's peak RSS (as in
+//! `tests/batch/hostile.rs`).
 
-use crate::archives::tar_bytes;
+use crate::batch::archives::tar_bytes;
 use std::io::Write;
 use std::path::Path;
 use teebatch::batch::archive::{Source, StreamOps};
@@ -275,7 +276,7 @@ fn kinds(args: &[&str], code: i32) -> Vec<(String, String)> {
 /// 1000:1 is read whole.
 #[test]
 fn a_zip_members_declared_size_never_sizes_its_buffer() {
-    use crate::archives::{find_all, put_u32, write_zip, CENTRAL, LOCAL};
+    use crate::batch::archives::{find_all, put_u32, write_zip, CENTRAL, LOCAL};
     let tmp = tempfile::tempdir().unwrap();
     let z = tmp.path().join("liar.zip");
     let noise: Vec<u8> = (0..1u32 << 20)
@@ -325,7 +326,7 @@ fn a_zip_members_declared_size_never_sizes_its_buffer() {
 /// not an inflate or size error; the other member is read.
 #[test]
 fn encrypted_zip_members_are_reported_as_encrypted() {
-    use crate::archives::{find_all, write_zip, CENTRAL, LOCAL};
+    use crate::batch::archives::{find_all, write_zip, CENTRAL, LOCAL};
     let tmp = tempfile::tempdir().unwrap();
     let z = tmp.path().join("locked.zip");
     write_zip(
@@ -361,7 +362,7 @@ fn a_gzipped_tar_on_stdin_is_read() {
         ("b.map".to_owned(), vec![2; 900]),
     ]);
     for input in [gzip(&tar), tar.clone()] {
-        let out = crate::archives::run_with_stdin(&["maps", "index", "-q", "-"], &input);
+        let out = crate::batch::archives::run_with_stdin(&["maps", "index", "-q", "-"], &input);
         assert_eq!(out.status.code(), Some(1));
         let recs = crate::common::records(&out);
         let got: Vec<(&str, &str, u64)> = recs
@@ -386,7 +387,7 @@ fn a_gzipped_tar_on_stdin_is_read() {
     h.as_mut_bytes().copy_from_slice(&junk[..512]);
     h.set_cksum();
     junk[..512].copy_from_slice(h.as_bytes());
-    let out = crate::archives::run_with_stdin(&["maps", "index", "-q", "-"], &gzip(&junk));
+    let out = crate::batch::archives::run_with_stdin(&["maps", "index", "-q", "-"], &gzip(&junk));
     let recs = crate::common::records(&out);
     assert_eq!(recs.len(), 1, "{recs:?}");
     assert_eq!(recs[0]["error"]["kind"], "bad_archive");
@@ -428,9 +429,9 @@ fn listed_archive_members_are_accepted_back() {
         ("sub/b.map".to_owned(), vec![2; 200]),
     ];
     let z = tmp.path().join("p.zip");
-    crate::archives::write_zip(&z, &files, zip::CompressionMethod::Deflated);
+    crate::batch::archives::write_zip(&z, &files, zip::CompressionMethod::Deflated);
     let tgz = tmp.path().join("p.tgz");
-    crate::archives::write_tar_gz(&tgz, &tar_bytes(&files));
+    crate::batch::archives::write_tar_gz(&tgz, &tar_bytes(&files));
     std::fs::write(tmp.path().join("c.map"), [3; 300]).unwrap();
     let dir = tmp.path().to_str().unwrap();
     let listed = crate::common::teebatch(&["maps", "index", "--list", "-0", dir]);
@@ -444,7 +445,7 @@ fn listed_archive_members_are_accepted_back() {
         5
     );
     let direct = crate::common::run_records(&["maps", "index", "-q", dir], 1);
-    let out = crate::archives::run_with_stdin(
+    let out = crate::batch::archives::run_with_stdin(
         &["maps", "index", "-q", "--files-from", "-", "-0"],
         &listed.stdout,
     );
@@ -472,7 +473,7 @@ fn listed_archive_members_are_accepted_back() {
 fn a_file_named_like_a_member_record_path_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let z = tmp.path().join("x.zip");
-    crate::archives::write_zip(
+    crate::batch::archives::write_zip(
         &z,
         &[("y.map".to_owned(), vec![1; 10])],
         zip::CompressionMethod::Stored,

@@ -7,7 +7,7 @@
 //! counts keep the whole file to a few seconds at the test profile's
 //! opt-level; the long campaign is `fuzz/README.md`'s.
 
-#[path = "../fuzz/src/lib.rs"]
+#[path = "../../fuzz/src/lib.rs"]
 mod props;
 
 use std::sync::OnceLock;

@@ -42,7 +42,7 @@ fn data_sha256_ignores_compression() {
 
 /// `map.stats.tiles`: per physics layer the counts add up to the layer's
 /// non-empty tiles, and the names are the special tiles; the embedded maps'
-/// tiles are the generator's own tally (see `tests/cli.rs`), here the real
+/// tiles are the generator's own tally (see `tests/cli/maps_index.rs`), here the real
 /// maps'.
 #[test]
 fn tile_counts_add_up() {

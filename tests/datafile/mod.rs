@@ -1,0 +1,3 @@
+//! Tests of `teebatch::datafile`: the container format of maps.
+
+mod golden;

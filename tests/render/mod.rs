@@ -1,0 +1,9 @@
+//! Tests of `teebatch::render`: pictures of maps, heatmaps and trails of
+//! demos.
+
+mod cost;
+mod fidelity;
+mod full_style;
+mod heatmap_options;
+mod maps_render;
+mod picture_options;
