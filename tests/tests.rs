@@ -15,6 +15,7 @@ mod teebatch_cli;
 
 mod backend;
 mod batch;
+mod bench;
 mod cli;
 mod codec;
 mod datafile;

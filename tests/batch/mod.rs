@@ -4,6 +4,7 @@
 mod aggregate;
 mod archive_limits;
 mod archives;
+mod hostile;
 mod map_records;
 mod outputs;
 mod parquet_records;

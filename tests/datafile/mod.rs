@@ -1,3 +1,4 @@
 //! Tests of `teebatch::datafile`: the container format of maps.
 
 mod golden;
+mod hostile;

@@ -389,3 +389,58 @@ fn decompress_block_equals_decompress() {
         "{errors} errors in {blocks} blocks"
     );
 }
+
+/// A map of 3000 images without names: one `missing_name` warning each,
+/// kept by a sink capped at `map::MAX_WARNINGS` plus one marker.
+#[test]
+fn map_warnings_are_bounded() {
+    use teebatch::map::Map;
+    use teebatch::warn::Warnings;
+    let n = 3000;
+    let mut w = DatafileWriter::new();
+    w.add_item(0, 0, &[1]);
+    w.add_item(1, 0, &[1, -1, -1, -1, -1]);
+    // One group with a 4 x 4 game layer; names are empty strings.
+    let empty_name = [
+        0x8080_8080u32 as i32,
+        0x8080_8080u32 as i32,
+        0x8080_8000u32 as i32,
+    ];
+    let mut group = vec![3, 0, 0, 100, 100, 0, 1, 0, 0, 0, 0, 0];
+    group.extend(empty_name);
+    w.add_item(4, 0, &group);
+    let tiles = w.add_data(&[0; 4 * 4 * 4]) as i32;
+    let mut layer = vec![0, 2, 0, 3, 4, 4, 1, 255, 255, 255, 255, -1, 0, -1, tiles];
+    layer.extend(empty_name);
+    layer.extend([-1; 5]);
+    w.add_item(5, 0, &layer);
+    for id in 0..n {
+        // Version 1, 1 x 1, external, no name, no data.
+        w.add_item(2, id, &[1, 1, 1, 1, -1, -1]);
+    }
+    let bytes = w.write();
+    let df = Datafile::parse(&bytes).unwrap();
+    let mut warnings = Warnings::new(map::MAX_WARNINGS);
+    let map = Map::parse(
+        &df,
+        &mut Inflater::default(),
+        &mut Vec::new(),
+        &mut warnings,
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(map.images.len(), n as usize);
+    assert_eq!(warnings.total(), n as u64);
+    assert_eq!(warnings.len(), map::MAX_WARNINGS + 1);
+    assert!(warnings[..map::MAX_WARNINGS]
+        .iter()
+        .all(|w| w.kind == MapWarningKind::MissingName));
+    let last = warnings[map::MAX_WARNINGS];
+    assert_eq!(last.kind, MapWarningKind::TooManyWarnings);
+    // It stands for image 1024's warning (the 1025th).
+    assert_eq!(last.section, MapSection::Image(1024));
+    assert_eq!(
+        last.offset,
+        df.items_of_type(2).nth(1024).unwrap().offset as u64 + 8 + 16
+    );
+}

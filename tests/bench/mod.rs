@@ -1,0 +1,3 @@
+//! Tests of `teebatch::bench`: the benchmark reports.
+
+mod report;
