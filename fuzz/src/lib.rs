@@ -3,7 +3,7 @@
 //! Each function takes arbitrary bytes and panics when a property fails;
 //! on hostile input the parsers themselves must never panic, abort, hang or
 //! allocate without bound. The same file is compiled into the integration
-//! tests (`tests/fuzz_smoke.rs` includes it with `#[path]`), so the CI smoke
+//! tests (`tests/fuzz/smoke.rs` includes it with `#[path]`), so the CI smoke
 //! campaign and libFuzzer check exactly the same things. It may only depend
 //! on `teebatch` and `std`.
 //!
@@ -373,7 +373,7 @@ pub fn snapshot(data: &[u8]) {
         check_snapshot(&new);
         // Re-create the delta from the result: applying it gives the same
         // items, in the same order unless a key was both removed and
-        // updated (that item moves to the end; see tests/fuzz_regressions.rs).
+        // updated (that item moves to the end; see tests/fuzz/regressions.rs).
         let mut d = Vec::new();
         if create_delta(&old, &new, protocol, &mut d).is_ok() {
             let again = apply_all(&old, &d, protocol).expect("a created delta applies");
