@@ -1,12 +1,19 @@
 //! `--format parquet`: the Parquet records, read back with Arrow's Parquet
 //! reader and written out again as JSON by Arrow's JSON writer, equal the
 //! JSON records field by field, for every map and demo of the shared
-//! datasets and for files that fail part way.
+//! datasets and for files that fail part way; and every leaf column of the
+//! record schemas is filled by some record.
 
 use crate::common::{self, records, teebatch};
+use arrow_array::cast::AsArray;
+use arrow_array::Array;
+use arrow_schema::{DataType, Schema};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::Value;
+use std::collections::BTreeSet;
 use std::path::Path;
+use teebatch::codec::snapshot::{Protocol, Snapshot};
+use teebatch::demo::write::{DemoHeader, DemoVersion, DemoWriter};
 
 /// The rows of a Parquet file as JSON values (Arrow's JSON writer).
 fn parquet_rows(path: &Path) -> Vec<Value> {
@@ -220,4 +227,183 @@ fn parquet_to_a_terminal_is_a_usage_error() {
         n
     };
     assert!(n <= 0, "{n} bytes reached the terminal");
+}
+
+// ---------------------------------------------------------------------------
+// Every column of the schemas is filled by some record
+// ---------------------------------------------------------------------------
+
+/// The leaf columns under `prefix` of type `dt`, by dotted path (`[]` for
+/// the items of a list).
+fn leaf_paths(prefix: &str, dt: &DataType, out: &mut BTreeSet<String>) {
+    match dt {
+        DataType::Struct(fields) => {
+            for f in fields {
+                leaf_paths(&format!("{prefix}.{}", f.name()), f.data_type(), out);
+            }
+        }
+        DataType::List(item) => leaf_paths(&format!("{prefix}[]"), item.data_type(), out),
+        _ => {
+            out.insert(prefix.to_owned());
+        }
+    }
+}
+
+/// The leaf columns of `array` (named as by [`leaf_paths`]) that hold a
+/// value in at least one row where `present` and every enclosing struct
+/// and list are non-null.
+fn filled_paths(prefix: &str, array: &dyn Array, present: &[bool], out: &mut BTreeSet<String>) {
+    let present: Vec<bool> = (0..array.len())
+        .map(|i| present[i] && array.is_valid(i))
+        .collect();
+    match array.data_type() {
+        DataType::Struct(_) => {
+            let s = array.as_struct();
+            for (f, c) in s.fields().iter().zip(s.columns()) {
+                filled_paths(&format!("{prefix}.{}", f.name()), c, &present, out);
+            }
+        }
+        DataType::List(_) => {
+            let l = array.as_list::<i32>();
+            let offsets = l.value_offsets();
+            let mut items = vec![false; l.values().len()];
+            for (i, _) in present.iter().enumerate().filter(|(_, p)| **p) {
+                items[offsets[i] as usize..offsets[i + 1] as usize].fill(true);
+            }
+            filled_paths(&format!("{prefix}[]"), l.values(), &items, out);
+        }
+        _ => {
+            if present.contains(&true) {
+                out.insert(prefix.to_owned());
+            }
+        }
+    }
+}
+
+/// Runs `args` with `--format parquet -o` (exit code `code`), reads the
+/// file back and returns the leaf columns of `schema` that no row fills,
+/// and the number of rows. The file's schema must be `schema`.
+fn never_filled(args: &[&str], code: i32, schema: &Schema, dir: &Path) -> (Vec<String>, usize) {
+    let pq = dir.join("columns.parquet");
+    let mut a = args.to_vec();
+    a.extend(["--format", "parquet", "-o", pq.to_str().unwrap()]);
+    let out = teebatch(&a);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&pq).unwrap())
+        .unwrap()
+        .build()
+        .unwrap();
+    let mut filled = BTreeSet::new();
+    let mut rows = 0;
+    for batch in reader {
+        let batch = batch.unwrap();
+        assert_eq!(batch.schema().fields(), schema.fields());
+        rows += batch.num_rows();
+        for (f, c) in schema.fields().iter().zip(batch.columns()) {
+            filled_paths(f.name(), c, &vec![true; c.len()], &mut filled);
+        }
+    }
+    let mut all = BTreeSet::new();
+    for f in schema.fields() {
+        leaf_paths(f.name(), f.data_type(), &mut all);
+    }
+    (all.difference(&filled).cloned().collect(), rows)
+}
+
+/// The other direction of `batch::parquet`'s `unknown_fields_are_refused`
+/// (a record field the schema lacks is refused): every leaf column of
+/// `maps_schema()` is filled by some `maps index` record, over every shared
+/// map with `--verify` and `--thumbnails`, the embedded maps, a truncated
+/// map, a map without layers and one with trailing bytes.
+#[test]
+fn every_maps_schema_column_is_filled() {
+    let Some(ds) = common::datasets() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = tmp.path().join("extra");
+    std::fs::create_dir(&extra).unwrap();
+    let (_, embedded) = teebatch::batch::embedded::MAPS[0];
+    std::fs::write(extra.join("cut.map"), &embedded[..embedded.len() / 2]).unwrap();
+    let mut trailing = embedded.to_vec();
+    trailing.extend_from_slice(b"trailing");
+    std::fs::write(extra.join("trailing.map"), &trailing).unwrap();
+    let mut w = teebatch::datafile::DatafileWriter::new();
+    w.add_item(0, 0, &[1]);
+    std::fs::write(extra.join("no_layers.map"), w.write()).unwrap();
+    let thumbs = tmp.path().join("thumbs");
+    let maps = ds.join("maps");
+    let (missing, rows) = never_filled(
+        &[
+            "maps",
+            "index",
+            "-q",
+            "--verify",
+            "--thumbnails",
+            thumbs.to_str().unwrap(),
+            maps.to_str().unwrap(),
+            extra.to_str().unwrap(),
+        ],
+        1,
+        &teebatch::batch::parquet::maps_schema(),
+        tmp.path(),
+    );
+    assert_eq!(rows, 249 + 3);
+    assert!(
+        missing.is_empty(),
+        "columns of maps_schema() no record fills: {}",
+        missing.join(", ")
+    );
+}
+
+/// As [`every_maps_schema_column_is_filled`] for `demos_schema()`: every
+/// shared demo, a truncated one, a file that is no demo, a demo whose
+/// embedded map is no datafile and one with a timeline marker.
+#[test]
+fn every_demos_schema_column_is_filled() {
+    let Some(ds) = common::datasets() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let extra = tmp.path().join("extra");
+    std::fs::create_dir(&extra).unwrap();
+    let demo = std::fs::read(ds.join("demos/gigachad_gameplay.demo")).unwrap();
+    std::fs::write(extra.join("cut.demo"), &demo[..demo.len() * 2 / 3]).unwrap();
+    std::fs::write(extra.join("garbage.demo"), b"not a demo at all").unwrap();
+    // Generated: one whose embedded map is no datafile (`map.error`), one
+    // with a timeline marker (none of the shared demos has one).
+    let (_, embedded) = teebatch::batch::embedded::MAPS[0];
+    for (name, map, marker) in [
+        ("broken_map.demo", &b"not a map"[..], false),
+        ("marker.demo", embedded, true),
+    ] {
+        let header = DemoHeader::new(DemoVersion::V6, Protocol::V06, "generated", map);
+        let mut w = DemoWriter::new_vec(&header).unwrap();
+        w.tick(100, true).unwrap();
+        w.full_snapshot(&Snapshot::new()).unwrap();
+        if marker {
+            w.timeline_marker(100).unwrap();
+        }
+        std::fs::write(extra.join(name), w.finish_vec().unwrap()).unwrap();
+    }
+    let demos = ds.join("demos");
+    let (missing, rows) = never_filled(
+        &[
+            "demos",
+            "index",
+            "-q",
+            demos.to_str().unwrap(),
+            extra.to_str().unwrap(),
+        ],
+        1,
+        &teebatch::batch::parquet::demos_schema(),
+        tmp.path(),
+    );
+    assert_eq!(rows, 10 + 4);
+    assert!(
+        missing.is_empty(),
+        "columns of demos_schema() no record fills: {}",
+        missing.join(", ")
+    );
 }
