@@ -157,7 +157,7 @@ fn datafile_base_is_valid() {
     let raw = RawDatafile::base();
     let bytes = raw.encode();
     let mut warnings = Vec::new();
-    let df = Datafile::parse_with(&bytes, &mut warnings).unwrap();
+    let df = Datafile::parse_observed(&bytes, &mut warnings).unwrap();
     assert_eq!((df.num_items(), df.num_data()), (2, 1));
     assert!(warnings.is_empty(), "{:?}", warnings);
     let mut inf = Inflater::default();
@@ -418,7 +418,7 @@ fn datafile_warnings_are_bounded() {
     }
     let bytes = r.encode();
     let mut w = Warnings::new(datafile::MAX_WARNINGS);
-    let df = Datafile::parse_with(&bytes, &mut w).unwrap();
+    let df = Datafile::parse_observed(&bytes, &mut w).unwrap();
     assert_eq!(df.num_items(), n as usize);
     assert_eq!(w.len(), datafile::MAX_WARNINGS + 1);
     assert_eq!(w.total(), n as u64);

@@ -677,7 +677,7 @@ fn warnings_are_bounded() {
     );
     // A smaller limit, as `demos index` builds it: the same cut.
     let mut w = Warnings::new(3);
-    let (_, error) = teebatch::demo::stream::visit_with(&demo, &mut dec, NoVisit, &mut w);
+    let (_, error) = teebatch::demo::stream::visit_observed(&demo, &mut dec, NoVisit, &mut w);
     assert_eq!(error, None);
     assert_eq!(w.len(), 4);
     assert_eq!(w[3].kind, StreamWarningKind::TooManyWarnings);
