@@ -4,7 +4,7 @@
 
 use teebatch::backend::{X86Level, X86_LEVEL_ENV};
 
-fn teebatch_with_level(level: &str, args: &[&str]) -> std::process::Output {
+pub(crate) fn teebatch_with_level(level: &str, args: &[&str]) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
         .env(X86_LEVEL_ENV, level)
         .args(args)
@@ -13,7 +13,7 @@ fn teebatch_with_level(level: &str, args: &[&str]) -> std::process::Output {
 }
 
 /// The kernels each family must choose at an active level.
-fn expected_kernels(active: X86Level) -> [(&'static str, &'static str); 3] {
+pub(crate) fn expected_kernels(active: X86Level) -> [(&'static str, &'static str); 3] {
     match active {
         X86Level::Sse2 => [
             ("varint", "wide"),

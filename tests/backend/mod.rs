@@ -1,3 +1,3 @@
 //! Tests of `teebatch::backend`: which kernel each family runs.
 
-mod dispatch;
+pub(crate) mod dispatch;

@@ -2,36 +2,8 @@
 //! the machine and the tiers; figures are medians of the runs asked, with
 //! their spread; `--save` then `--compare` gives a verdict for every figure.
 
-use teebatch::backend::{X86Level, X86_LEVEL_ENV};
-
-fn teebatch_with_level(level: &str, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_teebatch"))
-        .env(X86_LEVEL_ENV, level)
-        .args(args)
-        .output()
-        .expect("run teebatch")
-}
-
-/// The kernels each family must choose at an active level.
-fn expected_kernels(active: X86Level) -> [(&'static str, &'static str); 3] {
-    match active {
-        X86Level::Sse2 => [
-            ("varint", "wide"),
-            ("huffman", "portable"),
-            ("checksum", "wide"),
-        ],
-        X86Level::Avx2 => [
-            ("varint", "avx2"),
-            ("huffman", "bmi2"),
-            ("checksum", "avx2"),
-        ],
-        X86Level::Avx512 => [
-            ("varint", "avx512"),
-            ("huffman", "bmi2"),
-            ("checksum", "avx2"),
-        ],
-    }
-}
+use crate::backend::dispatch::{expected_kernels, teebatch_with_level};
+use teebatch::backend::X86Level;
 
 /// The rows of a `bench` text table: the lines after its column header
 /// (which the inputs, the sampling and any warnings precede).

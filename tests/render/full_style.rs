@@ -252,7 +252,7 @@ fn full_style_image_warnings_are_capped() {
 
 /// The real map `maps/ddnet/coverage.map` (all six physics layers) and its
 /// map view; `None` without the datasets.
-fn coverage_map() -> Option<(Vec<u8>, teebatch::map::Map)> {
+pub(super) fn coverage_map() -> Option<(Vec<u8>, teebatch::map::Map)> {
     let ds = crate::common::datasets()?;
     let bytes = std::fs::read(ds.join("maps/ddnet/coverage.map")).unwrap();
     let df = teebatch::datafile::Datafile::parse(&bytes).unwrap();
@@ -266,7 +266,7 @@ fn coverage_map() -> Option<(Vec<u8>, teebatch::map::Map)> {
 
 /// The byte offset of tile layer `i`'s width in `bytes` (its height
 /// follows), found in the layer item, and the layer.
-fn layer_size_at<'m>(
+pub(super) fn layer_size_at<'m>(
     bytes: &[u8],
     map: &'m teebatch::map::Map,
     i: usize,

@@ -2,9 +2,9 @@
 //! one picture per map, the same pictures whatever `--jobs`, errors of
 //! embedded maps naming the demo, the game layer checked before its grid.
 
+use super::full_style::{coverage_map, layer_size_at};
 use crate::common::{datasets, files_with_ext, run_records, teebatch};
 use std::collections::BTreeSet;
-use teebatch::datafile::{InflateLimits as Limits, Inflater};
 use teebatch::render::raster::{decode_png, Rgba};
 
 fn rgb_at(img: &Rgba, x: u32, y: u32) -> [u8; 3] {
@@ -219,44 +219,6 @@ fn heatmap_per_map_pictures_do_not_depend_on_jobs() {
     }
     assert_eq!(runs[0], runs[1]);
     assert_eq!(runs[2], runs[3]);
-}
-
-/// The real map `maps/ddnet/coverage.map` (all six physics layers) and its
-/// map view; `None` without the datasets.
-fn coverage_map() -> Option<(Vec<u8>, teebatch::map::Map)> {
-    let ds = crate::common::datasets()?;
-    let bytes = std::fs::read(ds.join("maps/ddnet/coverage.map")).unwrap();
-    let df = teebatch::datafile::Datafile::parse(&bytes).unwrap();
-    let mut inf = Inflater::new(Limits::default());
-    let map =
-        teebatch::map::Map::parse(&df, &mut inf, &mut Vec::new(), &mut teebatch::warn::Discard)
-            .unwrap()
-            .unwrap();
-    Some((bytes, map))
-}
-
-/// The byte offset of tile layer `i`'s width in `bytes` (its height
-/// follows), found in the layer item, and the layer.
-fn layer_size_at<'m>(
-    bytes: &[u8],
-    map: &'m teebatch::map::Map,
-    i: usize,
-) -> (usize, &'m teebatch::map::Tilemap) {
-    let teebatch::map::LayerKind::Tilemap(tm) = &map.layers[i].kind else {
-        panic!("layer {i} is not a tilemap");
-    };
-    // Width and height follow each other in the layer item, after it.
-    let pair: Vec<u8> = [tm.width, tm.height]
-        .iter()
-        .flat_map(|v| v.to_le_bytes())
-        .collect();
-    let from = map.layers[i].item_offset;
-    let at = from
-        + bytes[from..from + 64]
-            .windows(8)
-            .position(|w| w == pair)
-            .expect("width and height in the layer item");
-    (at, tm)
 }
 
 /// Writes `dir/name`, a demo of no ticks recorded on `map` (embedded when
