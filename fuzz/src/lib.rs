@@ -149,12 +149,12 @@ pub fn huffman(data: &[u8]) {
     assert_eq!(packed.len(), huffman::compressed_len(payload));
     for backend in huffman::Tier::ALL.into_iter().filter(|t| t.available()) {
         let mut out = vec![0; payload.len()];
-        let r = huffman::decompress_tier(backend, &packed, &mut out);
+        let r = huffman::decompress_on(backend, &packed, &mut out);
         assert_eq!(r, Ok(payload.len()), "{backend:?}");
         assert_eq!(out, payload, "{backend:?}");
         if !payload.is_empty() {
             let mut short = vec![0; payload.len() - 1];
-            let r = huffman::decompress_tier(backend, &packed, &mut short);
+            let r = huffman::decompress_on(backend, &packed, &mut short);
             assert_eq!(
                 r.map_err(|e| e.kind),
                 Err(huffman::HuffmanErrorKind::OutputFull),
@@ -167,8 +167,8 @@ pub fn huffman(data: &[u8]) {
 fn huffman_agree(payload: &[u8], limit: usize) {
     let mut a = vec![0xa5; limit];
     let mut b = vec![0x5a; limit];
-    let ra = huffman::decompress_tier(huffman::Tier::Oracle, payload, &mut a);
-    let rb = huffman::decompress_tier(huffman::Tier::Portable, payload, &mut b);
+    let ra = huffman::decompress_on(huffman::Tier::Oracle, payload, &mut a);
+    let rb = huffman::decompress_on(huffman::Tier::Portable, payload, &mut b);
     assert_eq!(ra, rb, "limit {limit}");
     if let Ok(n) = ra {
         assert!(n <= limit);

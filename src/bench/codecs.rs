@@ -66,7 +66,7 @@ pub(super) fn bench_codecs(a: &Options, print: Print<'_>) -> io::Result<()> {
     for &tier in &huffman_tiers {
         let m = measure(min, || {
             for c in &p.compressed {
-                std::hint::black_box(huffman::decompress_tier(tier, c, &mut out).ok());
+                std::hint::black_box(huffman::decompress_on(tier, c, &mut out).ok());
             }
         });
         row("huffman decode", tier.name(), "output", decomp, m);
@@ -82,7 +82,7 @@ pub(super) fn bench_codecs(a: &Options, print: Print<'_>) -> io::Result<()> {
             let m = measure(min, || {
                 for (inputs, caps) in inputs.chunks(size).zip(caps.chunks(size)) {
                     let results = &mut results[..inputs.len()];
-                    huffman::decompress_batch_tier(tier, inputs, caps, &mut arena, results);
+                    huffman::decompress_batch_on(tier, inputs, caps, &mut arena, results);
                     std::hint::black_box(results);
                 }
             });

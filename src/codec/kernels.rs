@@ -78,7 +78,7 @@ impl Kernels {
         arena: &mut [u8],
         results: &mut [Result<usize, HuffmanError>],
     ) {
-        huffman::decompress_batch_tier(self.huffman, inputs, caps, arena, results);
+        huffman::decompress_batch_on(self.huffman, inputs, caps, arena, results);
     }
 
     /// [`varint::unpack`] with this backend's unpacker.

@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use teebatch::codec::huffman::{
-    self, compress, compressed_len, decompress_tier, fast, oracle, tree::Tree, HuffmanError,
+    self, compress, compressed_len, decompress_on, fast, oracle, tree::Tree, HuffmanError,
     HuffmanErrorKind,
 };
 
@@ -160,7 +160,7 @@ fn backends_dispatch() {
     let c = compressed(data);
     for tier in huffman::Tier::ALL.into_iter().filter(|t| t.available()) {
         let mut out = [0; 64];
-        let n = decompress_tier(tier, &c, &mut out).unwrap();
+        let n = decompress_on(tier, &c, &mut out).unwrap();
         assert_eq!(&out[..n], data);
     }
     let mut out = [0; 64];
@@ -291,7 +291,7 @@ fn check_batch(inputs: &[&[u8]], caps: &[usize]) {
     });
     for tier in huffman::Tier::ALL.into_iter().filter(|t| t.available()) {
         check_arena(tier.name(), inputs, caps, &expected, |a, r| {
-            huffman::decompress_batch_tier(tier, inputs, caps, a, r)
+            huffman::decompress_batch_on(tier, inputs, caps, a, r)
         });
     }
     macro_rules! widths {

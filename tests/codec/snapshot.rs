@@ -1647,12 +1647,9 @@ fn in_place_on_real_demos() {
                 let n = if payload.is_empty() {
                     0
                 } else {
-                    let m = huffman::decompress_tier(
-                        huffman::Tier::for_backend(b),
-                        payload,
-                        &mut bytes,
-                    )
-                    .unwrap();
+                    let m =
+                        huffman::decompress_on(huffman::Tier::for_backend(b), payload, &mut bytes)
+                            .unwrap();
                     Kernels::new(b)
                         .unpack(&bytes[..m], &mut ints, &mut Vec::new())
                         .unwrap()

@@ -222,7 +222,7 @@ fn huffman_payload_without_eof() {
         for backend in huffman::Tier::ALL.into_iter().filter(|t| t.available()) {
             let mut out = vec![0; Limits::MAX_CHUNK_PAYLOAD];
             let payload = &d[at + 3..];
-            let eb = huffman::decompress_tier(backend, payload, &mut out).unwrap_err();
+            let eb = huffman::decompress_on(backend, payload, &mut out).unwrap_err();
             assert_eq!(eb, e, "{backend:?}");
         }
         let (events, err) = stream(&d, None);

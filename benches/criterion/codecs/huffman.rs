@@ -39,7 +39,7 @@ pub fn bench(c: &mut Criterion) {
             group.bench_function(id, |b| {
                 b.iter(|| {
                     for input in &corpus.compressed {
-                        black_box(huffman::decompress_tier(tier, input, &mut out).ok());
+                        black_box(huffman::decompress_on(tier, input, &mut out).ok());
                     }
                 })
             });
@@ -115,7 +115,7 @@ fn bench_batches(c: &mut Criterion, corpus: &crate::common::Corpus) {
                 b.iter(|| {
                     for (inputs, caps) in inputs.chunks(size).zip(caps.chunks(size)) {
                         let results = &mut results[..inputs.len()];
-                        huffman::decompress_batch_tier(tier, inputs, caps, &mut arena, results);
+                        huffman::decompress_batch_on(tier, inputs, caps, &mut arena, results);
                         black_box(&mut *results);
                     }
                 })

@@ -78,7 +78,7 @@ pub fn decompress_batch(
     arena: &mut [u8],
     results: &mut [Result<usize, HuffmanError>],
 ) {
-    decompress_batch_tier(Tier::chosen(), inputs, caps, arena, results);
+    decompress_batch_on(Tier::chosen(), inputs, caps, arena, results);
 }
 
 /// [`decompress_batch`] with the tier `tier`: [`Tier::Oracle`] decodes the
@@ -89,7 +89,7 @@ pub fn decompress_batch(
 ///
 /// As [`decompress_batch`], and where this CPU cannot run `tier` (see
 /// [`Tier::available`]).
-pub fn decompress_batch_tier(
+pub fn decompress_batch_on(
     tier: Tier,
     inputs: &[&[u8]],
     caps: &[usize],

@@ -38,7 +38,7 @@
 //! table entry). [`decompress`] runs the fast tier chosen once per process
 //! ([`Tier::chosen`]: BMI2 where
 //! [`X86Level::active`](crate::backend::X86Level::active) is AVX2 or
-//! higher); [`decompress_tier`] forces a [`Tier`]. There is no SIMD tier:
+//! higher); [`decompress_on`] forces a [`Tier`]. There is no SIMD tier:
 //! [`Tier::for_backend`] maps a [`Backend`] to a tier.
 //!
 //! [`decompress_batch`] decodes several independent streams (consecutive
@@ -54,7 +54,7 @@ pub mod tree;
 
 use crate::backend::Backend;
 
-pub use batch::{decompress_batch, decompress_batch_tier};
+pub use batch::{decompress_batch, decompress_batch_on};
 pub use encode::{compress, compressed_len};
 
 /// What went wrong while decoding.
@@ -147,7 +147,7 @@ pub fn decompress(input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
 /// # Panics
 ///
 /// Where this CPU cannot run `tier` (see [`Tier::available`]).
-pub fn decompress_tier(tier: Tier, input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
+pub fn decompress_on(tier: Tier, input: &[u8], out: &mut [u8]) -> Result<usize, HuffmanError> {
     (tier.forced().entry())(input, out)
 }
 
