@@ -17,7 +17,7 @@
 //! benchmarks and differential tests compare against; a
 //! [`crate::codec::kernels::Kernels`] value holds what a backend resolved
 //! to. Each family can also force one of its kernels (`forced`, e.g.
-//! `varint::simd::unpack_kernel`).
+//! `varint::simd::unpack_on`).
 
 use std::fmt;
 use std::str::FromStr;

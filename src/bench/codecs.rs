@@ -107,7 +107,7 @@ pub(super) fn bench_codecs(a: &Options, print: Print<'_>) -> io::Result<()> {
         let m = measure(min, || {
             for d in &p.decompressed {
                 warnings.clear();
-                let r = varint::simd::unpack_kernel(kernel, d, &mut ints, &mut warnings);
+                let r = varint::simd::unpack_on(kernel, d, &mut ints, &mut warnings);
                 std::hint::black_box(r.ok());
             }
         });
@@ -146,7 +146,7 @@ pub(super) fn bench_codecs(a: &Options, print: Print<'_>) -> io::Result<()> {
         }
         let m = measure(min, || {
             for i in &p.ints {
-                std::hint::black_box(checksum::checksum_kernel(kernel, i));
+                std::hint::black_box(checksum::checksum_on(kernel, i));
             }
         });
         row(

@@ -284,7 +284,7 @@ fn check_kernels(v: &[i32], w: &[i32]) {
     // Every kernel of the SIMD tier this CPU can run (AVX2, `wide`).
     for k in AddKernel::ALL.into_iter().filter(|k| k.available()) {
         let mut got = v.to_vec();
-        let sum = wrapping_add_assign_kernel(k, &mut got, w);
+        let sum = wrapping_add_assign_on(k, &mut got, w);
         assert_eq!(sum, want_diff_sum, "add assign {k:?} len {n}");
         assert_eq!(got, want_data, "add assign {k:?} len {n}");
     }

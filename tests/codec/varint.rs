@@ -70,7 +70,7 @@ fn all_tiers(input: &[u8], limit: usize) -> Outcome {
     {
         assert_eq!(
             run_impl(
-                |i, o, w| varint::simd::unpack_kernel(kernel, i, o, w),
+                |i, o, w| varint::simd::unpack_on(kernel, i, o, w),
                 input,
                 limit
             ),

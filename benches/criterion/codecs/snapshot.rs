@@ -301,7 +301,7 @@ pub fn bench(c: &mut Criterion) {
             }
             let id = BenchmarkId::new(format!("simd-{}", k.name()), 4 * ints);
             g.bench_with_input(id, &v, |bn, v| {
-                bn.iter(|| teebatch::codec::snapshot::checksum::checksum_kernel(k, black_box(v)))
+                bn.iter(|| teebatch::codec::snapshot::checksum::checksum_on(k, black_box(v)))
             });
         }
     }
@@ -340,7 +340,7 @@ pub fn bench(c: &mut Criterion) {
             bn.iter(|| {
                 let mut s = 0i32;
                 for (d, w) in data.chunks_exact_mut(22).zip(diff.chunks_exact(22)) {
-                    s = s.wrapping_add(teebatch::codec::snapshot::wrapping_add_assign_kernel(
+                    s = s.wrapping_add(teebatch::codec::snapshot::wrapping_add_assign_on(
                         k,
                         black_box(d),
                         black_box(w),

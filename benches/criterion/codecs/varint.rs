@@ -44,8 +44,7 @@ pub fn bench(c: &mut Criterion) {
                 b.iter(|| {
                     for input in inputs {
                         warnings.clear();
-                        let r =
-                            varint::simd::unpack_kernel(kernel, input, &mut ints, &mut warnings);
+                        let r = varint::simd::unpack_on(kernel, input, &mut ints, &mut warnings);
                         black_box(r.ok());
                     }
                 })

@@ -320,7 +320,7 @@ crate::backend::kernel_family! {
 /// # Panics
 ///
 /// Where this CPU cannot run `kernel` (see [`AddKernel::available`]).
-pub fn wrapping_add_assign_kernel(kernel: AddKernel, data: &mut [i32], diff: &[i32]) -> i32 {
+pub fn wrapping_add_assign_on(kernel: AddKernel, data: &mut [i32], diff: &[i32]) -> i32 {
     match kernel.forced() {
         #[cfg(target_arch = "x86_64")]
         // SAFETY: `forced` checked that the CPU has AVX2.
@@ -364,7 +364,7 @@ mod tests {
                         let mut want = d.to_vec();
                         let want_sum = wrapping_add_assign_oracle(&mut want, w);
                         let mut got = d.to_vec();
-                        let sum = wrapping_add_assign_kernel(k, &mut got, w);
+                        let sum = wrapping_add_assign_on(k, &mut got, w);
                         assert_eq!((sum, &got), (want_sum, &want), "{k:?} len {n} diff {m}");
                     }
                 }

@@ -95,7 +95,7 @@ impl SnapshotKernels {
             AddTier::Oracle => super::wrapping_add_assign_oracle(data, diff),
             AddTier::Scalar => super::wrapping_add_assign_scalar(data, diff),
             AddTier::Wide => super::wrapping_add_assign_simd(data, diff),
-            AddTier::Avx2 => super::wrapping_add_assign_kernel(AddKernel::Avx2, data, diff),
+            AddTier::Avx2 => super::wrapping_add_assign_on(AddKernel::Avx2, data, diff),
         }
     }
 

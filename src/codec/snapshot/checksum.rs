@@ -149,7 +149,7 @@ impl Kernel {
 /// # Panics
 ///
 /// Where this CPU cannot run `kernel` (see [`Kernel::available`]).
-pub fn checksum_kernel(kernel: Kernel, data: &[i32]) -> i32 {
+pub fn checksum_on(kernel: Kernel, data: &[i32]) -> i32 {
     (kernel.forced().entry())(data)
 }
 
@@ -179,7 +179,7 @@ mod tests {
             for n in 0..=v.len() {
                 for start in 0..3.min(v.len() - n + 1) {
                     let d = &v[start..start + n];
-                    assert_eq!(checksum_kernel(k, d), checksum_oracle(d), "{k:?} len {n}");
+                    assert_eq!(checksum_on(k, d), checksum_oracle(d), "{k:?} len {n}");
                 }
             }
         }

@@ -52,7 +52,7 @@ mod error;
 mod index;
 
 pub use add::{
-    wrapping_add_assign_kernel, wrapping_add_assign_oracle, wrapping_add_assign_scalar,
+    wrapping_add_assign_on, wrapping_add_assign_oracle, wrapping_add_assign_scalar,
     wrapping_add_assign_simd, wrapping_add_oracle, wrapping_add_scalar, wrapping_add_simd,
     AddKernel,
 };

@@ -6,7 +6,7 @@
 //! `vpshufb` patterns from a table, see `avx2.rs`), else
 //! [`unpack_baseline`], which uses only what the build target guarantees
 //! (`wide`, so SSE2 on x86-64, NEON on aarch64). All give exactly the
-//! oracle's ints, warnings and errors; [`unpack_kernel`] forces one (also
+//! oracle's ints, warnings and errors; [`unpack_on`] forces one (also
 //! the baseline kernel compiled for AVX2 + BMI2, [`Kernel::Avx2Wide`],
 //! which is never chosen).
 //!
@@ -140,7 +140,7 @@ pub fn unpack(
 /// # Panics
 ///
 /// Where this CPU cannot run `kernel` (see [`Kernel::available`]).
-pub fn unpack_kernel(
+pub fn unpack_on(
     kernel: Kernel,
     input: &[u8],
     out: &mut [i32],
