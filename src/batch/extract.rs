@@ -425,6 +425,27 @@ fn extract_bytes(
     }
 }
 
+/// [`run`] with the manifest written as `format` to `path` (`-`: stdout):
+/// a file is put in place whole, once the run and the manifest's last
+/// row are written ([`super::output::open`]); on an error it is left as
+/// it was.
+pub fn run_to_file(
+    sel: &Selection,
+    opts: &ExtractOptions,
+    format: ManifestFormat,
+    path: &Path,
+    observer: &mut dyn Observer,
+) -> io::Result<ExtractOutcome> {
+    let (out, commit) = super::output::open(Some(path))?;
+    let mut manifest = ManifestWriter::new(format, out);
+    let outcome = run(sel, opts, &mut manifest, observer)?;
+    let mut out = manifest.finish()?;
+    out.flush()?;
+    drop(out);
+    commit.commit()?;
+    Ok(outcome)
+}
+
 /// Extracts the images and sounds of every map of `sel` into `opts.out`;
 /// each map's rows reach `manifest` in input order, `observer` after each
 /// map (a failure as a note naming the map). A write error of the

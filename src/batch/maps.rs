@@ -386,6 +386,23 @@ pub struct Thumbnails {
     pub picture: super::render::PictureOptions,
 }
 
+#[cfg(feature = "render")]
+impl Thumbnails {
+    /// Thumbnails into `dir`, created if missing.
+    pub fn create(
+        dir: &std::path::Path,
+        textures: crate::render::Textures,
+        picture: super::render::PictureOptions,
+    ) -> std::io::Result<Thumbnails> {
+        super::output::create_dir(dir)?;
+        Ok(Thumbnails {
+            dir: dir.to_path_buf(),
+            textures,
+            picture,
+        })
+    }
+}
+
 /// Options of a `maps index` run.
 pub struct RunOptions {
     /// What is done with each map.

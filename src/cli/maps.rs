@@ -4,10 +4,10 @@ use super::{open_output, BatchArgs};
 use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use teebatch::batch::embedded;
 use teebatch::batch::maps::{IndexOptions, RunOptions, Thumbnails, Verify};
 use teebatch::batch::parquet::maps_schema;
 use teebatch::batch::sink::{RecordFormat, RecordWriter};
-use teebatch::batch::{embedded, output};
 use teebatch::limits::Limits;
 
 #[derive(clap::Subcommand, Debug)]
@@ -250,16 +250,12 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         ));
     }
     let thumbnails = match &args.thumbnails {
-        Some(dir) => {
-            output::create_dir(dir)?;
-            Some(Thumbnails {
-                dir: dir.clone(),
-                textures: super::render::textures(args.mapres.as_deref(), args.batch.quiet)?,
-                picture: args
-                    .picture
-                    .options(args.style, teebatch::batch::render::THUMBNAIL_SIZE),
-            })
-        }
+        Some(dir) => Some(Thumbnails::create(
+            dir,
+            super::render::textures(args.mapres.as_deref(), args.batch.quiet)?,
+            args.picture
+                .options(args.style, teebatch::batch::render::THUMBNAIL_SIZE),
+        )?),
         None => None,
     };
     let opts = RunOptions {

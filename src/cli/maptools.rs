@@ -6,7 +6,7 @@ use super::BatchArgs;
 use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use teebatch::batch::extract::{self, ExtractOptions, ManifestFormat, ManifestWriter};
+use teebatch::batch::extract::{self, ExtractOptions, ManifestFormat};
 use teebatch::batch::{diff as mapdiff, embedded, info as mapinfo, output};
 use teebatch::limits::Limits;
 
@@ -94,8 +94,6 @@ pub fn extract(args: ExtractArgs) -> io::Result<ExitCode> {
         embedded::map_inputs,
         &[("--manifest", Some(&manifest))],
     )?;
-    let (out, commit) = output::open(Some(&manifest))?;
-    let mut writer = ManifestWriter::new(args.manifest_format, out);
     let opts = ExtractOptions {
         out: args.out.clone(),
         mmap: args.batch.mmap,
@@ -103,13 +101,9 @@ pub fn extract(args: ExtractArgs) -> io::Result<ExitCode> {
         limits: args.batch.select.limits(Limits::default()),
     };
     let mut bar = args.batch.bar(&sel, super::is_stdout(Some(&manifest)));
-    let outcome = extract::run(&sel, &opts, &mut writer, &mut bar);
+    let outcome = extract::run_to_file(&sel, &opts, args.manifest_format, &manifest, &mut bar);
     bar.finish();
     let outcome = outcome?;
-    let mut out = writer.finish()?;
-    out.flush()?;
-    drop(out);
-    commit.commit()?;
     if !args.batch.quiet {
         super::note!("{}", outcome.line());
     }
