@@ -477,6 +477,30 @@ pub struct RunOptions {
     pub jobs: Option<usize>,
 }
 
+/// The records of a `demos index` run, as `format`, to `path` (`None` or
+/// `-`: stdout); CSV is refused (demo records are nested).
+pub fn open_records(
+    format: super::sink::RecordFormat,
+    path: Option<&std::path::Path>,
+) -> std::io::Result<super::sink::RecordFile<DemoRecord>> {
+    use super::sink::{RecordFile, RecordFormat};
+    use std::io;
+    match format {
+        RecordFormat::Jsonl => RecordFile::json(path),
+        RecordFormat::Csv => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "--format csv: demo records are nested and have no CSV form (jsonl or parquet)",
+        )),
+        #[cfg(feature = "parquet")]
+        RecordFormat::Parquet => RecordFile::parquet(path, super::parquet::demos_schema()),
+        #[cfg(not(feature = "parquet"))]
+        RecordFormat::Parquet => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "--format parquet: teebatch was built without its `parquet` feature",
+        )),
+    }
+}
+
 /// Indexes every demo of `sel`: the records reach `sink` in input order,
 /// `observer` after each; returns the summary of the run. A write error
 /// of the sink stops the run and is returned.

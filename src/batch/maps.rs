@@ -403,6 +403,26 @@ impl Thumbnails {
     }
 }
 
+/// The records of a `maps index` run, as `format`, to `path` (`None` or
+/// `-`: stdout).
+pub fn open_records(
+    format: super::sink::RecordFormat,
+    path: Option<&std::path::Path>,
+) -> std::io::Result<super::sink::RecordFile<MapRecord>> {
+    use super::sink::{RecordFile, RecordFormat};
+    match format {
+        RecordFormat::Jsonl => RecordFile::json(path),
+        RecordFormat::Csv => RecordFile::csv(path),
+        #[cfg(feature = "parquet")]
+        RecordFormat::Parquet => RecordFile::parquet(path, super::parquet::maps_schema()),
+        #[cfg(not(feature = "parquet"))]
+        RecordFormat::Parquet => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "--format parquet: teebatch was built without its `parquet` feature",
+        )),
+    }
+}
+
 /// Options of a `maps index` run.
 pub struct RunOptions {
     /// What is done with each map.

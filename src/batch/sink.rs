@@ -154,38 +154,65 @@ impl<R: Serialize, W: Write + Send> RecordWriter<R, W> {
     }
 }
 
-/// A record writer over an output named on the command line (`None` or
-/// `-`: stdout; see [`super::output::open`]), and the commit that puts a
-/// finished file in place.
-pub type OpenedWriter<R> = (
-    RecordWriter<R, super::output::RecordOut>,
-    super::output::Commit,
-);
+/// Records to an output named on the command line (`None` or `-`:
+/// stdout; see [`super::output::open`]): a sink whose file is put in
+/// place whole by [`RecordFile::finish`], and left as it was on an error.
+pub struct RecordFile<R> {
+    writer: RecordWriter<R, super::output::RecordOut>,
+    commit: super::output::Commit,
+}
 
-impl<R: Serialize> RecordWriter<R, super::output::RecordOut> {
+impl<R: Serialize> RecordFile<R> {
+    /// The output `path` (for a `binary` format: named, see
+    /// [`super::output::open_binary`]) and the `writer` over it.
+    fn open(
+        path: Option<&std::path::Path>,
+        writer: impl FnOnce(
+            super::output::RecordOut,
+        ) -> io::Result<RecordWriter<R, super::output::RecordOut>>,
+        binary: bool,
+    ) -> io::Result<Self> {
+        let (out, commit) = if binary {
+            super::output::open_binary(path, "--format parquet")?
+        } else {
+            super::output::open(path)?
+        };
+        Ok(RecordFile {
+            writer: writer(out)?,
+            commit,
+        })
+    }
+
     /// JSON lines to `path`.
-    pub fn open_json(path: Option<&std::path::Path>) -> io::Result<OpenedWriter<R>> {
-        let (out, commit) = super::output::open(path)?;
-        Ok((RecordWriter::json(out), commit))
+    pub fn json(path: Option<&std::path::Path>) -> io::Result<Self> {
+        Self::open(path, |out| Ok(RecordWriter::json(out)), false)
     }
 
     /// Parquet of `schema` to `path`, which must be named (a binary
     /// format, see [`super::output::open_binary`]).
     #[cfg(feature = "parquet")]
-    pub fn open_parquet(
-        path: Option<&std::path::Path>,
-        schema: SchemaRef,
-    ) -> io::Result<OpenedWriter<R>> {
-        let (out, commit) = super::output::open_binary(path, "--format parquet")?;
-        Ok((RecordWriter::parquet(out, schema)?, commit))
+    pub fn parquet(path: Option<&std::path::Path>, schema: SchemaRef) -> io::Result<Self> {
+        Self::open(path, |out| RecordWriter::parquet(out, schema), true)
+    }
+
+    /// Ends the records (a CSV header if no row was written, the Parquet
+    /// footer) and puts the file in place.
+    pub fn finish(self) -> io::Result<()> {
+        drop(self.writer.finish()?);
+        self.commit.commit()
     }
 }
 
-impl<R: Serialize + CsvRecord> RecordWriter<R, super::output::RecordOut> {
+impl<R: Serialize + CsvRecord> RecordFile<R> {
     /// CSV to `path`.
-    pub fn open_csv(path: Option<&std::path::Path>) -> io::Result<OpenedWriter<R>> {
-        let (out, commit) = super::output::open(path)?;
-        Ok((RecordWriter::csv(out), commit))
+    pub fn csv(path: Option<&std::path::Path>) -> io::Result<Self> {
+        Self::open(path, |out| Ok(RecordWriter::csv(out)), false)
+    }
+}
+
+impl<R: Serialize> RecordSink<R> for RecordFile<R> {
+    fn write(&mut self, record: &R) -> io::Result<()> {
+        self.writer.write(record)
     }
 }
 

@@ -5,10 +5,10 @@ use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use teebatch::backend::Backend;
-use teebatch::batch::demos::{IndexOptions, RunOptions};
+use teebatch::batch::demos::{open_records, IndexOptions, RunOptions};
 use teebatch::batch::embedded;
 use teebatch::batch::range::TickBound;
-use teebatch::batch::sink::{RecordFormat, RecordWriter};
+use teebatch::batch::sink::RecordFormat;
 use teebatch::demo::dump::DumpKind;
 use teebatch::limits::Limits;
 
@@ -311,13 +311,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         ],
     )?;
     let out = args.output.as_deref();
-    let (mut sink, commit) = match args.format {
-        RecordFormat::Jsonl => RecordWriter::open_json(out)?,
-        RecordFormat::Parquet => {
-            RecordWriter::open_parquet(out, teebatch::batch::parquet::demos_schema())?
-        }
-        RecordFormat::Csv => unreachable!("--format's value parser refuses csv"),
-    };
+    let mut sink = open_records(args.format, out)?;
     let opts = RunOptions {
         index: IndexOptions {
             mmap: args.batch.mmap,
@@ -334,7 +328,6 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let run = run?;
     args.batch.report(&run, args.summary.as_deref())?;
     sink.finish()?;
-    commit.commit()?;
     Ok(super::exit_code(run.outcome.is_failure()))
 }
 

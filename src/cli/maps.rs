@@ -5,9 +5,8 @@ use std::io;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use teebatch::batch::embedded;
-use teebatch::batch::maps::{IndexOptions, RunOptions, Thumbnails, Verify};
-use teebatch::batch::parquet::maps_schema;
-use teebatch::batch::sink::{RecordFormat, RecordWriter};
+use teebatch::batch::maps::{open_records, IndexOptions, RunOptions, Thumbnails, Verify};
+use teebatch::batch::sink::RecordFormat;
 use teebatch::limits::Limits;
 
 #[derive(clap::Subcommand, Debug)]
@@ -236,11 +235,7 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
         ],
     )?;
     let out = args.output.as_deref();
-    let (mut sink, commit) = match args.format {
-        RecordFormat::Jsonl => RecordWriter::open_json(out)?,
-        RecordFormat::Csv => RecordWriter::open_csv(out)?,
-        RecordFormat::Parquet => RecordWriter::open_parquet(out, maps_schema())?,
-    };
+    let mut sink = open_records(args.format, out)?;
     if args.thumbnails.is_none()
         && (args.picture.no_legend || args.picture.crop != super::render::CropArg::None)
     {
@@ -275,7 +270,6 @@ fn index(args: IndexArgs) -> io::Result<ExitCode> {
     let run = run?;
     args.batch.report(&run.index, args.summary.as_deref())?;
     sink.finish()?;
-    commit.commit()?;
     if let Some((n, first)) = &run.thumbnail_failures {
         // The records carry each failure as a warning; a picture that
         // could not be written still fails the run.
