@@ -1,7 +1,9 @@
 //! The table builders of `demos export` and the writers behind them, on
 //! generated demos (`teebatch::synth`, 16 and 64 players): decoding into
 //! record batches of `positions` and `events` (the builders), then the
-//! batches encoded as CSV, JSON lines and Parquet. Throughput is in rows.
+//! batches encoded as CSV, JSON lines and Parquet (and the row encoders
+//! alone beside Arrow's `arrow-csv` and `arrow-json`). Throughput is in
+//! rows.
 //! `teebatch bench export` measures whole runs against the decode.
 //!
 //! `cargo bench --bench export -- --warm-up-time 1 --measurement-time 3`
@@ -15,7 +17,9 @@ use parquet::basic::Compression;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use teebatch::backend::Backend;
 use teebatch::batch::sink::RecordFormat;
-use teebatch::batch::tables::writer;
+use teebatch::batch::tables::{
+    writer, BatchEncoder, CsvEncoder, FastCsvEncoder, FastJsonlEncoder, JsonlEncoder,
+};
 use teebatch::demo::export::{export_demo, Table, TableBuilder};
 use teebatch::demo::stream::Decoder;
 use teebatch::demo::Demo;
@@ -91,6 +95,41 @@ fn bench(c: &mut Criterion) {
         );
         g.bench_with_input(BenchmarkId::new(label, name), &batches, |b, batches| {
             b.iter(|| write(batches))
+        });
+    }
+    g.finish();
+
+    // The row encoders alone, as an export's worker runs them (batch after
+    // batch into one reused buffer): teebatch's, and Arrow's own `arrow-csv`
+    // and `arrow-json` writers, which write the same bytes (their
+    // reference).
+    let mut g = c.benchmark_group("export_encode");
+    g.throughput(Throughput::Elements(rows as u64));
+    let encoders: [(&str, fn() -> Box<dyn BatchEncoder>); 4] = [
+        ("csv", || Box::new(FastCsvEncoder)),
+        ("jsonl", || Box::new(FastJsonlEncoder)),
+        ("arrow_csv", || Box::new(CsvEncoder)),
+        ("arrow_json", || Box::new(JsonlEncoder)),
+    ];
+    for (label, encoder) in encoders {
+        let mut enc = encoder();
+        let mut buf = Vec::new();
+        let mut encode = |batches: &[RecordBatch]| {
+            let mut bytes = 0;
+            for batch in batches {
+                buf.clear();
+                enc.encode(black_box(batch), &mut buf).expect("encode");
+                bytes += buf.len();
+            }
+            bytes
+        };
+        let size = encode(&batches);
+        println!(
+            "export_encode/{label}/{name}: {size} bytes, {:.1} bytes/row",
+            size as f64 / rows as f64
+        );
+        g.bench_with_input(BenchmarkId::new(label, name), &batches, |b, batches| {
+            b.iter(|| encode(batches))
         });
     }
     g.finish();

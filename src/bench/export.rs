@@ -38,7 +38,8 @@ pub fn cpu_seconds() -> f64 {
 pub struct ExportFigure {
     /// The table, or `decode` for the floor.
     pub table: &'static str,
-    /// `csv`, `jsonl`, `parquet`, or `none` for the floor.
+    /// `csv`, `jsonl`, `parquet`, `batches` for the table's record
+    /// batches built and dropped (no writer), or `none` for the floor.
     pub format: &'static str,
     pub rows: u64,
     /// Huffman-decoded bytes of the snapshot and message chunks read.
@@ -70,6 +71,23 @@ impl Write for Count {
         Ok(b.len())
     }
     fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Takes a table's batches and drops them: what a run costs before any
+/// writer.
+struct Batches;
+
+impl tables::TableWriter for Batches {
+    fn write_batch(&mut self, batch: &arrow_array::RecordBatch) -> io::Result<()> {
+        std::hint::black_box(batch.num_rows());
+        Ok(())
+    }
+    fn write_encoded(&mut self, _: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+    fn finish(&mut self) -> io::Result<()> {
         Ok(())
     }
 }
@@ -173,14 +191,22 @@ pub fn measure(
     progress(&floor);
     let mut out = vec![floor];
     for &table in tables {
-        for &format in formats {
+        // First the batches alone (built, then dropped): the part of every
+        // format's figure that is not its writer.
+        let lines = std::iter::once(None).chain(formats.iter().copied().map(Some));
+        for format in lines {
             let mut opts = ExportOptions::new(table);
             opts.mmap = MmapMode::Never;
             opts.backend = backend;
             let run = || -> io::Result<(u64, u64, u64)> {
                 let mut count = Count::default();
                 let totals = {
-                    let mut w = tables::writer(format, &table.schema(), Box::new(&mut count))?;
+                    let mut w: Box<dyn tables::TableWriter> = match format {
+                        Some(format) => {
+                            tables::writer(format, &table.schema(), Box::new(&mut count))?
+                        }
+                        None => Box::new(Batches),
+                    };
                     let t = run_export(inputs, 1, &opts, &mut *w, |_| {})?;
                     w.finish()?;
                     t
@@ -196,7 +222,7 @@ pub fn measure(
             let (rows, chunk_bytes, output_bytes) = written?;
             let f = ExportFigure {
                 table: table.name(),
-                format: format.extension(),
+                format: format.map_or("batches", RecordFormat::extension),
                 rows,
                 chunk_bytes,
                 output_bytes,

@@ -226,3 +226,85 @@ fn bench_save_then_compare_gives_a_verdict_for_every_figure() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(".teebatch-bench/nothing.json"), "{err}");
 }
+
+/// `bench export`: the decode floor, then per table its batches alone
+/// (built and dropped) and each writer; every line of a table counts the
+/// rows `demos export` writes, and a writer's output bytes are the size of
+/// the file `demos export` writes.
+#[test]
+fn bench_export_lines_count_the_rows_and_bytes_of_demos_export() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().to_str().unwrap();
+    let export = [
+        "demos", "export", "-q", "--table", "game", "--format", "csv",
+    ];
+    let o = teebatch_with_level("sse2", &[&export[..], &["--out", out]].concat());
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let file = std::fs::read_to_string(tmp.path().join("game.csv")).unwrap();
+    let rows = file.lines().count() as u64 - 1;
+    assert!(rows > 100, "the embedded demos have game rows: {rows}");
+
+    let args = [
+        "bench",
+        "export",
+        "--seconds",
+        "0",
+        "--runs",
+        "1",
+        "--table",
+        "game",
+        "--writer",
+        "csv",
+        "--writer",
+        "jsonl",
+    ];
+    let text = teebatch_with_level("sse2", &args);
+    assert_eq!(text.status.code(), Some(0));
+    let names: Vec<String> = text_rows(&String::from_utf8(text.stdout).unwrap())
+        .iter()
+        .map(|r| r.split("  ").next().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "full decode (floor)",
+            "export game batches",
+            "export game csv",
+            "export game jsonl"
+        ]
+    );
+    let json = teebatch_with_level("sse2", &[&args[..], &["--format", "json"]].concat());
+    assert_eq!(json.status.code(), Some(0));
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let figures = doc["figures"].as_array().unwrap();
+    // "N rows, R rows/s, X.XXx decode, B output bytes, S s wall"
+    let note_number = |f: &serde_json::Value, unit: &str| -> u64 {
+        let words: Vec<&str> = f["note"].as_str().unwrap().split_whitespace().collect();
+        let i = words
+            .iter()
+            .position(|w| w.trim_end_matches(',') == unit)
+            .unwrap();
+        words[i - 1].parse().unwrap()
+    };
+    let by_name = |name: &str| {
+        figures
+            .iter()
+            .find(|f| f["measurement"] == name)
+            .unwrap_or_else(|| panic!("{name}: {figures:?}"))
+    };
+    for line in ["batches", "csv", "jsonl"] {
+        let f = by_name(&format!("export game {line}"));
+        assert_eq!(note_number(f, "rows"), rows, "{line}");
+    }
+    assert_eq!(note_number(by_name("export game batches"), "output"), 0);
+    assert_eq!(
+        note_number(by_name("export game csv"), "output"),
+        file.len() as u64
+    );
+    assert!(note_number(by_name("export game jsonl"), "output") > file.len() as u64);
+}
