@@ -3,9 +3,11 @@
 //!
 //! Every figure is process CPU time (user + system, all threads: the
 //! export's worker and its writer) of a one-job run over the inputs, the
-//! median of repeated runs; the floor is the same demos decoded in full
-//! (Huffman, varints, deltas, checksums, messages) without a table. Rows
-//! go to a writer that only counts the bytes.
+//! median of repeated runs, the lines taking turns run by run; the floor
+//! is the same demos decoded in full (Huffman, varints, deltas,
+//! checksums, messages) without a table. Each table has a `batches` line
+//! (its record batches built and dropped), then one per format, whose
+//! rows go to a writer that only counts the bytes.
 
 use super::*;
 use crate::batch::export::{run_export, ExportOptions};
@@ -76,13 +78,28 @@ impl Write for Count {
 }
 
 /// Takes a table's batches and drops them: what a run costs before any
-/// writer.
+/// writer. Its encoder drops each batch on the export's worker, where the
+/// row formats' encoders take theirs (a batch sent to the writer's thread
+/// to be dropped there costs more than building it did: its memory is
+/// freed away from the thread that reuses it).
 struct Batches;
+
+struct Drop;
+
+impl tables::BatchEncoder for Drop {
+    fn encode(&mut self, batch: &arrow_array::RecordBatch, _: &mut Vec<u8>) -> io::Result<()> {
+        std::hint::black_box(batch.num_rows());
+        Ok(())
+    }
+}
 
 impl tables::TableWriter for Batches {
     fn write_batch(&mut self, batch: &arrow_array::RecordBatch) -> io::Result<()> {
         std::hint::black_box(batch.num_rows());
         Ok(())
+    }
+    fn encoder(&self) -> Option<Box<dyn tables::BatchEncoder + Send>> {
+        Some(Box::new(Drop))
     }
     fn write_encoded(&mut self, _: &[u8]) -> io::Result<()> {
         Ok(())
@@ -92,44 +109,60 @@ impl tables::TableWriter for Batches {
     }
 }
 
-/// One line's runs: the median CPU and wall seconds, every run's CPU
-/// seconds, and the last run's result.
-struct Repeated<T> {
-    cpu: f64,
-    wall: f64,
-    cpu_samples: Vec<f64>,
-    out: T,
+/// What one run of a line gives: rows, chunk bytes decoded, bytes
+/// written.
+type RunTotals = (u64, u64, u64);
+
+/// One measured line and its runs so far.
+struct Line<'a> {
+    table: &'static str,
+    format: &'static str,
+    run: Box<dyn FnMut() -> io::Result<RunTotals> + 'a>,
+    cpu: Vec<f64>,
+    wall: Vec<f64>,
+    /// The last run's result.
+    out: Option<io::Result<RunTotals>>,
 }
 
-/// Calls `f` `s.warmup` times untimed, then times it at least `s.runs`
-/// times and until `s.runs × s.per_run` of wall time have passed (each
-/// run is one whole export, so a run is never repeated inside a sample).
-fn repeat<T>(s: Sampling, mut f: impl FnMut() -> T) -> Repeated<T> {
-    for _ in 0..s.warmup {
-        f();
-    }
-    let total = s.per_run.as_secs_f64() * f64::from(s.runs);
-    let start = Instant::now();
-    let (mut cpu, mut wall) = (Vec::new(), Vec::new());
-    loop {
+impl Line<'_> {
+    fn time(&mut self) {
         let (c0, w0) = (cpu_seconds(), Instant::now());
-        let out = f();
-        cpu.push(cpu_seconds() - c0);
-        wall.push(w0.elapsed().as_secs_f64());
-        if cpu.len() as u32 >= s.runs.max(1) && start.elapsed().as_secs_f64() >= total {
-            let median = |v: &[f64]| {
-                let mut v = v.to_vec();
-                v.sort_by(f64::total_cmp);
-                median_of(&v)
-            };
-            return Repeated {
-                cpu: median(&cpu),
-                wall: median(&wall),
-                cpu_samples: cpu,
-                out,
-            };
+        let out = (self.run)();
+        self.cpu.push(cpu_seconds() - c0);
+        self.wall.push(w0.elapsed().as_secs_f64());
+        self.out = Some(out);
+    }
+
+    /// At least `s.runs` timed runs and `s.runs × s.per_run` of wall time
+    /// (each run is one whole export, never repeated inside a sample).
+    fn done(&self, s: Sampling) -> bool {
+        self.cpu.len() as u32 >= s.runs.max(1)
+            && self.wall.iter().sum::<f64>() >= s.per_run.as_secs_f64() * f64::from(s.runs)
+    }
+}
+
+/// Runs every line `s.warmup` times untimed, then in rounds, one timed run
+/// of each unfinished line per round, until each is [`Line::done`]. The
+/// lines take turns, so that a machine getting slower or faster during the
+/// bench (other work, clocks) moves every line's figure alike, not the
+/// floor's alone: their ratios are what the bench is for.
+fn interleave(s: Sampling, lines: &mut [Line<'_>]) {
+    for line in lines.iter_mut() {
+        for _ in 0..s.warmup {
+            (line.run)().ok();
         }
     }
+    while lines.iter().any(|l| !l.done(s)) {
+        for line in lines.iter_mut().filter(|l| !l.done(s)) {
+            line.time();
+        }
+    }
+}
+
+fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    median_of(&v)
 }
 
 /// The decode floor: every input decoded in full on this thread.
@@ -157,8 +190,10 @@ fn decode_all(inputs: &[Input], backend: Backend) -> u64 {
     chunk_bytes
 }
 
-/// Measures the decode floor, then every table in every format, one job
-/// each, each line sampled as `sampling` says.
+/// Measures the decode floor, then per table its batches alone and every
+/// format, one job each, each line sampled as `sampling` says, the lines
+/// taking turns ([`interleave`]); `progress` sees each figure, in that
+/// order, when all are measured.
 pub fn measure(
     inputs: &[Input],
     tables: &[Table],
@@ -167,38 +202,23 @@ pub fn measure(
     backend: Backend,
     mut progress: impl FnMut(&ExportFigure),
 ) -> io::Result<Vec<ExportFigure>> {
-    let Repeated {
-        cpu,
-        wall,
-        cpu_samples,
-        out: chunk_bytes,
-    } = repeat(sampling, || decode_all(inputs, backend));
-    let rate = |x: f64, s: f64| if s > 0.0 { x / s } else { 0.0 };
-    let floor = ExportFigure {
+    let mut lines = vec![Line {
         table: "decode",
         format: "none",
-        rows: 0,
-        chunk_bytes,
-        output_bytes: 0,
-        cpu_s: cpu,
-        wall_s: wall,
-        runs: cpu_samples.len() as u32,
-        cpu_samples,
-        rows_per_s: 0.0,
-        mb_per_s: rate(chunk_bytes as f64 / 1e6, cpu),
-        x_decode: 1.0,
-    };
-    progress(&floor);
-    let mut out = vec![floor];
+        run: Box::new(move || Ok((0, decode_all(inputs, backend), 0))),
+        cpu: Vec::new(),
+        wall: Vec::new(),
+        out: None,
+    }];
     for &table in tables {
         // First the batches alone (built, then dropped): the part of every
         // format's figure that is not its writer.
-        let lines = std::iter::once(None).chain(formats.iter().copied().map(Some));
-        for format in lines {
+        let writers = std::iter::once(None).chain(formats.iter().copied().map(Some));
+        for format in writers {
             let mut opts = ExportOptions::new(table);
             opts.mmap = MmapMode::Never;
             opts.backend = backend;
-            let run = || -> io::Result<(u64, u64, u64)> {
+            let run = move || -> io::Result<RunTotals> {
                 let mut count = Count::default();
                 let totals = {
                     let mut w: Box<dyn tables::TableWriter> = match format {
@@ -213,30 +233,39 @@ pub fn measure(
                 };
                 Ok((totals.rows, totals.chunk_bytes, count.0))
             };
-            let Repeated {
-                cpu,
-                wall,
-                cpu_samples,
-                out: written,
-            } = repeat(sampling, run);
-            let (rows, chunk_bytes, output_bytes) = written?;
-            let f = ExportFigure {
+            lines.push(Line {
                 table: table.name(),
                 format: format.map_or("batches", RecordFormat::extension),
-                rows,
-                chunk_bytes,
-                output_bytes,
-                cpu_s: cpu,
-                wall_s: wall,
-                runs: cpu_samples.len() as u32,
-                cpu_samples,
-                rows_per_s: rate(rows as f64, cpu),
-                mb_per_s: rate(chunk_bytes as f64 / 1e6, cpu),
-                x_decode: rate(cpu, out[0].cpu_s),
-            };
-            progress(&f);
-            out.push(f);
+                run: Box::new(run),
+                cpu: Vec::new(),
+                wall: Vec::new(),
+                out: None,
+            });
         }
+    }
+    interleave(sampling, &mut lines);
+    let rate = |x: f64, s: f64| if s > 0.0 { x / s } else { 0.0 };
+    let floor_cpu = median(&lines[0].cpu);
+    let mut out = Vec::with_capacity(lines.len());
+    for line in lines {
+        let (rows, chunk_bytes, output_bytes) = line.out.expect("every line ran")?;
+        let cpu = median(&line.cpu);
+        let f = ExportFigure {
+            table: line.table,
+            format: line.format,
+            rows,
+            chunk_bytes,
+            output_bytes,
+            cpu_s: cpu,
+            wall_s: median(&line.wall),
+            runs: line.cpu.len() as u32,
+            cpu_samples: line.cpu,
+            rows_per_s: rate(rows as f64, cpu),
+            mb_per_s: rate(chunk_bytes as f64 / 1e6, cpu),
+            x_decode: rate(cpu, floor_cpu),
+        };
+        progress(&f);
+        out.push(f);
     }
     Ok(out)
 }
