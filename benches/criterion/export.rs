@@ -25,6 +25,9 @@ use teebatch::demo::stream::Decoder;
 use teebatch::demo::Demo;
 use teebatch::synth::demo::{generate, SynthParams};
 
+/// Makes one of the row encoders.
+type MakeEncoder = fn() -> Box<dyn BatchEncoder>;
+
 /// The batches of `table` for one demo.
 fn build(bytes: &[u8], table: Table, dec: &mut Decoder) -> Vec<RecordBatch> {
     let demo = Demo::parse(bytes).expect("generated demo");
@@ -105,7 +108,7 @@ fn bench(c: &mut Criterion) {
     // reference).
     let mut g = c.benchmark_group("export_encode");
     g.throughput(Throughput::Elements(rows as u64));
-    let encoders: [(&str, fn() -> Box<dyn BatchEncoder>); 4] = [
+    let encoders: [(&str, MakeEncoder); 4] = [
         ("csv", || Box::new(FastCsvEncoder)),
         ("jsonl", || Box::new(FastJsonlEncoder)),
         ("arrow_csv", || Box::new(CsvEncoder)),
