@@ -11,7 +11,10 @@
 use std::hint::black_box;
 
 use arrow_array::RecordBatch;
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{
+    criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput,
+};
 use parquet::arrow::arrow_writer::{ArrowWriter, ArrowWriterOptions};
 use parquet::basic::Compression;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
@@ -24,6 +27,27 @@ use teebatch::demo::export::{export_demo, Table, TableBuilder};
 use teebatch::demo::stream::Decoder;
 use teebatch::demo::Demo;
 use teebatch::synth::demo::{generate, SynthParams};
+
+/// Prints the bytes `write` makes of `batches` (and per row), then
+/// measures it as `label` of `group`.
+fn sized(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    group: &str,
+    label: &str,
+    name: &str,
+    batches: &[RecordBatch],
+    mut write: impl FnMut(&[RecordBatch]) -> usize,
+) {
+    let rows: usize = batches.iter().map(|b| b.num_rows()).sum();
+    let size = write(batches);
+    println!(
+        "{group}/{label}/{name}: {rows} rows, {size} bytes, {:.1} bytes/row",
+        size as f64 / rows as f64
+    );
+    g.bench_with_input(BenchmarkId::new(label, name), batches, |b, batches| {
+        b.iter(|| write(batches))
+    });
+}
 
 /// Makes one of the row encoders.
 type MakeEncoder = fn() -> Box<dyn BatchEncoder>;
@@ -91,14 +115,7 @@ fn bench(c: &mut Criterion) {
             drop(w);
             out.len()
         };
-        let size = write(&batches);
-        println!(
-            "export_write/{label}/{name}: {rows} rows, {size} bytes, {:.1} bytes/row",
-            size as f64 / rows as f64
-        );
-        g.bench_with_input(BenchmarkId::new(label, name), &batches, |b, batches| {
-            b.iter(|| write(batches))
-        });
+        sized(&mut g, "export_write", label, name, &batches, write);
     }
     g.finish();
 
@@ -117,7 +134,7 @@ fn bench(c: &mut Criterion) {
     for (label, encoder) in encoders {
         let mut enc = encoder();
         let mut buf = Vec::new();
-        let mut encode = |batches: &[RecordBatch]| {
+        let encode = |batches: &[RecordBatch]| {
             let mut bytes = 0;
             for batch in batches {
                 buf.clear();
@@ -126,14 +143,7 @@ fn bench(c: &mut Criterion) {
             }
             bytes
         };
-        let size = encode(&batches);
-        println!(
-            "export_encode/{label}/{name}: {size} bytes, {:.1} bytes/row",
-            size as f64 / rows as f64
-        );
-        g.bench_with_input(BenchmarkId::new(label, name), &batches, |b, batches| {
-            b.iter(|| encode(batches))
-        });
+        sized(&mut g, "export_encode", label, name, &batches, encode);
     }
     g.finish();
 
@@ -183,14 +193,8 @@ fn bench(c: &mut Criterion) {
             .with_properties(props)
             .with_skip_arrow_metadata(true);
         // The size each setting gives, beside its time.
-        let size = write(&options, &batches);
-        println!(
-            "export_write_parquet_settings/{label}/{name}: {size} bytes, {:.1} bytes/row",
-            size as f64 / rows as f64
-        );
-        g.bench_with_input(BenchmarkId::new(label, name), &batches, |b, batches| {
-            b.iter(|| write(&options, batches))
-        });
+        let group = "export_write_parquet_settings";
+        sized(&mut g, group, label, name, &batches, |b| write(&options, b));
     }
     g.finish();
 }
