@@ -494,10 +494,7 @@ pub fn open_records(
         #[cfg(feature = "parquet")]
         RecordFormat::Parquet => RecordFile::parquet(path, super::parquet::demos_schema()),
         #[cfg(not(feature = "parquet"))]
-        RecordFormat::Parquet => Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "--format parquet: teebatch was built without its `parquet` feature",
-        )),
+        RecordFormat::Parquet => RecordFile::parquet_not_built(),
     }
 }
 

@@ -416,10 +416,7 @@ pub fn open_records(
         #[cfg(feature = "parquet")]
         RecordFormat::Parquet => RecordFile::parquet(path, super::parquet::maps_schema()),
         #[cfg(not(feature = "parquet"))]
-        RecordFormat::Parquet => Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "--format parquet: teebatch was built without its `parquet` feature",
-        )),
+        RecordFormat::Parquet => RecordFile::parquet_not_built(),
     }
 }
 

@@ -195,6 +195,16 @@ impl<R: Serialize> RecordFile<R> {
         Self::open(path, |out| RecordWriter::parquet(out, schema), true)
     }
 
+    /// What `--format parquet` gives in a build without the `parquet`
+    /// feature: an `InvalidInput` error.
+    #[cfg(not(feature = "parquet"))]
+    pub fn parquet_not_built() -> io::Result<Self> {
+        Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "--format parquet: teebatch was built without its `parquet` feature",
+        ))
+    }
+
     /// Ends the records (a CSV header if no row was written, the Parquet
     /// footer) and puts the file in place.
     pub fn finish(self) -> io::Result<()> {

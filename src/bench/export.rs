@@ -84,9 +84,9 @@ impl Write for Count {
 /// freed away from the thread that reuses it).
 struct Batches;
 
-struct Drop;
+struct DropBatches;
 
-impl tables::BatchEncoder for Drop {
+impl tables::BatchEncoder for DropBatches {
     fn encode(&mut self, batch: &arrow_array::RecordBatch, _: &mut Vec<u8>) -> io::Result<()> {
         std::hint::black_box(batch.num_rows());
         Ok(())
@@ -99,7 +99,7 @@ impl tables::TableWriter for Batches {
         Ok(())
     }
     fn encoder(&self) -> Option<Box<dyn tables::BatchEncoder + Send>> {
-        Some(Box::new(Drop))
+        Some(Box::new(DropBatches))
     }
     fn write_encoded(&mut self, _: &[u8]) -> io::Result<()> {
         Ok(())
